@@ -1,0 +1,25 @@
+"""Errors raised by the rules core and the table.
+
+Every refusal is a :class:`RulesError` (a ``ValueError``) carrying one human
+sentence; ``web/`` maps them to HTTP 400 and the CLI to one line on stderr.
+"""
+
+
+class RulesError(ValueError):
+    """A command or input the rules refuse; nothing was changed."""
+
+
+class InvalidCard(RulesError):
+    """A token that is not a card, or a duplicate card in one hand."""
+
+
+class IllegalAction(RulesError):
+    """A well-formed command that the game's state or rules do not allow."""
+
+
+class UnknownGame(RulesError):
+    """A preset name or ruleset option that does not exist or is out of range."""
+
+
+class ConflictError(RulesError):
+    """A lost race in the event store: the sequence number was taken."""

@@ -1,0 +1,469 @@
+"""Scoring with breakdowns: shows (hand, crib/pocket, grid lines) and pegging.
+
+Totals are fast (the rank-only part is cached per rank multiset); the item by
+item breakdown is built on first access, in announcement order: fifteens,
+pairs, runs, flush, nobs (C5), then any zero-hand bonus (L3).
+
+>>> s = score_hand(["3H", "4D", "5H", "5C"], "JS")
+>>> s.total, s.text
+(12, 'fifteen two, fifteen four, a pair is six, a run of three is nine, and a run of three is twelve')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from typing import Iterable, Sequence
+
+from .cards import Card, RANK_WORDS, parse_card, parse_cards
+from .errors import IllegalAction, InvalidCard
+from .rulesets import Ruleset, get_ruleset
+
+__all__ = [
+    "Item", "Breakdown", "PegScore", "GridScore",
+    "score_hand", "score_peg", "score_line", "score_grid", "number_words",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One scoring item: ``kind`` (fifteen, pair, pair royal, double pair royal,
+    run, flush, nobs, heels, zero, thirty-one, go, last), the ``cards`` that
+    make it, and its ``points``."""
+
+    kind: str
+    cards: tuple[Card, ...]
+    points: int
+
+    def to_dict(self) -> dict:
+        """Return ``{"kind", "cards": [str], "points"}``."""
+        return {"kind": self.kind, "cards": [str(c) for c in self.cards], "points": self.points}
+
+
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+         "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def number_words(n: int) -> str:
+    """Return ``n`` (0..999) in words, as counts are said aloud.
+
+    >>> number_words(24), number_words(31), number_words(121)
+    ('twenty-four', 'thirty-one', 'one hundred twenty-one')
+    """
+    if n < 0:
+        return "minus " + number_words(-n)
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        t, o = divmod(n, 10)
+        return _TENS[t] + ("-" + _ONES[o] if o else "")
+    h, rest = divmod(n, 100)
+    return _ONES[h] + " hundred" + (" " + number_words(rest) if rest else "")
+
+
+# --- rank-only parts (fifteens, pairs, runs) ------------------------------------------
+
+_PAIR_KINDS = {2: ("pair", 2), 3: ("pair royal", 6), 4: ("double pair royal", 12)}
+
+
+def _rank_items(cards: Sequence[Card]) -> list[Item]:
+    """Return fifteens, pairs and runs of ``cards`` in announcement order."""
+    items: list[Item] = []
+    n = len(cards)
+    for size in range(2, n + 1):
+        for combo in combinations(cards, size):
+            if sum(c.value for c in combo) == 15:
+                items.append(Item("fifteen", tuple(sorted(combo)), 2))
+    by_rank: dict[int, list[Card]] = {}
+    for c in cards:
+        by_rank.setdefault(c.rank, []).append(c)
+    for rank in sorted(by_rank):
+        group = by_rank[rank]
+        if len(group) >= 2:
+            kind, pts = _PAIR_KINDS[len(group)]
+            items.append(Item(kind, tuple(sorted(group)), pts))
+    ranks = sorted(by_rank)
+    start = 0
+    while start < len(ranks):
+        end = start
+        while end + 1 < len(ranks) and ranks[end + 1] == ranks[end] + 1:
+            end += 1
+        length = end - start + 1
+        if length >= 3:
+            span = [by_rank[r] for r in ranks[start:end + 1]]
+            for pick in _product(span):
+                items.append(Item("run", tuple(pick), length))
+        start = end + 1
+    return items
+
+
+def _product(groups: list[list[Card]]) -> Iterable[tuple[Card, ...]]:
+    if not groups:
+        yield ()
+        return
+    for head in sorted(groups[0]):
+        for tail in _product(groups[1:]):
+            yield (head,) + tail
+
+
+@lru_cache(maxsize=None)
+def _rank_points(ranks: tuple[int, ...]) -> int:
+    """Return the fifteens+pairs+runs points of a sorted rank multiset."""
+    values = [min(r, 10) for r in ranks]
+    pts = 0
+    n = len(values)
+    for mask in range(1, 1 << n):
+        s = 0
+        for i in range(n):
+            if mask >> i & 1:
+                s += values[i]
+        if s == 15:
+            pts += 2
+    counts: dict[int, int] = {}
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    for k in counts.values():
+        pts += k * (k - 1)
+    distinct = sorted(counts)
+    i = 0
+    while i < len(distinct):
+        j = i
+        while j + 1 < len(distinct) and distinct[j + 1] == distinct[j] + 1:
+            j += 1
+        if j - i + 1 >= 3:
+            mult = 1
+            for r in distinct[i:j + 1]:
+                mult *= counts[r]
+            pts += (j - i + 1) * mult
+        i = j + 1
+    return pts
+
+
+# --- shows ---------------------------------------------------------------------------
+
+_RULESET_CACHE: dict[str, Ruleset] = {}
+
+
+def _ruleset(game: "str | Ruleset") -> Ruleset:
+    if isinstance(game, Ruleset):
+        return game
+    r = _RULESET_CACHE.get(game)
+    if r is None:
+        r = _RULESET_CACHE[game] = get_ruleset(game)
+    return r
+
+
+def _cards(cards: "Iterable[str | Card]") -> tuple[Card, ...]:
+    if isinstance(cards, str):
+        return parse_cards(cards)
+    return tuple(c if c.__class__ is Card else parse_card(c) for c in cards)
+
+
+class Breakdown:
+    """A counted show: ``total``, ``items`` (built on first access) and ``text``.
+
+    ``cards`` are the held cards (or a grid line), ``starter`` the turn-up
+    (None for a grid line, whose centre card may be among ``cards``).
+    """
+
+    __slots__ = ("cards", "starter", "total", "_items", "_flush", "_nobs", "_zero", "label")
+
+    def __init__(self, cards, starter, total, flush, nobs, zero, *, label=""):
+        self.cards = cards
+        self.starter = starter
+        self.total = total
+        self._flush = flush
+        self._nobs = nobs
+        self._zero = zero
+        self._items = None
+        self.label = label
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        """Every scoring item in announcement order; their points add up to ``total``."""
+        if self._items is None:
+            every = self.cards + ((self.starter,) if self.starter is not None else ())
+            items = _rank_items(every)
+            if self._flush:
+                items.append(Item("flush", self._flush[0], self._flush[1]))
+            if self._nobs is not None:
+                items.append(Item("nobs", (self._nobs,), 1))
+            if self._zero:
+                items.append(Item("zero", (), self._zero))
+            self._items = tuple(items)
+        return self._items
+
+    @property
+    def text(self) -> str:
+        """The count as people say it: "fifteen two, fifteen four, and a pair is six"."""
+        return show_text(self.items)
+
+    def to_dict(self) -> dict:
+        """Return ``{"total", "items": [...], "text"}`` (plus ``cards``/``starter``)."""
+        d = {"total": self.total, "items": [i.to_dict() for i in self.items], "text": self.text,
+             "cards": [str(c) for c in self.cards]}
+        if self.starter is not None:
+            d["starter"] = str(self.starter)
+        if self.label:
+            d["label"] = self.label
+        return d
+
+    def __repr__(self) -> str:
+        return f"<Breakdown {self.total}: {self.text}>"
+
+
+_SHOW_NAMES = {"pair": "a pair", "pair royal": "a pair royal", "double pair royal": "a double pair royal"}
+
+
+def show_text(items: Sequence[Item]) -> str:
+    """Return the spoken count of show ``items`` ("fifteen two, ... and a pair is six")."""
+    if not items:
+        return "nothing"
+    phrases = []
+    running = 0
+    for it in items:
+        running += it.points
+        total = number_words(running)
+        if it.kind == "fifteen":
+            phrases.append(f"fifteen {total}")
+        elif it.kind in _SHOW_NAMES:
+            phrases.append(f"{_SHOW_NAMES[it.kind]} is {total}")
+        elif it.kind == "run":
+            phrases.append(f"a run of {number_words(it.points)} is {total}")
+        elif it.kind == "flush":
+            phrases.append(f"a flush of {number_words(it.points)} is {total}")
+        elif it.kind == "nobs":
+            phrases.append(f"one for his nob is {total}")
+        elif it.kind == "zero":
+            phrases.append(f"nothing, so the zero-hand bonus scores {total}")
+        else:
+            phrases.append(f"{it.kind} is {total}")
+    if len(phrases) == 1:
+        return phrases[0]
+    return ", ".join(phrases[:-1]) + ", and " + phrases[-1]
+
+
+def score_hand(hand: "Iterable[str | Card]", starter: "str | Card", *, crib: bool = False,
+               game: "str | Ruleset" = "cribbage") -> Breakdown:
+    """Return the counted show of ``hand`` with the turn-up ``starter`` under ``game``.
+
+    ``crib=True`` scores the crib/pocket (its flush rule; the zero-hand bonus
+    only where the ruleset covers the pocket). Cards are strings or
+    :class:`Card` objects.
+
+    >>> score_hand("5H 5S 5D JC".split(), "5C").total
+    29
+    >>> score_hand("2H 4S 6D 8C".split(), "KD", game="lands-end").text
+    'nothing, so the zero-hand bonus scores five'
+
+    :raises InvalidCard: a bad token, a duplicate card, or the wrong number of cards.
+    """
+    rules = _ruleset(game)
+    cards = _cards(hand)
+    top = starter if starter.__class__ is Card else parse_card(starter)
+    want = 4 if crib else rules.held
+    if len(cards) != want:
+        what = rules.pocket_name if crib else "hand"
+        raise InvalidCard(f"a {rules.title} {what} holds {want} cards, not {len(cards)}")
+    if len(set(cards)) != len(cards) or top in cards:
+        seen = set()
+        for c in cards + (top,):
+            if c in seen:
+                raise InvalidCard(f"duplicate card: {c}")
+            seen.add(c)
+    key = tuple(sorted([c.rank for c in cards] + [top.rank]))
+    total = _rank_points(key)
+    flush = None
+    rule = rules.pocket_flush if crib else rules.hand_flush
+    if rule != "none":
+        s = cards[0].suit
+        if all(c.suit == s for c in cards):
+            if top.suit == s:
+                flush = (tuple(sorted(cards + (top,))), len(cards) + 1)
+            elif rule == "hand":
+                flush = (tuple(sorted(cards)), len(cards))
+    if flush:
+        total += flush[1]
+    nobs = None
+    if rules.nobs:
+        for c in cards:
+            if c.rank == 11 and c.suit == top.suit:
+                nobs = c
+                total += 1
+                break
+    zero = 0
+    if total == 0 and rules.zero_bonus and (not crib or rules.zero_bonus_pocket):
+        zero = total = rules.zero_bonus
+    return Breakdown(cards, top, total, flush, nobs, zero, label="crib" if crib else "hand")
+
+
+# --- grid lines ----------------------------------------------------------------------
+
+
+def score_line(cards: "Iterable[str | Card]", *, game: "str | Ruleset" = "table-top-cribbage",
+               center: "str | Card | None" = None, label: str = "") -> Breakdown:
+    """Return the counted 5-card grid line ``cards`` under a tabletop ``game``.
+
+    Flush per ``line_flush`` ("five": all five, 5; "four": four of five, 4);
+    nobs only when the ruleset scores it in the centre lines and ``center``
+    (the centre card, which must be in this line) is given.
+
+    >>> score_line("7C 7D 7H 8S 9S".split()).total
+    21
+
+    :raises InvalidCard: a bad token, a duplicate, or not 5 cards.
+    """
+    rules = _ruleset(game)
+    cs = parse_cards(list(cards), what="grid line")
+    if len(cs) != 5:
+        raise InvalidCard(f"a grid line holds 5 cards, not {len(cs)}")
+    total = _rank_points(tuple(sorted(c.rank for c in cs)))
+    flush = None
+    if rules.line_flush != "none":
+        by_suit: dict[str, list[Card]] = {}
+        for c in cs:
+            by_suit.setdefault(c.suit, []).append(c)
+        best = max(by_suit.values(), key=len)
+        if len(best) == 5 or (len(best) == 4 and rules.line_flush == "four"):
+            flush = (tuple(sorted(best)), len(best))
+            total += len(best)
+    nobs = None
+    if center is not None and rules.nobs and rules.grid_nobs == "center":
+        mid = parse_card(center)
+        if mid not in cs:
+            raise InvalidCard(f"the centre card {mid} is not in this line")
+        for c in cs:
+            if c.rank == 11 and c.suit == mid.suit and c is not mid:
+                nobs = c
+                total += 1
+    zero = 0
+    if total == 0 and rules.zero_bonus:
+        zero = total = rules.zero_bonus
+    return Breakdown(cs, None, total, flush, nobs, zero, label=label)
+
+
+@dataclass(frozen=True)
+class GridScore:
+    """A counted 5x5 layout: ``rows`` (the non-dealer's lines, top to bottom),
+    ``cols`` (the dealer's lines, left to right) and their totals."""
+
+    rows: tuple[Breakdown, ...]
+    cols: tuple[Breakdown, ...]
+
+    @property
+    def rows_total(self) -> int:
+        """Points of the five rows."""
+        return sum(b.total for b in self.rows)
+
+    @property
+    def cols_total(self) -> int:
+        """Points of the five columns."""
+        return sum(b.total for b in self.cols)
+
+    def to_dict(self) -> dict:
+        """Return rows, columns and both totals as plain data."""
+        return {"rows": [b.to_dict() for b in self.rows], "cols": [b.to_dict() for b in self.cols],
+                "rows_total": self.rows_total, "cols_total": self.cols_total}
+
+
+def score_grid(cards: "Iterable[str | Card]", *, game: "str | Ruleset" = "table-top-cribbage") -> GridScore:
+    """Return every row and column of a 25-card layout given in row order (centre = 13th card).
+
+    :raises InvalidCard: a bad token, a duplicate, or not 25 cards.
+    """
+    cs = parse_cards(list(cards), what="grid")
+    if len(cs) != 25:
+        raise InvalidCard(f"a grid holds 25 cards, not {len(cs)}")
+    center = cs[12]
+    rows = tuple(score_line(cs[r * 5:(r + 1) * 5], game=game, center=center if r == 2 else None,
+                            label=f"row {r + 1}") for r in range(5))
+    cols = tuple(score_line(cs[c::5], game=game, center=center if c == 2 else None,
+                            label=f"column {c + 1}") for c in range(5))
+    return GridScore(rows, cols)
+
+
+# --- pegging -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PegScore:
+    """The points of the last card of a count: ``items``, ``points``, the running ``count``."""
+
+    cards: tuple[Card, ...]
+    count: int
+    items: tuple[Item, ...]
+
+    @property
+    def points(self) -> int:
+        """Points the last card made."""
+        return sum(i.points for i in self.items)
+
+    total = points
+
+    @property
+    def text(self) -> str:
+        """The announcement: "fifteen for two", "twenty-four for a run of three"."""
+        return peg_text(self.count, self.items)
+
+    def to_dict(self) -> dict:
+        """Return ``{"points", "items", "count", "text"}``."""
+        return {"points": self.points, "items": [i.to_dict() for i in self.items],
+                "count": self.count, "text": self.text}
+
+
+def peg_text(count: int, items: Sequence[Item]) -> str:
+    """Return the pegging announcement for a card that made ``count`` and scored ``items``."""
+    head = number_words(count)
+    if not items:
+        return head
+    points = number_words(sum(i.points for i in items))
+    others = [i for i in items if i.kind not in ("fifteen", "thirty-one")]
+    names = [("a run of " + number_words(i.points)) if i.kind == "run" else _SHOW_NAMES[i.kind]
+             for i in others]
+    if len(others) == len(items):
+        if len(items) == 1 and items[0].kind == "run":
+            return f"{head} for {names[0]}"
+        return f"{head}, {' and '.join(names)} for {points}"
+    if not others:
+        return f"{head} for {points}"
+    return f"{head} and {' and '.join(names)} for {points}"
+
+
+def score_peg(count: "Iterable[str | Card]", *, game: "str | Ruleset" = "cribbage") -> PegScore:
+    """Return the points of the last card of ``count`` (the cards played since the count last reset).
+
+    >>> score_peg(["5H", "6S", "4D"]).text
+    'fifteen and a run of three for five'
+
+    :raises InvalidCard: a bad token or a card played twice.
+    :raises IllegalAction: the count would pass 31, or the game has no pegging.
+    """
+    rules = _ruleset(game)
+    if not rules.pegging:
+        raise IllegalAction(f"{rules.title} has no matching phase (no pegging)")
+    cs = parse_cards(list(count), what="count")
+    if not cs:
+        raise IllegalAction("no card played: the count is empty")
+    total = sum(c.value for c in cs)
+    if total > 31:
+        raise IllegalAction(f"{cs[-1]} would make the count {total}, over 31")
+    last = cs[-1]
+    items: list[Item] = []
+    if total == 15:
+        items.append(Item("fifteen", cs, 2))
+    elif total == 31:
+        items.append(Item("thirty-one", cs, 2))
+    k = 1
+    while k < len(cs) and cs[-1 - k].rank == last.rank:
+        k += 1
+    if k >= 2:
+        kind, pts = _PAIR_KINDS[k]
+        items.append(Item(kind, cs[-k:], pts))
+    for n in range(len(cs), 2, -1):
+        ranks = {c.rank for c in cs[-n:]}
+        if len(ranks) == n and max(ranks) - min(ranks) == n - 1:
+            items.append(Item("run", tuple(sorted(cs[-n:])), n))
+            break
+    return PegScore(cs, total, tuple(items))
