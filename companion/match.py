@@ -1,0 +1,483 @@
+"""The match: sides, scores, games, results, stakes and series, as a fold over events.
+
+A command is turned into an event by its handler's ``decide(state, command,
+ctx)`` (pure: validates, normalises, raises :class:`RulesError`), and the
+event is folded into the state by ``apply(state, event)``. Handlers live in
+the :data:`HANDLERS` registry keyed by command type; card entry
+(:mod:`companion.hand`) registers its own. No handler branches on a preset
+name: every difference comes from the :class:`~companion.rulesets.Ruleset`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .cards import DECK, parse_card
+from .errors import IllegalAction
+from .rulesets import Ruleset, get_ruleset
+from .scoring import number_words
+
+HOUSE_NAME = "House"
+
+
+@dataclass
+class Side:
+    """One scoring side: a player, a partnership, or the house."""
+
+    id: str
+    name: str
+    players: tuple[str, ...]
+    house: bool = False
+    score: int = 0
+    previous: int = 0
+
+    def to_dict(self) -> dict:
+        """Return the side as in the snapshot."""
+        return {"id": self.id, "name": self.name, "players": list(self.players), "house": self.house,
+                "score": self.score, "previous": self.previous}
+
+
+@dataclass
+class Context:
+    """What a command's decision may use beyond the state: randomness, the time."""
+
+    rng: Any
+    now: str = ""
+
+
+@dataclass
+class MatchState:
+    """Everything the table knows about the current match. Built only by folding events."""
+
+    match_id: str = ""
+    rules: Ruleset | None = None
+    seats: list[str] = field(default_factory=list)         # player names, clockwise; a playing house included
+    seat_side: list[int] = field(default_factory=list)     # seat -> side index
+    sides: list[Side] = field(default_factory=list)
+    stake: float = 0
+    series: dict = field(default_factory=lambda: {"kind": "single", "n": 1})
+    wins: list[int] = field(default_factory=list)
+    game_no: int = 0
+    first_dealer: int = 0
+    dealer: int = 0                    # seat index (-1: a house that holds no seat)
+    hand_no: int = 0
+    phase: str = "none"
+    result: dict | None = None
+    last: dict | None = None
+    steps: list[dict] = field(default_factory=list)        # every score step of this match, in order
+    settlements: list[dict] = field(default_factory=list)  # one per finished game
+    hand: Any = None                                       # card-entry state (companion.hand)
+    seq: int = -1
+
+    # --- seating -------------------------------------------------------------
+    @property
+    def direction(self) -> int:
+        """+1 for clockwise play, -1 for counter-clockwise."""
+        return -1 if self.rules.direction == "ccw" else 1
+
+    def next_seat(self, seat: int, *, steps: int = 1) -> int:
+        """Return the seat ``steps`` places after ``seat`` in the direction of play."""
+        n = len(self.seats)
+        if seat < 0:   # a non-playing house deals from "before" the first seat
+            seat = -1 if self.direction > 0 else n
+            return (seat + self.direction * steps) % n
+        return (seat + self.direction * steps) % n
+
+    def side_of(self, player: str) -> int:
+        """Return the side index of ``player``."""
+        return self.seat_side[self.seats.index(player)]
+
+    def house_side(self) -> int | None:
+        """Return the index of the house side, if any."""
+        for i, s in enumerate(self.sides):
+            if s.house:
+                return i
+        return None
+
+    def dealer_side(self) -> int:
+        """Return the side index of the dealer."""
+        if self.dealer < 0:
+            return self.house_side()
+        return self.seat_side[self.dealer]
+
+    @property
+    def over(self) -> bool:
+        """True once the current game has a result."""
+        return self.result is not None
+
+    # --- scoring ---------------------------------------------------------------
+    def award(self, side: int, points: int, *, kind: str, text: str = "", items: list | None = None,
+              player: str | None = None, step: str = "") -> bool:
+        """Add ``points`` to ``side`` as one step; end the game if it reaches the target.
+
+        Returns True when the game ended with this step. Points after the end
+        are not scored (C4). A zero-point step is recorded only for the log.
+        """
+        if self.result is not None:
+            return True
+        s = self.sides[side]
+        if points:
+            s.previous = s.score
+            s.score += points
+        rec = {"game": self.game_no, "hand": self.hand_no, "kind": kind, "side": s.id,
+               "points": points, "score": s.score, "text": text, "items": items or [],
+               "player": player, "step": step or self.phase, "seq": self.seq}
+        self.steps.append(rec)
+        self.last = rec
+        if points:
+            self.check_end(side)
+        return self.result is not None
+
+    def check_end(self, side: int) -> None:
+        """Apply the ruleset's end of game after ``side`` scored (C4, L5, H4)."""
+        rules = self.rules
+        s = self.sides[side]
+        if rules.reach == "highest" or s.score < rules.target:
+            return
+        reach = rules.house_reach if s.house else rules.reach
+        self.finish(winner=side if reach == "wins" else None, loser=side if reach == "loses" else None)
+
+    def finish_round_highest(self) -> None:
+        """Grid games: after both sides counted, the highest over the target wins (G4)."""
+        best = max(range(len(self.sides)), key=lambda i: self.sides[i].score)
+        scores = sorted((s.score for s in self.sides), reverse=True)
+        if scores[0] >= self.rules.target and scores[0] != scores[1]:
+            self.finish(winner=best, loser=None)
+
+    def finish(self, *, winner: int | None, loser: int | None) -> None:
+        """Record the result: multipliers, settlement (L6, M5, H5, S1), series wins (L7)."""
+        rules = self.rules
+        n = len(self.sides)
+        mult: dict[str, int] = {}
+        pay: dict[str, float] = {s.id: 0 for s in self.sides}
+        if loser is not None:
+            for i, s in enumerate(self.sides):
+                if i != loser:
+                    k = rules.multiplier(s.score)
+                    mult[s.id] = k
+                    pay[s.id] += self.stake * k
+                    pay[self.sides[loser].id] -= self.stake * k
+            winners = [i for i in range(n) if i != loser]
+        else:
+            w = self.sides[winner]
+            for i, s in enumerate(self.sides):
+                if i == winner:
+                    continue
+                k = 1 if (w.house and rules.settlement == "house_collects") else rules.multiplier(s.score)
+                mult[s.id] = k
+                pay[w.id] += self.stake * k
+                pay[s.id] -= self.stake * k
+            winners = [winner]
+        for i in winners:
+            sid = self.sides[i].id
+            k = mult.get(sid) if loser is not None else max(mult.values() or [1])
+            self.wins[i] += k if rules.series_weighted else 1
+        need = _series_need(self.series)
+        self.result = {
+            "game": self.game_no, "hand": self.hand_no, "phase": self.phase,
+            "winner": self.sides[winner].id if winner is not None else (self.sides[winners[0]].id if len(winners) == 1 else None),
+            "winners": [self.sides[i].id for i in winners],
+            "loser": self.sides[loser].id if loser is not None else (self.sides[[i for i in range(n) if i != winner][0]].id if n == 2 else None),
+            "multipliers": mult,
+            "settlement": {k: _num(v) for k, v in pay.items()},
+            "series_over": any(w >= need for w in self.wins),
+        }
+        self.settlements.append({"game": self.game_no, "settlement": self.result["settlement"],
+                                 "players": {s.id: list(s.players) for s in self.sides}})
+        self.phase = "over"
+
+    # --- snapshot --------------------------------------------------------------
+    def snapshot(self) -> dict:
+        """Return the table state as plain JSON data (schema: docs/architecture.md)."""
+        rules = self.rules
+        hand = self.hand
+        need = _series_need(self.series)
+        turn = getattr(hand, "turn", None) if hand is not None and not self.over else None
+        snap = {
+            "match_id": self.match_id, "seq": self.seq,
+            "game": rules.name, "title": rules.title, "options": dict(rules.options),
+            "target": rules.target, "reach": rules.reach,
+            "sides": [s.to_dict() for s in self.sides],
+            "players": list(self.seats),
+            "dealer": self.seats[self.dealer] if self.dealer >= 0 else HOUSE_NAME,
+            "dealer_side": self.dealer_side(),
+            "pocket_owner": self.pocket_owner(),
+            "pocket_name": rules.pocket_name,
+            "turn": self.seats[turn] if turn is not None else None,
+            "turn_side": self.seat_side[turn] if turn is not None else None,
+            "phase": self.phase,
+            "expect": hand.expect(self) if hand is not None and not self.over else "none",
+            "count": getattr(hand, "count", 0) if hand is not None else 0,
+            "count_cards": [str(c) for c in getattr(hand, "count_cards", [])] if hand is not None else [],
+            "turnup": str(hand.turnup) if hand is not None and getattr(hand, "turnup", None) else None,
+            "hand_no": self.hand_no, "game_no": self.game_no,
+            "stake": _num(self.stake),
+            "result": copy.deepcopy(self.result),
+            "series": {**self.series, "need": need,
+                       "wins": {s.id: self.wins[i] for i, s in enumerate(self.sides)},
+                       "over": any(w >= need for w in self.wins)},
+            "last": copy.deepcopy(self.last),
+        }
+        if hand is not None and hasattr(hand, "snapshot"):
+            snap["hand"] = hand.snapshot(self)
+        return snap
+
+    def pocket_owner(self) -> int:
+        """Return the side index that owns this hand's pocket/crib (L1, H2, H3, H4)."""
+        return POCKET_OWNERS[self.rules.pocket_owner](self)
+
+
+def _series_need(series: dict) -> int:
+    kind, n = series.get("kind", "single"), int(series.get("n", 1))
+    return {"single": 1, "best_of": n // 2 + 1, "first_to": n}[kind]
+
+
+def _num(v: float) -> float | int:
+    return int(v) if float(v).is_integer() else round(v, 2)
+
+
+def _owner_rotate(st: MatchState) -> int:
+    # H3: the pocket rotates among the three seats each hand, the house last.
+    house = st.house_side()
+    order = [st.next_seat(st.dealer, steps=k) for k in range(1, len(st.seats) + 1)]
+    order_sides = [st.seat_side[s] for s in order]
+    if house in order_sides:
+        order_sides.remove(house)
+        order_sides.append(house)
+    return order_sides[(st.hand_no - 1) % len(order_sides)] if st.hand_no else order_sides[0]
+
+
+POCKET_OWNERS: dict[str, Callable[[MatchState], int]] = {
+    "dealer": lambda st: st.dealer_side(),
+    "player": lambda st: next(i for i, s in enumerate(st.sides) if not s.house),
+    "rotate": _owner_rotate,
+    "house": lambda st: st.house_side(),
+}
+
+
+# --- the handler registry ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Handler:
+    """How one command type becomes an event and how that event changes the state."""
+
+    decide: Callable[[MatchState, dict, Context], dict]
+    apply: Callable[[MatchState, dict], None]
+    needs_match: bool = True
+
+
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(kind: str, *, needs_match: bool = True):
+    """Register ``decide``/``apply`` functions for command ``kind`` (decorates a class)."""
+    def wrap(cls):
+        HANDLERS[kind] = Handler(decide=cls.decide, apply=cls.apply, needs_match=needs_match)
+        return cls
+    return wrap
+
+
+def _require(cond: bool, message: str) -> None:
+    if not cond:
+        raise IllegalAction(message)
+
+
+# --- new match / new game --------------------------------------------------------------
+
+def build_seating(rules: Ruleset, players: list[str], teams: list[list[str]] | None):
+    """Return ``(seats, seat_side, sides)`` for ``players`` under ``rules``.
+
+    :raises IllegalAction: wrong number of names, duplicates, teams not opposite.
+    """
+    _require(isinstance(players, list) and all(isinstance(p, str) and p.strip() for p in players),
+             "players must be a list of names")
+    players = [p.strip()[:24] for p in players]
+    humans = rules.players - (1 if rules.house and rules.house_plays else 0)
+    _require(len(players) == humans,
+             f"{rules.title} needs {humans} player name{'s' if humans != 1 else ''}, got {len(players)}")
+    names = players + ([HOUSE_NAME] if rules.house else [])
+    _require(len({p.lower() for p in names}) == len(names), "player names must be different"
+             + (f" (and not {HOUSE_NAME!r})" if rules.house else ""))
+    if rules.partnerships:
+        if teams:
+            _require(len(teams) == 2 and all(len(t) == 2 for t in teams)
+                     and sorted(sum(teams, [])) == sorted(players),
+                     "teams must be two pairs of the players' names")
+            a, b = teams
+            seats = [a[0], b[0], a[1], b[1]]
+        else:
+            seats = list(players)
+        seat_side = [0, 1, 0, 1]
+        sides = [Side("team1", f"{seats[0]} & {seats[2]}", (seats[0], seats[2])),
+                 Side("team2", f"{seats[1]} & {seats[3]}", (seats[1], seats[3]))]
+        if rules.house and not rules.house_plays:
+            sides.append(Side("house", HOUSE_NAME, (HOUSE_NAME,), house=True))
+        return seats, seat_side, sides
+    seats = ([HOUSE_NAME] if rules.house and rules.house_plays else []) + players
+    sides = []
+    k = 0
+    for name in seats:
+        if name == HOUSE_NAME and rules.house:
+            sides.append(Side("house", HOUSE_NAME, (HOUSE_NAME,), house=True))
+        else:
+            k += 1
+            sides.append(Side(f"p{k}", name, (name,)))
+    return seats, list(range(len(seats))), sides
+
+
+@handler("new_match", needs_match=False)
+class NewMatch:
+    @staticmethod
+    def decide(state: MatchState, cmd: dict, ctx: Context) -> dict:
+        game = cmd.get("game", "lands-end")
+        options = cmd.get("options") or {}
+        _require(isinstance(options, dict), "options must be an object")
+        rules = get_ruleset(game, **options)
+        seats, _, sides = build_seating(rules, cmd.get("players") or [], cmd.get("teams"))
+        stake = cmd.get("stake", 1)
+        _require(isinstance(stake, (int, float)) and not isinstance(stake, bool) and 0 <= stake <= 1_000_000,
+                 "stake must be a number from 0 to 1,000,000")
+        series = cmd.get("series") or {"kind": "single", "n": 1}
+        _require(isinstance(series, dict) and series.get("kind", "single") in ("single", "best_of", "first_to"),
+                 "series kind must be single, best_of or first_to")
+        n = series.get("n", 1)
+        _require(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99, "series n must be 1..99")
+        if series.get("kind") == "best_of":
+            _require(n % 2 == 1, "a best-of series needs an odd number of games")
+        event = {"type": "new_match", "game": rules.name, "options": dict(rules.options),
+                 "players": [s for s in seats if not (rules.house and s == HOUSE_NAME)],
+                 "teams": cmd.get("teams"), "stake": stake,
+                 "series": {"kind": series.get("kind", "single"), "n": n}}
+        first = cmd.get("first_dealer")
+        if rules.house_deals:
+            first = HOUSE_NAME
+        elif first is None:
+            event["cut"] = cut_for_deal(seats, ctx.rng)
+            first = event["cut"]["dealer"]
+        _require(first in seats or (first == HOUSE_NAME and rules.house), f"first dealer {first!r} is not at the table")
+        event["first_dealer"] = first
+        return event
+
+    @staticmethod
+    def apply(state: MatchState, ev: dict) -> None:
+        rules = get_ruleset(ev["game"], **ev.get("options", {}))
+        state.rules = rules
+        state.seats, state.seat_side, state.sides = build_seating(rules, ev["players"], ev.get("teams"))
+        state.stake = ev["stake"]
+        state.series = dict(ev["series"])
+        state.wins = [0] * len(state.sides)
+        state.first_dealer = state.seats.index(ev["first_dealer"]) if ev["first_dealer"] in state.seats else -1
+        state.game_no = 0
+        state.steps = []
+        state.settlements = []
+        start_game(state, ev)
+
+
+def cut_for_deal(seats: list[str], rng) -> dict:
+    """Return a cut for the first deal: each player cuts, low card deals, ties cut again."""
+    while True:
+        cards = rng.sample(DECK, len(seats))
+        ranks = [c.rank for c in cards]
+        low = min(ranks)
+        if ranks.count(low) == 1 and ranks.count(max(ranks)) == 1:
+            break
+    return {"cards": {p: str(c) for p, c in zip(seats, cards)}, "dealer": seats[ranks.index(low)],
+            "high": seats[ranks.index(max(ranks))]}
+
+
+def start_game(state: MatchState, ev: dict) -> None:
+    """Reset scores and begin game ``game_no + 1`` with the right first dealer."""
+    state.game_no += 1
+    for s in state.sides:
+        s.score = s.previous = 0
+    state.result = None
+    state.last = None
+    if state.game_no == 1:
+        state.dealer = state.first_dealer
+    elif state.dealer >= 0:
+        # the loser of a game deals the next in cribbage custom; here the deal simply keeps passing
+        state.dealer = state.next_seat(state.dealer)
+    state.hand_no = 0
+    bonus = state.rules.first_cut_bonus
+    cut = ev.get("cut")
+    if bonus and cut and state.game_no == 1:
+        state.phase = "cut"
+        state.award(state.side_of(cut["high"]), bonus, kind="last",
+                    text=f"{cut['high']} cut high: {number_words(bonus)} for last", player=cut["high"], step="start")
+    begin_hand(state)
+
+
+def begin_hand(state: MatchState) -> None:
+    """Start the next hand (card entry waits for the turn-up)."""
+    state.hand_no += 1
+    factory = HAND_FACTORIES.get("grid" if state.rules.grid else "cards")
+    state.hand = factory(state) if factory else None
+    state.phase = "grid" if state.rules.grid else ("cut" if state.rules.pegging or state.rules.held else "cut")
+
+
+# card entry registers a hand-state factory per kind of game ("cards", "grid")
+HAND_FACTORIES: dict[str, Callable[[MatchState], Any]] = {}
+
+
+@handler("new_game")
+class NewGame:
+    @staticmethod
+    def decide(state: MatchState, cmd: dict, ctx: Context) -> dict:
+        ev = {"type": "new_game"}
+        if state.result is not None and state.result.get("series_over"):
+            ev["new_series"] = True
+        return ev
+
+    @staticmethod
+    def apply(state: MatchState, ev: dict) -> None:
+        if ev.get("new_series"):
+            state.wins = [0] * len(state.sides)
+        start_game(state, ev)
+
+
+@handler("peg")
+class Peg:
+    @staticmethod
+    def decide(state: MatchState, cmd: dict, ctx: Context) -> dict:
+        _require(not state.over, "the game is over: start a new game to peg again")
+        side = cmd.get("side")
+        ids = [s.id for s in state.sides]
+        if isinstance(side, int) and not isinstance(side, bool):
+            _require(0 <= side < len(ids), f"no side {side}; sides are 0..{len(ids) - 1}")
+            side = ids[side]
+        _require(side in ids, f"no side {side!r}; sides are {', '.join(ids)}")
+        points = cmd.get("points")
+        _require(isinstance(points, int) and not isinstance(points, bool) and 1 <= points <= 29,
+                 "points must be a whole number from 1 to 29")
+        return {"type": "peg", "side": side, "points": points}
+
+    @staticmethod
+    def apply(state: MatchState, ev: dict) -> None:
+        i = [s.id for s in state.sides].index(ev["side"])
+        state.award(i, ev["points"], kind="peg",
+                    text=f"{state.sides[i].name} pegs {number_words(ev['points'])}", step="manual")
+
+
+def fold(events: list[dict]) -> MatchState:
+    """Return the state built from ``events`` (already stripped of undone ones)."""
+    state = MatchState()
+    for ev in events:
+        apply_event(state, ev)
+    return state
+
+
+def apply_event(state: MatchState, ev: dict) -> None:
+    """Fold one stored event into ``state`` (in place)."""
+    if ev["type"] == "new_match":
+        state.match_id = ev.get("match_id", state.match_id)
+    state.seq = ev.get("seq", state.seq + 1)
+    HANDLERS[ev["type"]].apply(state, ev)
+
+
+def parse_command_card(value: Any, what: str = "card"):
+    """Return the card named by a command field, with a message naming the field."""
+    if not isinstance(value, str):
+        raise IllegalAction(f"{what} must be a card like 5H")
+    return parse_card(value)
