@@ -12,11 +12,10 @@ pairs, runs, flush, nobs (C5), then any zero-hand bonus (L3).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 from typing import Iterable, Sequence
 
-from .cards import Card, RANK_WORDS, parse_card, parse_cards
+from .cards import DECK, Card, parse_card, parse_cards
 from .errors import IllegalAction, InvalidCard
 from .rulesets import Ruleset, get_ruleset
 
@@ -108,19 +107,16 @@ def _product(groups: list[list[Card]]) -> Iterable[tuple[Card, ...]]:
             yield (head,) + tail
 
 
-@lru_cache(maxsize=None)
-def _rank_points(ranks: tuple[int, ...]) -> int:
-    """Return the fifteens+pairs+runs points of a sorted rank multiset."""
+def _rank_points_of(ranks: Sequence[int]) -> int:
+    """Return the fifteens+pairs+runs points of the rank multiset ``ranks`` (any order)."""
     values = [min(r, 10) for r in ranks]
-    pts = 0
-    n = len(values)
-    for mask in range(1, 1 << n):
-        s = 0
-        for i in range(n):
-            if mask >> i & 1:
-                s += values[i]
-        if s == 15:
-            pts += 2
+    # subset sums to 15, counted by a small DP over the values
+    ways = [0] * 16
+    ways[0] = 1
+    for v in values:
+        for t in range(15, v - 1, -1):
+            ways[t] += ways[t - v]
+    pts = 2 * ways[15]
     counts: dict[int, int] = {}
     for r in ranks:
         counts[r] = counts.get(r, 0) + 1
@@ -139,6 +135,35 @@ def _rank_points(ranks: tuple[int, ...]) -> int:
             pts += (j - i + 1) * mult
         i = j + 1
     return pts
+
+
+# A rank multiset is keyed by an int: 4 bits per rank hold how many cards of it.
+_RANK_SHIFT = 4
+_RKEY: dict[Card, int] = {c: 1 << (_RANK_SHIFT * (c.rank - 1)) for c in DECK}
+_RANK_POINTS: dict[int, int] = {}
+
+
+def _ranks_of_key(key: int) -> list[int]:
+    ranks = []
+    for r in range(1, 14):
+        ranks.extend([r] * ((key >> (_RANK_SHIFT * (r - 1))) & 15))
+    return ranks
+
+
+def _rank_points_key(key: int) -> int:
+    """Return (and memoise) the rank-only points of the multiset encoded as ``key``."""
+    pts = _RANK_POINTS.get(key)
+    if pts is None:
+        pts = _RANK_POINTS[key] = _rank_points_of(_ranks_of_key(key))
+    return pts
+
+
+def _rank_points(ranks: tuple[int, ...]) -> int:
+    """Return the fifteens+pairs+runs points of a rank multiset."""
+    key = 0
+    for r in ranks:
+        key += 1 << (_RANK_SHIFT * (r - 1))
+    return _rank_points_key(key)
 
 
 # --- shows ---------------------------------------------------------------------------
@@ -170,7 +195,7 @@ class Breakdown:
 
     __slots__ = ("cards", "starter", "total", "_items", "_flush", "_nobs", "_zero", "label")
 
-    def __init__(self, cards, starter, total, flush, nobs, zero, *, label=""):
+    def __init__(self, cards, starter, total, flush, nobs, zero, label=""):
         self.cards = cards
         self.starter = starter
         self.total = total
@@ -245,13 +270,64 @@ def show_text(items: Sequence[Item]) -> str:
     return ", ".join(phrases[:-1]) + ", and " + phrases[-1]
 
 
+class _HandRules:
+    """The few fields of a ruleset that a show needs, looked up once per ruleset."""
+
+    __slots__ = ("rules", "held", "hand_flush", "pocket_flush", "nobs", "zero", "zero_pocket")
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.rules = rules
+        self.held = rules.held
+        # flush rule as (points needing the starter too, points for the held cards alone)
+        self.hand_flush = _FLUSH_RULES[rules.hand_flush]
+        self.pocket_flush = _FLUSH_RULES[rules.pocket_flush]
+        self.nobs = rules.nobs
+        self.zero = rules.zero_bonus
+        self.zero_pocket = rules.zero_bonus if rules.zero_bonus_pocket else 0
+
+
+_FLUSH_RULES = {"hand": (True, True), "five": (True, False), "none": (False, False)}
+_HAND_RULES: dict = {}
+_JACK_OF = {c.suit: c for c in DECK if c.rank == 11}
+
+
+def _hand_rules(game: "str | Ruleset") -> _HandRules:
+    if isinstance(game, Ruleset):
+        hr = _HAND_RULES.get(id(game))
+        if hr is None or hr.rules is not game:
+            if len(_HAND_RULES) > 256:
+                _HAND_RULES.clear()
+            hr = _HAND_RULES[id(game)] = _HandRules(game)
+        return hr
+    hr = _HAND_RULES.get(game) if isinstance(game, str) else None
+    if hr is None:
+        hr = _HandRules(_ruleset(game))
+        _HAND_RULES[game] = hr
+    return hr
+
+
+def _show_cards(hand, starter, want: int, rules: Ruleset, *, crib: bool):
+    """Return ``(cards, starter)`` parsed and checked (slow path of :func:`score_hand`)."""
+    cards = _cards(hand)
+    top = parse_card(starter)
+    if len(cards) != want:
+        what = rules.pocket_name if crib else "hand"
+        raise InvalidCard(f"a {rules.title} {what} holds {want} cards, not {len(cards)}")
+    seen: set[Card] = set()
+    for c in cards + (top,):
+        if c in seen:
+            raise InvalidCard(f"duplicate card: {c}" + (" (it is the starter)" if c is top else ""))
+        seen.add(c)
+    return cards, top
+
+
 def score_hand(hand: "Iterable[str | Card]", starter: "str | Card", *, crib: bool = False,
                game: "str | Ruleset" = "cribbage") -> Breakdown:
     """Return the counted show of ``hand`` with the turn-up ``starter`` under ``game``.
 
     ``crib=True`` scores the crib/pocket (its flush rule; the zero-hand bonus
     only where the ruleset covers the pocket). Cards are strings or
-    :class:`Card` objects.
+    :class:`Card` objects; ``game`` is a preset name or a :class:`Ruleset`.
 
     >>> score_hand("5H 5S 5D JC".split(), "5C").total
     29
@@ -259,44 +335,54 @@ def score_hand(hand: "Iterable[str | Card]", starter: "str | Card", *, crib: boo
     'nothing, so the zero-hand bonus scores five'
 
     :raises InvalidCard: a bad token, a duplicate card, or the wrong number of cards.
+    :raises UnknownGame: an unknown preset name.
     """
-    rules = _ruleset(game)
-    cards = _cards(hand)
-    top = starter if starter.__class__ is Card else parse_card(starter)
-    want = 4 if crib else rules.held
-    if len(cards) != want:
-        what = rules.pocket_name if crib else "hand"
-        raise InvalidCard(f"a {rules.title} {what} holds {want} cards, not {len(cards)}")
-    if len(set(cards)) != len(cards) or top in cards:
-        seen = set()
-        for c in cards + (top,):
-            if c in seen:
-                raise InvalidCard(f"duplicate card: {c}")
-            seen.add(c)
-    key = tuple(sorted([c.rank for c in cards] + [top.rank]))
-    total = _rank_points(key)
-    flush = None
-    rule = rules.pocket_flush if crib else rules.hand_flush
-    if rule != "none":
-        s = cards[0].suit
-        if all(c.suit == s for c in cards):
-            if top.suit == s:
-                flush = (tuple(sorted(cards + (top,))), len(cards) + 1)
-            elif rule == "hand":
-                flush = (tuple(sorted(cards)), len(cards))
-    if flush:
-        total += flush[1]
-    nobs = None
-    if rules.nobs:
+    hr = _HAND_RULES.get(game) if game.__class__ is str else None
+    if hr is None:
+        hr = _hand_rules(game)
+    want = 4 if crib else hr.held
+    try:
+        cards = hand if hand.__class__ is tuple else tuple(hand)
+        key = _RKEY[starter]
         for c in cards:
-            if c.rank == 11 and c.suit == top.suit:
-                nobs = c
-                total += 1
+            key += _RKEY[c]
+        top = starter
+        seen = set(cards)
+        seen.add(top)
+        if len(cards) != want or len(seen) != want + 1:
+            raise KeyError
+    except (KeyError, TypeError, AttributeError):
+        cards, top = _show_cards(hand, starter, want, hr.rules, crib=crib)
+        key = _RKEY[top]
+        for c in cards:
+            key += _RKEY[c]
+    total = _RANK_POINTS.get(key)
+    if total is None:
+        total = _rank_points_key(key)
+    flush = None
+    with_top, alone = hr.pocket_flush if crib else hr.hand_flush
+    if with_top:
+        s = cards[0].suit
+        for c in cards:
+            if c.suit != s:
                 break
+        else:
+            if top.suit == s:
+                flush = (tuple(sorted(cards + (top,))), want + 1)
+                total += want + 1
+            elif alone:
+                flush = (tuple(sorted(cards)), want)
+                total += want
+    nobs = None
+    if hr.nobs:
+        jack = _JACK_OF[top.suit]
+        if jack in cards:
+            nobs = jack
+            total += 1
     zero = 0
-    if total == 0 and rules.zero_bonus and (not crib or rules.zero_bonus_pocket):
-        zero = total = rules.zero_bonus
-    return Breakdown(cards, top, total, flush, nobs, zero, label="crib" if crib else "hand")
+    if not total:
+        zero = total = hr.zero_pocket if crib else hr.zero
+    return Breakdown(cards, top, total, flush, nobs, zero, "crib" if crib else "hand")
 
 
 # --- grid lines ----------------------------------------------------------------------
