@@ -1,0 +1,56 @@
+"""The layers: companion is pure and imports neither web nor firmware; web
+talks to the table only through companion's API; hardware modules are only
+imported lazily, inside their drivers."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _imports(path: pathlib.Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_companion_never_imports_web_or_firmware():
+    offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"web", "firmware", "flask", "gpiozero"})
+                 for p in (ROOT / "companion").rglob("*.py")}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_web_does_not_import_firmware():
+    offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"firmware", "gpiozero", "rpi_ws281x", "spidev"})
+                 for p in (ROOT / "web").rglob("*.py")}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_importing_companion_loads_no_web_firmware_or_hardware_module():
+    code = ("import sys, companion, companion.table, companion.cli;"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in"
+            " ('web', 'firmware', 'flask', 'gpiozero', 'rpi_ws281x', '_rpi_ws281x', 'spidev'));"
+            "print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_hardware_libraries_are_imported_lazily():
+    # rpi_ws281x segfaults at exit if a PixelStrip is built off a Pi, and spidev
+    # needs /dev/spidev: neither may be imported at module level anywhere.
+    for p in list((ROOT / "firmware").rglob("*.py")) + list((ROOT / "web").rglob("*.py")):
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        top = set()
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                top.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                top.add(node.module.split(".")[0])
+        assert not top & {"rpi_ws281x", "_rpi_ws281x", "spidev"}, p
