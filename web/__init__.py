@@ -1,0 +1,123 @@
+"""The phone page: a Flask app that shows the table live and sends it commands.
+
+``create_app`` is the only way to get an app (no module-level app). The Pi
+daemon passes its table, board, simulated buttons and start-up faults; a bare
+``create_app()`` opens the table at ``DATABASE`` itself (no board, no buttons).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from .hub import Hub
+from .security import Access, JoinLimiter, default_trusted_hosts, load_secret_key
+
+log = logging.getLogger(__name__)
+
+__all__ = ["create_app", "create_server", "Hub"]
+
+
+def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None, board: Any = None,
+               buttons: Any = None, faults: "list[str] | None" = None) -> Flask:
+    """Return the configured Flask app for the phone page and its JSON API.
+
+    :param test_config: config mapping that replaces ``instance/config.py``.
+    :param table: a ``companion.table.Table``; None opens ``Table.open(DATABASE)``
+        (``":memory:"`` means ``Table.memory()``).
+    :param board: an object whose ``frame_json()`` returns the LED frame the
+        strip last showed; None makes ``GET /api/board`` answer 404.
+    :param buttons: the simulated buttons (``press(name, *, hold=False)``), only
+        in ``--sim`` mode; None makes ``POST /api/sim/press`` answer 404.
+    :param faults: start-up problems to show on the page (the list is kept by
+        reference, so later appends show too).
+    """
+    app = Flask(__name__, instance_relative_config=True)
+    app.config.from_mapping(
+        STATE_DIR=None,                      # default: the Flask instance folder
+        DATABASE=None,                       # default: STATE_DIR/landsend.db
+        TRUSTED_HOSTS=None,                  # default: default_trusted_hosts()
+        MAX_CONTENT_LENGTH=256 * 1024,
+        SESSION_COOKIE_NAME="landsend",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        SSE_HEARTBEAT=15.0,                  # seconds of silence before a heartbeat line
+        SSE_MAX_AGE=600.0,                   # seconds before a stream ends and the phone reconnects
+        JOIN_MAX_FAILURES=5,                 # wrong codes per address per window
+        JOIN_MAX_FAILURES_TOTAL=30,          # wrong codes from everyone per window
+        JOIN_WINDOW=600.0,                   # seconds
+        CLOCK=time.monotonic,                # injected in tests
+    )
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+        app.config.from_prefixed_env("LANDSEND")
+    else:
+        app.config.from_mapping(test_config)
+
+    state_dir = Path(app.config["STATE_DIR"] or app.instance_path)
+    app.config["STATE_DIR"] = str(state_dir)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = load_secret_key(state_dir)
+    if app.config["TRUSTED_HOSTS"] is None:
+        app.config["TRUSTED_HOSTS"] = default_trusted_hosts()
+    if app.config["DATABASE"] is None:
+        app.config["DATABASE"] = str(state_dir / "landsend.db")
+
+    owns_table = table is None
+    if table is None:
+        from companion.table import Table
+        db = app.config["DATABASE"]
+        table = Table.memory() if db == ":memory:" else Table.open(db)
+    hub = Hub(table, board=board, buttons=buttons, faults=faults,
+              access=Access(state_dir / "access.json"),
+              limiter=JoinLimiter(per_client=app.config["JOIN_MAX_FAILURES"],
+                                  overall=app.config["JOIN_MAX_FAILURES_TOTAL"],
+                                  window=app.config["JOIN_WINDOW"], clock=app.config["CLOCK"]),
+              owns_table=owns_table)
+    app.extensions["landsend"] = hub
+
+    from . import api, guard, pages
+    guard.init_app(app)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    _register_errors(app)
+    return app
+
+
+def _register_errors(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        """Return JSON errors for the API and short text for pages."""
+        message = exc.description or exc.name
+        if exc.code == 413:
+            message = f"request body too large (limit {app.config['MAX_CONTENT_LENGTH'] // 1024} KB)"
+        if request.path.startswith("/api/") or request.is_json:
+            resp = jsonify({"error": message})
+        else:
+            resp = app.response_class(f"{exc.code} {exc.name}: {message}\n", mimetype="text/plain")
+        resp.status_code = exc.code or 500
+        return resp
+
+
+def create_server(app: Flask, *, host: str = "0.0.0.0", port: int = 8000, threads: int = 24, **kw: Any):
+    """Return a waitress server for ``app`` tuned for the page (call ``.run()`` to serve).
+
+    Each open page holds one thread on its SSE stream, so ``threads`` should
+    exceed the phones at the table by a margin. ``send_bytes=1`` makes
+    waitress send each SSE message at once instead of waiting up to a second
+    for its main loop (its default buffers writes under 18 KB).
+    """
+    from waitress import create_server as _create
+    opts: dict[str, Any] = {"threads": threads, "send_bytes": 1, "channel_timeout": 120,
+                            "ident": "landsend"}
+    opts.update(kw)
+    return _create(app, host=host, port=port, **opts)
+

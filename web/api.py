@@ -1,0 +1,281 @@
+"""The JSON API: table state, board frame, live events, commands, access, quick count.
+
+Every refusal is a 4xx with ``{"error": "<one sentence>"}``; a refused
+request changes nothing. See ``docs/api.md`` for the public contract.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import re
+
+from flask import Blueprint, Response, abort, current_app, jsonify, request, session
+
+from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand
+from companion.rulesets import _CHOICES, OPTIONS
+
+from .guard import ensure_session, hub, json_body, require_joined, role
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+JOIN_CODE = re.compile(r"^\d{6}$")
+SIM_BUTTONS = ("p1", "p2", "p3", "menu")
+
+
+def _refused(exc: RulesError):
+    resp = jsonify({"error": str(exc)})
+    resp.status_code = 400
+    return resp
+
+
+@bp.get("/table")
+def table():
+    """Return the table snapshot (the schema of ``docs/architecture.md``)."""
+    return jsonify(hub().table.snapshot())
+
+
+@bp.get("/board")
+def board():
+    """Return the LED frame the strip last showed; 404 when no board is attached."""
+    b = hub().board
+    if b is None:
+        abort(404, "no board is attached (the page is running without the daemon)")
+    return jsonify(b.frame_json())
+
+
+@bp.get("/events")
+def events():
+    """Return the Server-Sent Events stream: ``state`` (snapshot) and ``access`` (epoch) events."""
+    h = hub()
+    cfg = current_app.config
+    last = request.headers.get("Last-Event-ID") or request.args.get("last")
+    stream = h.broadcaster.stream(h.table.snapshot, last_event_id=last,
+                                  heartbeat=float(cfg["SSE_HEARTBEAT"]), max_age=float(cfg["SSE_MAX_AGE"]),
+                                  clock=cfg["CLOCK"])
+    return Response(stream, mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def session_info() -> dict:
+    """Return what this phone may do: role, CSRF token, join code (joined phones only), sim, faults."""
+    s = ensure_session()
+    h = hub()
+    who = role()
+    info = {
+        "role": who,
+        "claimable": not h.access.claimed,
+        "csrf": s["csrf"],
+        "sim": h.buttons is not None,
+        "board": h.board is not None,
+        "faults": list(h.faults),
+        "epoch": h.access.epoch,
+    }
+    if who != "visitor":
+        info["join_code"] = h.access.join_code
+    return info
+
+
+@bp.get("/session")
+def get_session():
+    """Return this phone's role and CSRF token (creating its session)."""
+    return jsonify(session_info())
+
+
+@bp.post("/claim")
+def claim():
+    """Make this phone the host of an unclaimed table; 409 when a host already holds it."""
+    s = ensure_session()
+    h = hub()
+    if not h.access.claim(s["device"]):
+        abort(409, "this table already has a host: ask for the join code, "
+                   "or hold the board's menu button for 5 s to release it")
+    s["epoch"] = h.access.epoch
+    s["joined"] = True
+    return jsonify(session_info())
+
+
+@bp.post("/join")
+def join():
+    """Join the table with the host's code; 403 on a wrong code, 429 after too many."""
+    body = json_body()
+    s = ensure_session()
+    h = hub()
+    client = request.remote_addr or "?"
+    wait = h.limiter.retry_after(client)
+    if wait:
+        resp = jsonify({"error": f"too many wrong codes: try again in {wait} s"})
+        resp.status_code = 429
+        resp.headers["Retry-After"] = str(wait)
+        return resp
+    code = body.get("code")
+    if not isinstance(code, str) or not JOIN_CODE.match(code.strip()):
+        abort(400, "the join code is 6 digits")
+    if not h.access.claimed:
+        abort(409, "nobody hosts this table yet: take it as host instead")
+    if not h.access.check_code(code):
+        h.limiter.failed(client)
+        abort(403, "wrong join code")
+    s["epoch"] = h.access.epoch
+    s["joined"] = True
+    return jsonify(session_info())
+
+
+def _client_id(body: dict) -> "str | None":
+    cid = body.pop("client_id", None)
+    if cid is None:
+        return None
+    if not isinstance(cid, str) or not CLIENT_ID.match(cid):
+        abort(400, "client_id must be 1-64 letters, digits or ._:-")
+    return cid
+
+
+@bp.post("/command")
+@require_joined
+def command():
+    """Submit one table command (``{"type": ..., ...}``, optional ``client_id``); 400 when refused.
+
+    Returns ``{"event": <the stored event>, "table": <snapshot>}``. A repeated
+    ``client_id`` returns the original event and applies nothing.
+    """
+    body = json_body()
+    cid = _client_id(body)
+    if not isinstance(body.get("type"), str):
+        abort(400, "a command needs a \"type\" (new_match, peg, undo, turnup, play, go, show, pocket, place, layout, ...)")
+    h = hub()
+    try:
+        ev = h.table.submit(body, client_id=cid)
+    except RulesError as exc:
+        return _refused(exc)
+    return jsonify({"event": ev, "table": h.table.snapshot()})
+
+
+@bp.post("/import")
+@require_joined
+def import_record():
+    """Replay a game record (``{"record": {...}}``) as the current match; 400 when it does not replay."""
+    body = json_body()
+    record = body.get("record")
+    if not isinstance(record, dict):
+        abort(400, "expected {\"record\": <the exported game record>}")
+    h = hub()
+    try:
+        h.table.import_record(record)
+    except RulesError as exc:
+        return _refused(exc)
+    return jsonify({"table": h.table.snapshot()})
+
+
+@bp.get("/history")
+def history():
+    """Return ``{"events": [...]}``: every event of the current match with its breakdown."""
+    return jsonify({"events": hub().table.history()})
+
+
+@bp.get("/export")
+def export():
+    """Return the game record (JSON) as a download named after the match."""
+    record = hub().table.export_record()
+    match = str(hub().table.snapshot().get("match_id") or "game")
+    name = re.sub(r"[^A-Za-z0-9_-]", "", match)[:40] or "game"
+    return Response(json.dumps(record, indent=1), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="landsend-{name}.json"'})
+
+
+def _option_spec(rules, name: str, help_text: str) -> "dict | None":
+    fields = {f.name for f in dataclasses.fields(rules)}
+    spec: dict = {"name": name, "help": help_text}
+    if name == "players":
+        if not rules.player_choices:
+            return None
+        spec.update(type="choice", choices=[rules.players, *rules.player_choices], default=rules.players)
+    elif name == "direction" and not rules.house:
+        return None
+    elif name in _CHOICES and name in fields:
+        spec.update(type="choice", choices=list(_CHOICES[name]), default=getattr(rules, name))
+    elif name in fields:
+        value = getattr(rules, name)
+        spec.update(type="bool" if isinstance(value, bool) else "int", default=value)
+    else:
+        spec.update(type="bool", default=name == "stake_multipliers")
+    return spec
+
+
+def presets() -> list[dict]:
+    """Return every preset with its description, seats and house-rule options."""
+    out = []
+    for r in RULESETS.values():
+        opts = [s for s in (_option_spec(r, n, h) for n, h in OPTIONS.items()) if s]
+        out.append({"name": r.name, "title": r.title, "description": r.description,
+                    "players": r.players, "player_choices": list(r.player_choices),
+                    "partnerships": r.partnerships, "house": r.house, "house_plays": r.house_plays,
+                    "grid": r.grid, "grid_crib": r.crib_total, "pegging": r.pegging, "held": r.held,
+                    "pocket_name": r.pocket_name, "target": r.target, "reach": r.reach,
+                    "options": opts})
+    return out
+
+
+@bp.get("/presets")
+def get_presets():
+    """Return ``{"presets": [...]}``: every game a table can start, with its options."""
+    return jsonify({"presets": presets()})
+
+
+def _truthy(value: "str | None") -> bool:
+    if value is None or value.strip().lower() in ("", "0", "false", "no", "off"):
+        return False
+    if value.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    abort(400, f"expected true or false, not {value!r}")
+
+
+@bp.get("/quick")
+def quick():
+    """Return the count of one hand (``hand``, ``starter``, ``crib``) or a 25-card ``grid`` under ``game``.
+
+    A calculator: needs no game and changes nothing. ``options`` is an
+    optional JSON object of house rules.
+    """
+    args = request.args
+    game = args.get("game", "lands-end")
+    try:
+        opts = json.loads(args.get("options") or "{}")
+    except ValueError:
+        abort(400, "options must be a JSON object")
+    if not isinstance(opts, dict):
+        abort(400, "options must be a JSON object")
+    try:
+        rules = get_ruleset(game, **opts)
+        if args.get("grid"):
+            result = score_grid(args["grid"].replace(",", " ").split(), game=rules).to_dict()
+            result["total"] = result["rows_total"] + result["cols_total"]
+            return jsonify(result)
+        hand = args.get("hand", "").replace(",", " ").split()
+        starter = args.get("starter", "").strip()
+        if not starter:
+            abort(400, "give the turn-up card (starter)")
+        b = score_hand(hand, starter, crib=_truthy(args.get("crib")), game=rules)
+    except RulesError as exc:
+        return _refused(exc)
+    return jsonify(b.to_dict())
+
+
+@bp.post("/sim/press")
+def sim_press():
+    """Press a simulated board button (``{"button": "p1"|"p2"|"p3"|"menu", "hold": false}``); 404 unless in --sim."""
+    buttons = hub().buttons
+    if buttons is None:
+        abort(404, "no simulated buttons: the daemon is not running with --sim")
+    body = json_body()
+    name = body.get("button")
+    hold = body.get("hold", False)
+    if name not in SIM_BUTTONS:
+        abort(400, f"button must be one of {', '.join(SIM_BUTTONS)}")
+    if not isinstance(hold, bool):
+        abort(400, "hold must be true or false")
+    buttons.press(name, hold=hold)
+    return jsonify({"pressed": name, "hold": hold, "table": hub().table.snapshot()})

@@ -1,0 +1,124 @@
+"""Server-Sent Events: the broadcaster that keeps every phone on the same state.
+
+The broadcaster keeps only the *latest* message of each kind (``state``: the
+table snapshot; ``access``: the access epoch), each with a version number.
+A stream waits until some kind has a version it has not sent yet, then sends
+that kind's latest message. Slow phones therefore skip intermediate states
+instead of queueing them, and nothing grows without bound. A new or
+reconnecting stream first gets the current snapshot (unless its
+``Last-Event-ID`` already names it), which is the catch-up after a dropped
+connection. A ``ping`` event is sent after every ``heartbeat`` seconds of
+silence so phones (and proxies) can tell a live connection from a dead one
+(an event, not an SSE comment, because pages cannot see comments).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from typing import Any, Callable, Iterator
+
+log = logging.getLogger(__name__)
+
+
+HEARTBEAT = "event: ping\ndata: {}\n\n"
+
+
+def state_id(snapshot: dict) -> str:
+    """Return the SSE event id of a snapshot: ``<match_id>:<seq>``."""
+    return f"{snapshot.get('match_id', '')}:{snapshot.get('seq', 0)}"
+
+
+def format_event(kind: str, data: Any, *, event_id: "str | None" = None) -> str:
+    """Return one SSE message (``event:``, optional ``id:``, one ``data:`` line, blank line)."""
+    head = f"event: {kind}\n"
+    if event_id is not None:
+        head += f"id: {event_id}\n"
+    return head + "data: " + json.dumps(data, separators=(",", ":")) + "\n\n"
+
+
+class Broadcaster:
+    """Latest-value fan-out to any number of SSE streams (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._latest: dict[str, tuple[int, Any]] = {}
+        self._version = 0
+        self._closed = False
+        self.streams = 0
+
+    def publish(self, kind: str, data: Any) -> None:
+        """Make ``data`` the latest message of ``kind`` and wake every stream."""
+        with self._cond:
+            self._version += 1
+            self._latest[kind] = (self._version, data)
+            self._cond.notify_all()
+
+    def latest(self, kind: str) -> Any:
+        """Return the latest message of ``kind`` (None if never published)."""
+        with self._cond:
+            entry = self._latest.get(kind)
+            return None if entry is None else entry[1]
+
+    def close(self) -> None:
+        """End every stream at its next wake-up."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def stream(self, current: Callable[[], dict], *, last_event_id: "str | None" = None,
+               heartbeat: float = 15.0, max_age: float = 600.0, retry_ms: int = 2000,
+               clock: Callable[[], float] = time.monotonic) -> Iterator[str]:
+        """Yield SSE text: the current snapshot, then each newer message, heartbeats between.
+
+        ``current()`` returns the table's snapshot now. The stream ends after
+        ``max_age`` seconds (the browser reconnects at once and catches up),
+        which bounds how long a vanished phone can hold a server thread.
+        """
+        with self._cond:
+            seen = {k: v for k, (v, _) in self._latest.items()}
+            self.streams += 1
+        try:
+            yield f"retry: {retry_ms}\n\n"
+            snap = current()
+            sid = state_id(snap)
+            if sid != last_event_id:
+                yield format_event("state", snap, event_id=sid)
+            else:
+                yield ": up to date\n\n"
+            sent_sid = sid
+            started = clock()
+            while True:
+                with self._cond:
+                    fresh = self._fresh(seen)
+                    if not fresh and not self._closed:
+                        self._cond.wait(timeout=heartbeat)
+                        fresh = self._fresh(seen)
+                    closed = self._closed
+                for kind in fresh:
+                    version, data = self._latest_entry(kind)
+                    seen[kind] = version
+                    if kind == "state":
+                        sid = state_id(data)
+                        if sid == sent_sid:
+                            continue
+                        sent_sid = sid
+                        yield format_event("state", data, event_id=sid)
+                    else:
+                        yield format_event(kind, data)
+                if closed or clock() - started >= max_age:
+                    return
+                if not fresh:
+                    yield HEARTBEAT
+        finally:
+            with self._cond:
+                self.streams -= 1
+
+    def _fresh(self, seen: dict[str, int]) -> list[str]:
+        return [k for k, (v, _) in self._latest.items() if seen.get(k, 0) < v]
+
+    def _latest_entry(self, kind: str) -> tuple[int, Any]:
+        with self._cond:
+            return self._latest[kind]

@@ -1,0 +1,226 @@
+"""Who may change the table: the host, joined phones, and everyone else (read-only).
+
+The model, in one paragraph: the table starts *unclaimed*. The first phone
+that asks (``POST /api/claim``) becomes the host and the table gets a short
+numeric join code. Other phones join with that code (``POST /api/join``,
+usually by scanning the QR code the host's page shows). Joined phones carry a
+signed session cookie stamped with the current *epoch*; every change needs
+that stamp, a CSRF token bound to the session, and a same-origin ``Origin``
+(or ``Referer``) header. Holding the board's menu button calls
+:meth:`Access.release`, which bumps the epoch: every phone is read-only again
+and the next claim makes a new host with a new code. Physical presence at the
+board is the root of trust.
+
+The access state (epoch, host device, join code) is kept in
+``access.json`` in the state directory, so a restart keeps the joined phones.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Callable
+from urllib.parse import urlsplit
+
+log = logging.getLogger(__name__)
+
+JOIN_CODE_DIGITS = 6
+
+
+def load_secret_key(state_dir: "str | os.PathLike[str]") -> bytes:
+    """Return the app's secret key, creating a random one in ``state_dir/secret_key`` if missing.
+
+    The file is written with mode 0600; a key shorter than 32 bytes is replaced.
+    """
+    path = Path(state_dir) / "secret_key"
+    try:
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+        log.warning("secret key in %s is too short; making a new one", path)
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_bytes(32)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key)
+    os.replace(tmp, path)
+    return key
+
+
+def default_trusted_hosts() -> list[str]:
+    """Return the host names and addresses this machine answers to (the ``TRUSTED_HOSTS`` default).
+
+    ``landsend.local``, ``localhost``, the loopback addresses, the machine's
+    host name (with and without ``.local``) and every address that name, or
+    the default route, resolves to. No packet is sent: the default-route trick
+    only asks the kernel which local address it would use.
+    """
+    hosts = {"landsend.local", "landsend", "localhost", "127.0.0.1", "::1"}
+    name = socket.gethostname()
+    if name:
+        hosts.update({name, name.split(".")[0] + ".local"})
+        try:
+            for info in socket.getaddrinfo(name, None):
+                hosts.add(info[4][0])
+        except OSError:
+            pass
+    for family, probe in ((socket.AF_INET, "10.255.255.255"), (socket.AF_INET6, "fd00::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 1))
+                hosts.add(s.getsockname()[0])
+        except OSError:
+            pass
+    out = []
+    for h in sorted(hosts):
+        try:
+            if ipaddress.ip_address(h).version == 6:
+                h = f"[{h}]"
+        except ValueError:
+            pass
+        out.append(h)
+    return out
+
+
+class JoinLimiter:
+    """Counts failed join attempts: at most ``per_client`` per address and ``overall``
+    in total within a sliding ``window`` of seconds (clock injected)."""
+
+    def __init__(self, *, per_client: int = 5, overall: int = 30, window: float = 600.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_client = per_client
+        self.overall = overall
+        self.window = window
+        self.clock = clock
+        self._fails: deque[tuple[float, str]] = deque()
+        self._lock = threading.Lock()
+
+    def _prune(self, now: float) -> None:
+        while self._fails and self._fails[0][0] <= now - self.window:
+            self._fails.popleft()
+
+    def retry_after(self, client: str) -> int:
+        """Return 0 when ``client`` may try a code now, else the seconds until it may."""
+        with self._lock:
+            now = self.clock()
+            self._prune(now)
+            mine = [t for t, c in self._fails if c == client]
+            if len(mine) >= self.per_client:
+                return max(1, int(mine[-self.per_client] + self.window - now + 0.999))
+            if len(self._fails) >= self.overall:
+                return max(1, int(self._fails[-self.overall][0] + self.window - now + 0.999))
+            return 0
+
+    def failed(self, client: str) -> None:
+        """Record one failed attempt by ``client``."""
+        with self._lock:
+            now = self.clock()
+            self._prune(now)
+            self._fails.append((now, client))
+
+
+class Access:
+    """The table's access state: epoch, host device, join code; persisted as JSON.
+
+    Thread-safe. ``path`` None keeps it in memory only.
+    """
+
+    def __init__(self, path: "Path | None" = None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self.epoch = 1
+        self.host: str | None = None
+        self.join_code: str | None = None
+        self._listeners: list[Callable[[int], None]] = []
+        if path is not None and path.exists():
+            try:
+                data = json.loads(path.read_text())
+                self.epoch = int(data["epoch"])
+                self.host = data.get("host")
+                self.join_code = data.get("join_code")
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning("ignoring unreadable access state %s: %s", path, exc)
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"epoch": self.epoch, "host": self.host, "join_code": self.join_code}))
+        os.replace(tmp, self.path)
+
+    @property
+    def claimed(self) -> bool:
+        """Whether a host holds the table."""
+        return self.host is not None
+
+    def on_change(self, fn: Callable[[int], None]) -> None:
+        """Call ``fn(epoch)`` after every claim and release."""
+        self._listeners.append(fn)
+
+    def _notify(self) -> None:
+        for fn in list(self._listeners):
+            try:
+                fn(self.epoch)
+            except Exception:  # a listener must never break a release
+                log.exception("access listener failed")
+
+    def claim(self, device: str) -> bool:
+        """Return True and make ``device`` the host with a fresh join code if nobody holds the table."""
+        with self._lock:
+            if self.host is not None:
+                return False
+            self.host = device
+            self.join_code = "".join(secrets.choice("0123456789") for _ in range(JOIN_CODE_DIGITS))
+            self._save()
+        log.info("table claimed by a new host (epoch %d)", self.epoch)
+        self._notify()
+        return True
+
+    def check_code(self, code: str) -> bool:
+        """Return whether ``code`` is the current join code (constant-time)."""
+        current = self.join_code
+        if not current or not isinstance(code, str):
+            return False
+        return hmac.compare_digest(code.strip().encode(), current.encode())
+
+    def release(self) -> int:
+        """Return the new epoch after dropping the host and every joined phone.
+
+        Called by the daemon when the board's menu button is held (the
+        ``on_release`` hook); the next phone to claim becomes the host.
+        """
+        with self._lock:
+            self.epoch += 1
+            self.host = None
+            self.join_code = None
+            self._save()
+        log.info("table released (epoch %d)", self.epoch)
+        self._notify()
+        return self.epoch
+
+
+def same_origin(header: str, host: str, scheme: str) -> bool:
+    """Return whether the ``Origin``/``Referer`` value ``header`` names ``scheme://host``."""
+    try:
+        parts = urlsplit(header)
+    except ValueError:
+        return False
+    return parts.scheme == scheme and parts.netloc.lower() == host.lower()
+
+
+def new_token() -> str:
+    """Return a random URL-safe token (CSRF tokens, device ids)."""
+    return secrets.token_urlsafe(24)

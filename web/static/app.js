@@ -1,0 +1,698 @@
+/* Land's End phone page. No framework, no external request: everything comes from the Pi. */
+(function () {
+  "use strict";
+
+  var boot = JSON.parse(document.getElementById("boot").textContent);
+  var S = {
+    table: boot.table, session: boot.session, presets: boot.presets,
+    view: "table", picked: null, pegSide: null, tray: [], trayFor: null,
+    gridSel: null, layout: null, layoutCrib: [], qc: { kind: "hand", cards: [], starter: null },
+    history: null, lastSaid: null, es: null, lastMsg: 0, board: null, boardMissing: false,
+    wake: null, rendered: null
+  };
+  var RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  var SUITS = ["S", "H", "D", "C"];
+  var SYM = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+  var SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  var pref = {
+    four: localStorage.getItem("le.four") === "1",
+    speak: localStorage.getItem("le.speak") === "1",
+    awake: localStorage.getItem("le.awake") !== "0"
+  };
+
+  // ---- small DOM helpers (textContent only: names are user input) ----
+  function $(id) { return document.getElementById(id); }
+  function h(tag, attrs) {
+    var el = document.createElement(tag);
+    if (attrs) {
+      for (var k in attrs) {
+        var v = attrs[k];
+        if (v === null || v === undefined || v === false) continue;
+        if (k === "text") el.textContent = v;
+        else if (k === "cls") el.className = v;
+        else if (k.slice(0, 2) === "on") el.addEventListener(k.slice(2), v);
+        else el.setAttribute(k, v === true ? "" : v);
+      }
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined || c === false) continue;
+      if (Array.isArray(c)) c.forEach(function (x) { if (x) el.appendChild(x); });
+      else el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    }
+    return el;
+  }
+  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
+  function show(el, on) { el.hidden = !on; }
+
+  // ---- cards ----
+  function split(card) { var s = card.slice(-1); return { rank: card.slice(0, -1), suit: s }; }
+  function pretty(card) { var c = split(card); return c.rank + SYM[c.suit]; }
+  function cardEl(card, extra) {
+    var c = split(card);
+    return h("span", { cls: "card " + c.suit + (c.suit === "H" || c.suit === "D" ? " red" : "") + (extra ? " " + extra : ""),
+      title: c.rank + " of " + SUIT_NAME[c.suit] }, pretty(card));
+  }
+  function cardsEl(list) { return h("div", { cls: "cards" }, (list || []).map(function (c) { return cardEl(c); })); }
+
+  // ---- talking to the Pi ----
+  function newId() {
+    var a = new Uint8Array(12);
+    (window.crypto || window.msCrypto).getRandomValues(a);
+    return Array.prototype.map.call(a, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+  function toast(msg, kind) {
+    var t = $("toast");
+    t.textContent = msg;
+    t.className = "toast" + (kind ? " " + kind : "");
+    t.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : 6000);
+  }
+  function call(method, path, body, tries) {
+    var opts = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.headers["X-CSRF-Token"] = S.session.csrf;
+      opts.body = JSON.stringify(body);
+    }
+    tries = tries || 0;
+    return fetch(path, opts).then(function (r) {
+      return r.json().catch(function () { return { error: r.status + " " + r.statusText }; }).then(function (data) {
+        if (!r.ok) { var e = new Error(data.error || ("error " + r.status)); e.status = r.status; throw e; }
+        return data;
+      });
+    }, function (netErr) {
+      // the network dropped: retry the same request (same client id, so it never scores twice)
+      if (tries < 4) {
+        return new Promise(function (res) { setTimeout(res, 400 * Math.pow(2, tries)); })
+          .then(function () { return call(method, path, body, tries + 1); });
+      }
+      throw new Error("no connection to the table");
+    });
+  }
+  function command(cmd) {
+    cmd.client_id = newId();
+    return call("POST", "/api/command", cmd).then(function (data) {
+      take(data.table);
+      return data;
+    }).catch(function (e) {
+      toast(e.message);
+      if (e.status === 403) refreshSession();
+      throw e;
+    });
+  }
+  function refreshSession() {
+    return call("GET", "/api/session").then(function (s) { S.session = s; render(); });
+  }
+
+  // ---- live updates: SSE with heartbeat watchdog, reconnect and catch-up ----
+  function connect() {
+    if (S.es) S.es.close();
+    var es = new EventSource("/api/events" + (S.table && S.table.match_id ? "?last=" + encodeURIComponent(S.table.match_id + ":" + S.table.seq) : ""));
+    S.es = es;
+    S.lastMsg = Date.now();
+    es.onopen = function () { S.lastMsg = Date.now(); setConn(true); };
+    es.onmessage = function () { S.lastMsg = Date.now(); };
+    es.addEventListener("state", function (ev) { S.lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); });
+    es.addEventListener("access", function () { S.lastMsg = Date.now(); refreshSession(); });
+    es.addEventListener("ping", function () { S.lastMsg = Date.now(); setConn(true); });
+    es.onerror = function () { setConn(false); };
+  }
+  function setConn(ok) {
+    var c = $("conn");
+    c.textContent = ok ? "live" : "reconnecting";
+    c.className = "pill " + (ok ? "ok" : "warn");
+  }
+  setInterval(function () {
+    // heartbeats arrive every 15 s; a silent minute means a dead connection the browser has not noticed
+    if (Date.now() - S.lastMsg > 40000 || (S.es && S.es.readyState === 2)) { setConn(false); connect(); }
+  }, 5000);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") {
+      if (!S.es || S.es.readyState === 2) connect();
+      keepAwake();
+      pollBoard();
+    }
+  });
+  window.addEventListener("online", connect);
+
+  function take(snap) {
+    if (!snap) return;
+    var old = S.table;
+    if (old && old.match_id === snap.match_id && snap.seq < old.seq) return;   // stale
+    S.table = snap;
+    if (!old || old.seq !== snap.seq || old.match_id !== snap.match_id) {
+      S.history = null;
+      if (old && old.expect !== snap.expect) { S.tray = []; S.picked = null; S.gridSel = null; }
+    }
+    render();
+    announce(old);
+    pollBoard();
+    if (S.view === "history") loadHistory();
+  }
+
+  // ---- board mirror ----
+  var boardTimer = null;
+  function pollBoard() {
+    if (!S.session.board || S.boardMissing) return;
+    clearTimeout(boardTimer);
+    fetch("/api/board", { credentials: "same-origin" }).then(function (r) {
+      if (r.status === 404) { S.boardMissing = true; return null; }
+      return r.ok ? r.json() : null;
+    }).then(function (f) { if (f) drawBoard(f); }, function () {}).then(function () {
+      if (!S.boardMissing && document.visibilityState === "visible") boardTimer = setTimeout(pollBoard, 1000);
+    });
+  }
+  function ledColour(rgb) {
+    // LEDs run dim; keep the hue but lift the brightness so a lit hole reads on a phone
+    var m = Math.max(rgb[0], rgb[1], rgb[2]);
+    if (!m) return "#1c2128";
+    var k = Math.max(1, 170 / m);
+    return "rgb(" + rgb.map(function (c) { return Math.min(255, Math.round(c * k)); }).join(",") + ")";
+  }
+  var SVGNS = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs) { var e = document.createElementNS(SVGNS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); return e; }
+  function drawBoard(frame) {
+    var b = $("board");
+    var key = JSON.stringify(frame);
+    if (key === S.board) return;
+    S.board = key;
+    clear(b);
+    b.hidden = false;
+    (frame.lanes || []).forEach(function (lane, li) {
+      lane.forEach(function (rgb, hi) {
+        var c = svg("circle", { cx: 14 + hi * 20.8, cy: 14 + li * 22, r: 7.5, fill: ledColour(rgb), "data-lane": li + 1, "data-hole": hi + 1 });
+        if (!Math.max(rgb[0], rgb[1], rgb[2])) { c.setAttribute("stroke", "#39424e"); c.setAttribute("stroke-width", "1"); }
+        b.appendChild(c);
+      });
+    });
+    (frame.status || []).forEach(function (rgb, i) {
+      b.appendChild(svg("rect", { x: 8 + i * 16, y: 74, width: 11, height: 6, rx: 2, fill: ledColour(rgb), "data-status": i }));
+    });
+  }
+
+  // ---- announcements ----
+  function sideName(id) {
+    var s = (S.table.sides || []).filter(function (x) { return x.id === id; })[0];
+    return s ? s.name : id;
+  }
+  function announce(old) {
+    var t = S.table, last = t.last, el = clear($("announce"));
+    if (!last) return;
+    var text = last.text || (last.points ? last.points + " points" : "");
+    el.appendChild(document.createTextNode(text));
+    if (last.points) el.appendChild(h("span", { cls: "who", text: (last.points > 0 ? "+" + last.points + " to " : "") + sideName(last.side) }));
+    var key = t.match_id + ":" + t.seq;
+    if (old && key !== S.lastSaid && pref.speak && window.speechSynthesis && text) {
+      try { speechSynthesis.cancel(); speechSynthesis.speak(new SpeechSynthesisUtterance(text + (last.points ? ", to " + sideName(last.side) : ""))); } catch (e) { /* no voice */ }
+    }
+    S.lastSaid = key;
+  }
+
+  // ---- rendering ----
+  function joined() { return S.session.role !== "visitor"; }
+  function preset(name) { return S.presets.filter(function (p) { return p.name === name; })[0] || S.presets[0]; }
+
+  function render() {
+    var t = S.table, s = S.session;
+    document.body.classList.toggle("four", pref.four);
+    $("game-title").textContent = t.title || "Land's End";
+    $("hand-no").textContent = t.game ? "game " + (t.game_no || 1) + (t.hand_no ? " \u00b7 hand " + t.hand_no : "") : "";
+    $("role").textContent = s.role === "visitor" ? "watching" : s.role;
+    var faults = s.faults || [];
+    $("faults").textContent = faults.join(" \u00b7 ");
+    show($("faults"), faults.length > 0);
+    show($("claim-box"), s.role === "visitor" && s.claimable);
+    show($("join-box"), s.role === "visitor" && !s.claimable);
+    if (boot.prefill && !$("join-code").value) $("join-code").value = boot.prefill;
+    renderSides();
+    renderResult();
+    renderEntry();
+    $("undo").disabled = !joined() || t.can_undo === false;
+    $("h-undo").disabled = $("undo").disabled;
+    show($("table-actions"), joined());
+    show($("next-game"), joined() && !!t.result);
+    $("next-game").textContent = t.result && t.series && t.series.over ? "New series" : "Next game";
+    renderMore();
+    if (S.view === "history" && S.history) renderHistory();
+    keepAwake();
+  }
+
+  function renderSides() {
+    var t = S.table, box = clear($("sides"));
+    (t.sides || []).forEach(function (side, i) {
+      var chips = h("div", { cls: "chips" },
+        t.dealer_side === i ? h("span", { cls: "chip dealer", text: "deals" }) : null,
+        t.pocket_owner === i && t.pocket_owner !== t.dealer_side ? h("span", { cls: "chip", text: t.pocket_name || "pocket" }) : null,
+        t.turn_side === i && t.turn ? h("span", { cls: "chip", text: t.turn + " to play" }) : null,
+        side.house ? h("span", { cls: "chip", text: "house" }) : null,
+        t.series && t.series.kind !== "single" ? h("span", { cls: "chip", text: (t.series.wins[side.id] || 0) + " won" }) : null);
+      var pegs = null;
+      if (joined() && !t.result) {
+        pegs = h("div", { cls: "pegs" },
+          h("button", { type: "button", "data-peg": side.id, onclick: function () { peg(side.id, 1); }, "aria-label": "peg 1 for " + side.name }, "+1"),
+          h("button", { type: "button", onclick: function () { peg(side.id, 2); }, "aria-label": "peg 2 for " + side.name }, "+2"),
+          h("button", { type: "button", onclick: function () { askN(side); }, "aria-label": "peg more for " + side.name }, "+N"));
+      }
+      box.appendChild(h("div", { cls: "side" + (t.turn_side === i ? " turn" : ""), "data-side": side.id },
+        h("div", { cls: "name", text: side.name }),
+        h("div", { cls: "score", "data-score": side.id, text: String(side.score) }),
+        h("div", { cls: "prev", text: "previous " + side.previous + " \u00b7 to " + t.target }),
+        chips, pegs));
+    });
+  }
+  function peg(side, n) { return command({ type: "peg", side: side, points: n }); }
+  function askN(side) {
+    S.pegSide = side.id;
+    $("peg-n-label").textContent = "Points for " + side.name;
+    show($("peg-n"), true);
+    $("peg-n-value").focus();
+  }
+
+  function renderResult() {
+    var t = S.table, r = t.result, box = clear($("result"));
+    show(box, !!r);
+    if (!r) return;
+    var loser = r.loser ? sideName(r.loser) : null, winner = r.winner ? sideName(r.winner) : null;
+    var headline = t.reach === "loses" && loser ? loser + " fell off the end of the world"
+      : (winner ? winner + " wins" : "Game over");
+    box.appendChild(h("h2", { text: headline }));
+    if (t.reach === "loses" && r.winners && r.winners.length) {
+      box.appendChild(h("p", { text: "Game to " + r.winners.map(sideName).join(" and ") + " at " + t.target + " points reached" }));
+    }
+    var rows = (t.sides || []).map(function (side) {
+      var pay = (r.settlement || {})[side.id] || 0, k = (r.multipliers || {})[side.id];
+      return h("tr", null,
+        h("td", { text: side.name }),
+        h("td", { cls: "num", text: String(side.score) }),
+        h("td", { cls: "num", text: k ? "\u00d7" + k : "" }),
+        h("td", { cls: "num " + (pay > 0 ? "plus" : pay < 0 ? "minus" : ""), "data-pay": side.id, text: (pay > 0 ? "+" : "") + pay }));
+    });
+    box.appendChild(h("table", null, h("tr", null, h("th", { text: "" }), h("th", { cls: "num", text: "score" }),
+      h("th", { cls: "num", text: "mult." }), h("th", { cls: "num", text: "pays" })), rows));
+    if (t.series && t.series.kind !== "single") {
+      box.appendChild(h("p", { cls: "muted", text: "Series (" + t.series.kind.replace("_", " ") + " " + t.series.n + "): " +
+        (t.sides || []).map(function (s) { return s.name + " " + (t.series.wins[s.id] || 0); }).join(", ") +
+        (t.series.over ? " \u2014 series over" : "") }));
+    }
+  }
+
+  // what card-entry step comes next, from the snapshot
+  function hand() { return S.table.hand || {}; }
+  function seenCards() {
+    var t = S.table, hd = hand(), seen = {};
+    (hd.seen || []).forEach(function (c) { seen[c] = 1; });
+    if (t.turnup) seen[t.turnup] = 1;
+    (t.count_cards || []).forEach(function (c) { seen[c] = 1; });
+    S.tray.forEach(function (c) { seen[c] = 1; });
+    return seen;
+  }
+
+  function renderEntry() {
+    var t = S.table, box = clear($("entry")), exp = t.expect || "none";
+    var canEnter = joined() && !t.result;
+    show($("grid-box"), false);
+    if (exp === "none" || !canEnter) {
+      show(box, exp !== "none" && !t.result && !joined());
+      if (exp !== "none" && !joined()) box.appendChild(h("p", { cls: "muted", text: stepText(exp) }));
+      if (exp === "play") box.appendChild(countEl());
+      picker(null);
+      return;
+    }
+    show(box, true);
+    box.appendChild(h("p", { cls: "step", text: stepText(exp) }));
+    if (exp === "turnup") {
+      picker(function (card) { command({ type: "turnup", card: card }); });
+    } else if (exp === "play") {
+      box.appendChild(countEl());
+      box.appendChild(h("div", { cls: "row" },
+        h("button", { type: "button", id: "go", onclick: function () { command({ type: "go" }); } }, (t.turn || "") + " says go")));
+      picker(function (card) { command({ type: "play", card: card }); });
+    } else if (exp === "show" || exp === "pocket") {
+      var need = showSize(exp);
+      var known = hand().show_cards || hand().next_cards || null;
+      if (known && known.length) {
+        box.appendChild(cardsEl(known));
+        box.appendChild(h("button", { type: "button", cls: "big primary", id: "count-known",
+          onclick: function () { command(exp === "show" ? { type: "show" } : { type: "pocket", cards: known }); } }, "Count it"));
+        box.appendChild(h("p", { cls: "muted", text: "or enter the cards:" }));
+      }
+      box.appendChild(trayEl(need));
+      box.appendChild(h("div", { cls: "row" },
+        h("button", { type: "button", onclick: function () { S.tray = []; render(); } }, "Clear"),
+        h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
+          onclick: function () {
+            var cmd = { type: exp, cards: S.tray.slice() };
+            command(cmd).then(function () { S.tray = []; render(); }, function () {});
+          } }, "Count " + (exp === "show" ? "hand" : (t.pocket_name || "pocket")))));
+      picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } });
+    } else if (exp === "place") {
+      renderGrid(box);
+    } else {
+      picker(null);
+    }
+  }
+  function showSize(exp) {
+    var p = preset(S.table.game);
+    return exp === "pocket" ? (hand().pocket_size || 4) : (hand().show_size || p.held || 4);
+  }
+  function stepText(exp) {
+    var t = S.table, hd = hand();
+    if (exp === "turnup") return (t.rules_grid ? "Turn the centre card" : "Cut: enter the turn-up") + (t.dealer ? " (" + t.dealer + " deals)" : "");
+    if (exp === "play") return (t.turn ? t.turn + " to play" : "Next card");
+    if (exp === "show") return "Show: " + (hd.show_name || hd.next_show || "the next hand") + (t.turnup ? " with " + pretty(t.turnup) : "");
+    if (exp === "pocket") return "The " + (t.pocket_name || "pocket") + (t.turnup ? " with " + pretty(t.turnup) : "");
+    if (exp === "place") return "Place the next card" + (t.turn ? " (" + t.turn + ")" : "");
+    return "";
+  }
+  function countEl() {
+    var t = S.table;
+    return h("div", null, h("div", { cls: "count", id: "count", text: String(t.count || 0) }), cardsEl(t.count_cards));
+  }
+  function trayEl(need) {
+    var tray = h("div", { cls: "tray", id: "tray" });
+    S.tray.forEach(function (c, i) {
+      var b = h("button", { type: "button", cls: "card", title: "remove", onclick: function () { S.tray.splice(i, 1); render(); } }, pretty(c));
+      var sp = split(c); if (sp.suit === "H" || sp.suit === "D") b.classList.add("red");
+      tray.appendChild(b);
+    });
+    for (var i = S.tray.length; i < need; i++) tray.appendChild(h("span", { cls: "slot" + (i === S.tray.length ? " target" : ""), text: "?" }));
+    return tray;
+  }
+
+  // ---- the card picker: rank, then suit (two taps, each at least 44 px) ----
+  function picker(onPick, target, seenOverride) {
+    var box = target || $("picker");
+    clear(box);
+    if (!onPick) { show(box, false); return; }
+    show(box, true);
+    var seen = seenOverride || seenCards();
+    var sel = target ? box._picked : S.picked;
+    var ranks = h("div", { cls: "ranks" });
+    RANKS.forEach(function (r) {
+      var all = SUITS.every(function (s) { return seen[r + s]; });
+      ranks.appendChild(h("button", { type: "button", "data-rank": r, cls: sel === r ? "sel" : null, disabled: all ? true : null,
+        onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride); } }, r));
+    });
+    box.appendChild(ranks);
+    if (sel) {
+      var suits = h("div", { cls: "suits" });
+      SUITS.forEach(function (s) {
+        var card = sel + s;
+        suits.appendChild(h("button", { type: "button", "data-card": card, cls: "s-" + s, disabled: seen[card] ? true : null,
+          "aria-label": sel + " of " + SUIT_NAME[s],
+          onclick: function () { if (target) box._picked = null; else S.picked = null; onPick(card); } }, sel + SYM[s]));
+      });
+      box.appendChild(suits);
+    }
+  }
+
+  // ---- tabletop: the 5x5 grid ----
+  function renderGrid(box) {
+    var t = S.table, hd = hand(), grid = hd.grid || [], g = $("grid-box");
+    clear(g);
+    show(g, true);
+    var layoutMode = !!S.layout;
+    var cells = layoutMode ? S.layout : grid;
+    var el = h("div", { cls: "grid5", id: "grid" });
+    for (var i = 0; i < 25; i++) {
+      (function (i) {
+        var c = cells[i];
+        var cls = (c ? "filled" + (/[HD]$/.test(c) ? " red" : "") : "") + (S.gridSel === i ? " sel" : "") + (i === 12 ? " center" : "");
+        el.appendChild(h("button", { type: "button", cls: cls, "data-cell": i, disabled: !layoutMode && c ? true : null,
+          onclick: function () { S.gridSel = i; render(); } }, c ? pretty(c) : ""));
+      })(i);
+    }
+    g.appendChild(el);
+    var cribN = preset(t.game).grid_crib || 0;
+    if (cribN) {
+      var crib = layoutMode ? S.layoutCrib : (hd.crib || []);
+      g.appendChild(h("p", null, "Crib: ", cardsEl(crib),
+        h("button", { type: "button", cls: S.gridSel === "crib" ? "on" : null, onclick: function () { S.gridSel = "crib"; render(); } }, "to crib")));
+    }
+    g.appendChild(h("div", { cls: "row" },
+      h("button", { type: "button", onclick: function () {
+        S.layout = layoutMode ? null : grid.slice(0, 25).concat(Array(25).fill(null)).slice(0, 25);
+        S.layoutCrib = (hd.crib || []).slice(); S.gridSel = null; render();
+      } }, layoutMode ? "Card by card" : "Enter final layout"),
+      layoutMode ? h("button", { type: "button", cls: "primary", onclick: function () {
+        command({ type: "layout", cards: S.layout, crib: S.layoutCrib }).then(function () { S.layout = null; render(); }, function () {});
+      } }, "Count the layout") : null));
+    var seen = {};
+    (layoutMode ? S.layout.concat(S.layoutCrib) : grid.concat(hd.crib || [])).forEach(function (c) { if (c) seen[c] = 1; });
+    if (S.gridSel === null) { picker(null); return; }
+    picker(function (card) {
+      if (layoutMode) {
+        if (S.gridSel === "crib") S.layoutCrib.push(card); else S.layout[S.gridSel] = card;
+        S.gridSel = null; render();
+      } else {
+        var cmd = S.gridSel === "crib" ? { type: "place", card: card, crib: true }
+          : { type: "place", card: card, row: Math.floor(S.gridSel / 5), col: S.gridSel % 5 };
+        command(cmd).then(function () { S.gridSel = null; render(); }, function () {});
+      }
+    }, null, seen);
+  }
+
+  // ---- more: share, ledger, simulator, settings ----
+  function renderMore() {
+    var s = S.session, t = S.table;
+    show($("share"), joined() && !!s.join_code);
+    if (joined() && s.join_code) {
+      $("share-code").textContent = s.join_code;
+      var src = "/qr.svg?e=" + s.epoch + "-" + s.join_code;
+      if ($("share-qr").getAttribute("src") !== src) $("share-qr").setAttribute("src", src);
+    }
+    var led = clear($("ledger")), names = Object.keys(t.ledger || {});
+    if (!names.length) led.appendChild(h("tr", null, h("td", { cls: "muted", text: "No stakes settled yet." })));
+    names.forEach(function (n) {
+      var v = t.ledger[n];
+      led.appendChild(h("tr", null, h("td", { text: n }), h("td", { cls: "num " + (v > 0 ? "plus" : v < 0 ? "minus" : ""), "data-ledger": n, text: (v > 0 ? "+" : "") + v })));
+    });
+    show($("sim"), !!s.sim);
+  }
+
+  // ---- history ----
+  function loadHistory() {
+    call("GET", "/api/history").then(function (d) { S.history = d.events; renderHistory(); }, function (e) { toast(e.message); });
+  }
+  function renderHistory() {
+    var box = clear($("h-list")), groups = [], cur = null;
+    (S.history || []).forEach(function (ev) {
+      var steps = ev.steps || [];
+      var key = steps.length ? "Game " + steps[0].game + ", hand " + steps[0].hand : (cur ? cur.key : "Start");
+      if (ev.type === "new_match" || ev.type === "new_game") key = ev.type === "new_match" ? "New match" : "New game";
+      if (!cur || cur.key !== key) { cur = { key: key, items: [] }; groups.push(cur); }
+      cur.items.push(ev);
+    });
+    groups.forEach(function (g) {
+      box.appendChild(h("div", { cls: "hist-hand" }, h("h3", { text: g.key }), g.items.map(histEvent)));
+    });
+    if (!groups.length) box.appendChild(h("p", { cls: "muted", text: "Nothing yet." }));
+  }
+  function histEvent(ev) {
+    var what = ev.type.replace("_", " ");
+    if (ev.card) what += " " + pretty(ev.card);
+    if (ev.cards && ev.cards.length) what += " " + ev.cards.filter(Boolean).map(pretty).join(" ");
+    if (ev.type === "peg") what = sideName(ev.side) + " pegs " + ev.points;
+    if (ev.type === "new_match") what = "new match: " + (ev.players || []).join(", ");
+    if (ev.type === "undo") what = "undo (event " + ev.undoes + ")";
+    var el = h("div", { cls: "hist-ev" + (ev.undone ? " undone" : "") }, h("div", { text: what }));
+    (ev.steps || []).forEach(function (st) {
+      var line = h("div", { cls: "breakdown" },
+        st.points ? h("span", { cls: "pts", text: "+" + st.points + " " + sideName(st.side) }) : null,
+        h("span", { cls: "said", text: st.text || st.kind }));
+      if (st.items && st.items.length) {
+        line.appendChild(h("ol", null, st.items.map(function (it) {
+          return h("li", null, it.kind + " " + (it.cards || []).map(pretty).join(" ") + " \u2014 " + it.points);
+        })));
+      }
+      el.appendChild(line);
+    });
+    return el;
+  }
+
+  // ---- new game form ----
+  function fillGames(sel) {
+    S.presets.forEach(function (p) { sel.appendChild(h("option", { value: p.name, text: p.title })); });
+  }
+  function ngPreset() { return preset($("ng-game").value); }
+  function ngSeats() {
+    var p = ngPreset(), n = Number($("ng-players").value) || p.players;
+    return n - (p.house && p.house_plays ? 1 : 0);
+  }
+  function renderNew() {
+    var p = ngPreset();
+    $("ng-desc").textContent = p.description;
+    var choices = [p.players].concat(p.player_choices || []);
+    show($("ng-players-wrap"), choices.length > 1);
+    var ps = $("ng-players");
+    if (ps.options.length !== choices.length || ps.dataset.game !== p.name) {
+      clear(ps); ps.dataset.game = p.name;
+      choices.forEach(function (n) { ps.appendChild(h("option", { value: n, text: String(n) })); });
+    }
+    var names = $("ng-names"), n = ngSeats(), old = Array.prototype.map.call(names.querySelectorAll("input"), function (i) { return i.value; });
+    clear(names);
+    for (var i = 0; i < n; i++) {
+      names.appendChild(h("label", null, "Player " + (i + 1),
+        h("input", { type: "text", maxlength: "24", "data-name": i, value: old[i] || ["Ann", "Bob", "Cy", "Dee"][i] || "P" + (i + 1),
+          oninput: renderDealer })));
+    }
+    var four = Number($("ng-players").value) === 4 && (p.partnerships || p.grid);
+    $("ng-teams").textContent = four ? "Partners sit opposite: players 1 & 3 against 2 & 4." : (p.house ? "The house deals and plays as its own side." : "");
+    show($("ng-n-wrap"), $("ng-series").value !== "single");
+    renderDealer();
+    var opts = clear($("ng-options"));
+    p.options.forEach(function (o) {
+      if (o.name === "players") return;
+      var input;
+      if (o.type === "bool") input = h("input", { type: "checkbox", "data-opt": o.name, "data-default": String(o.default), checked: o.default ? true : null });
+      else if (o.type === "int") input = h("input", { type: "number", "data-opt": o.name, "data-default": String(o.default), value: String(o.default), min: "0" });
+      else { input = h("select", { "data-opt": o.name, "data-default": String(o.default) }); o.choices.forEach(function (c) { input.appendChild(h("option", { value: c, text: String(c), selected: c === o.default ? true : null })); }); }
+      opts.appendChild(h("label", null, input, h("span", null, o.name.replace(/_/g, " "), h("br"), h("small", { cls: "muted", text: o.help }))));
+    });
+  }
+  function renderDealer() {
+    var sel = $("ng-dealer"), keep = sel.value, p = ngPreset();
+    clear(sel);
+    if (p.house) { sel.appendChild(h("option", { value: "", text: "The house deals" })); sel.disabled = true; return; }
+    sel.disabled = false;
+    sel.appendChild(h("option", { value: "", text: "Cut for it" }));
+    ngNames().forEach(function (n) { sel.appendChild(h("option", { value: n, text: n, selected: n === keep ? true : null })); });
+  }
+  function ngNames() { return Array.prototype.map.call($("ng-names").querySelectorAll("input"), function (i) { return i.value.trim(); }); }
+  function submitNew(ev) {
+    ev.preventDefault();
+    var p = ngPreset(), names = ngNames(), options = {};
+    Array.prototype.forEach.call($("ng-options").querySelectorAll("[data-opt]"), function (el) {
+      var v = el.type === "checkbox" ? el.checked : el.type === "number" ? Number(el.value) : el.value;
+      if (String(v) !== el.dataset.default) options[el.dataset.opt] = v;
+    });
+    var np = Number($("ng-players").value);
+    if (p.player_choices && p.player_choices.length && np !== p.players) options.players = np;
+    var cmd = { type: "new_match", game: p.name, players: names, stake: Number($("ng-stake").value) || 0,
+      options: options, first_dealer: $("ng-dealer").value || null,
+      series: { kind: $("ng-series").value, n: $("ng-series").value === "single" ? 1 : Number($("ng-n").value) } };
+    if (names.length === 4 && (p.partnerships || options.players === 4)) cmd.teams = [[names[0], names[2]], [names[1], names[3]]];
+    command(cmd).then(function () { S.tray = []; S.layout = null; go("table"); toast("New game: " + p.title, "info"); }, function () {});
+  }
+
+  // ---- quick count ----
+  function renderQuick() {
+    var q = S.qc, p = preset($("qc-game").value), need = q.kind === "crib" ? 4 : (p.held || 4);
+    if (p.grid) need = 4;
+    var slots = clear($("qc-slots"));
+    q.cards.forEach(function (c, i) {
+      slots.appendChild(h("button", { type: "button", cls: "card" + (/[HD]$/.test(c) ? " red" : ""), onclick: function () { q.cards.splice(i, 1); renderQuick(); } }, pretty(c)));
+    });
+    for (var i = q.cards.length; i < need; i++) slots.appendChild(h("span", { cls: "slot" + (i === q.cards.length ? " target" : ""), text: "?" }));
+    slots.appendChild(h("span", { cls: "muted", text: " turn-up " }));
+    slots.appendChild(q.starter ? h("button", { type: "button", cls: "card" + (/[HD]$/.test(q.starter) ? " red" : ""), id: "qc-starter",
+      onclick: function () { q.starter = null; renderQuick(); } }, pretty(q.starter)) : h("span", { cls: "slot" + (q.cards.length >= need ? " target" : ""), text: "?" }));
+    var seen = {};
+    q.cards.concat(q.starter ? [q.starter] : []).forEach(function (c) { seen[c] = 1; });
+    $("qc-go").disabled = !(q.cards.length === need && q.starter);
+    picker(function (card) {
+      if (q.cards.length < need) q.cards.push(card); else if (!q.starter) q.starter = card;
+      renderQuick();
+      if (q.cards.length === need && q.starter) quickCount();
+    }, $("qc-picker"), seen);
+  }
+  function quickCount() {
+    var q = S.qc, params = "game=" + encodeURIComponent($("qc-game").value) + "&hand=" + encodeURIComponent(q.cards.join(",")) +
+      "&starter=" + encodeURIComponent(q.starter) + "&crib=" + (q.kind === "crib" ? "1" : "0");
+    call("GET", "/api/quick?" + params).then(function (b) {
+      var r = clear($("qc-result"));
+      r.appendChild(h("div", { cls: "total", id: "qc-total", text: b.total + " points" }));
+      r.appendChild(h("div", { cls: "said", text: b.text }));
+      r.appendChild(h("ol", null, b.items.map(function (it) {
+        return h("li", null, it.kind + " ", it.cards.map(function (c) { return cardEl(c); }), " \u2014 " + it.points);
+      })));
+    }, function (e) { toast(e.message); });
+  }
+
+  // ---- wake lock: keep the screen on during a game where the browser allows it ----
+  function keepAwake() {
+    var want = pref.awake && document.visibilityState === "visible" && S.table.game && !S.table.result;
+    if (!("wakeLock" in navigator)) {
+      $("awake-note").textContent = pref.awake ? "This browser does not let pages keep the screen on over plain http; set the phone's screen timeout longer." : "";
+      return;
+    }
+    if (want && !S.wake) {
+      navigator.wakeLock.request("screen").then(function (l) { S.wake = l; l.addEventListener("release", function () { S.wake = null; }); }, function () {});
+    } else if (!want && S.wake) { S.wake.release(); S.wake = null; }
+  }
+
+  // ---- navigation ----
+  function go(view) {
+    S.view = view;
+    Array.prototype.forEach.call(document.querySelectorAll("[data-view]"), function (sec) { sec.hidden = sec.dataset.view !== view; });
+    Array.prototype.forEach.call(document.querySelectorAll("[data-tab]"), function (b) { b.classList.toggle("on", b.dataset.tab === view); });
+    if (view === "history") loadHistory();
+    if (view === "count") renderQuick();
+    if (view === "new") renderNew();
+    window.scrollTo(0, 0);
+  }
+
+  // ---- wiring ----
+  Array.prototype.forEach.call(document.querySelectorAll("[data-tab]"), function (b) { b.addEventListener("click", function () { go(b.dataset.tab); }); });
+  $("claim").addEventListener("click", function () {
+    call("POST", "/api/claim", {}).then(function (s) { S.session = s; render(); go("new"); toast("You host this table. Join code " + s.join_code, "info"); }, function (e) { toast(e.message); refreshSession(); });
+  });
+  $("join-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    call("POST", "/api/join", { code: $("join-code").value.trim() }).then(function (s) { S.session = s; render(); toast("Joined: you can enter cards now", "info"); }, function (e) { toast(e.message); });
+  });
+  $("undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
+  $("h-undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
+  $("next-game").addEventListener("click", function () { command({ type: "new_game" }).catch(function () {}); });
+  $("peg-n-go").addEventListener("click", function () {
+    var n = Number($("peg-n-value").value);
+    peg(S.pegSide, n).then(function () { show($("peg-n"), false); }, function () {});
+  });
+  $("peg-n-cancel").addEventListener("click", function () { show($("peg-n"), false); });
+  $("new-form").addEventListener("submit", submitNew);
+  $("ng-game").addEventListener("change", renderNew);
+  $("ng-players").addEventListener("change", renderNew);
+  $("ng-series").addEventListener("change", function () { show($("ng-n-wrap"), $("ng-series").value !== "single"); });
+  fillGames($("ng-game"));
+  fillGames($("qc-game"));
+  if (S.table.game) { $("ng-game").value = S.table.game; $("qc-game").value = S.table.game; }
+  $("qc-game").addEventListener("change", function () { S.qc.cards = []; S.qc.starter = null; clear($("qc-result")); renderQuick(); });
+  Array.prototype.forEach.call(document.querySelectorAll("[data-qc-kind]"), function (b) {
+    b.addEventListener("click", function () {
+      S.qc.kind = b.dataset.qcKind; S.qc.cards = []; S.qc.starter = null; clear($("qc-result"));
+      Array.prototype.forEach.call(document.querySelectorAll("[data-qc-kind]"), function (x) { x.classList.toggle("on", x === b); });
+      renderQuick();
+    });
+  });
+  $("qc-clear").addEventListener("click", function () { S.qc.cards = []; S.qc.starter = null; clear($("qc-result")); renderQuick(); });
+  $("qc-go").addEventListener("click", quickCount);
+  $("h-import").addEventListener("change", function () {
+    var f = this.files[0];
+    if (!f) return;
+    f.text().then(function (txt) {
+      var rec;
+      try { rec = JSON.parse(txt); } catch (e) { toast("that file is not JSON"); return; }
+      return call("POST", "/api/import", { record: rec }).then(function (d) { take(d.table); toast("Record imported", "info"); });
+    }).catch(function (e) { toast(e.message); });
+    this.value = "";
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("[data-sim]"), function (b) {
+    b.addEventListener("click", function () {
+      fetch("/api/sim/press", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ button: b.dataset.sim, hold: $("sim-hold").checked }) })
+        .then(function (r) { return r.json(); }).then(function (d) { if (d.error) toast(d.error); else if (d.table) take(d.table); }, function () { toast("no connection to the table"); });
+    });
+  });
+  [["set-four", "four"], ["set-speak", "speak"], ["set-awake", "awake"]].forEach(function (pair) {
+    var el = $(pair[0]);
+    el.checked = pref[pair[1]];
+    el.addEventListener("change", function () { pref[pair[1]] = el.checked; localStorage.setItem("le." + pair[1], el.checked ? "1" : "0"); render(); });
+  });
+
+  render();
+  announce(null);
+  connect();
+  pollBoard();
+})();
