@@ -1,0 +1,195 @@
+"""The board's push buttons: one per side and a menu button; they only submit table commands.
+
+Wiring: each button connects its BCM pin to ground; the pin's internal
+pull-up holds it high (gpiozero ``Button(pin, pull_up=True)``).
+
+================  =====================  ==========================================
+button            released after < hold  released after >= hold (default 1 s)
+================  =====================  ==========================================
+``p1``-``p3``     peg 1 for that side    undo the last event
+``menu``          next brightness step   new game (same settings); >= 5 s: release
+                                         the table (every phone must join again)
+================  =====================  ==========================================
+
+Button ``pN`` pegs side ``N`` in seating order (``{"type": "peg", "side": N-1,
+"points": 1}``); a press for a side the game does not have is refused by the
+table and logged. A press is classified when the button is released, so a
+long hold never triggers a short action on the way.
+
+Debounce is done here, not by gpiozero (whose mock pins ignore
+``bounce_time``): an edge closer than ``debounce_s`` to the last accepted edge
+of the same button is contact bounce and ignored, so a bouncing contact
+pegs once. All timing comes from the injected ``clock``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+log = logging.getLogger(__name__)
+
+SIDE_BUTTONS = ("p1", "p2", "p3")
+MENU = "menu"
+SHORT_PRESS_S = 0.1
+"""How long :meth:`ButtonPanel.press` holds a simulated short press."""
+
+
+class SimClock:
+    """A monotonic clock that simulated presses can move forward (never backwards).
+
+    :param base: the real clock it follows, ``time.monotonic`` by default.
+    """
+
+    def __init__(self, base: Callable[[], float] = time.monotonic):
+        self._base = base
+        self._offset = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        """Return the current time in seconds."""
+        with self._lock:
+            return self._base() + self._offset
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock ``seconds`` forward."""
+        with self._lock:
+            self._offset += seconds
+
+
+@dataclass
+class _State:
+    accepted_at: float = float("-inf")
+    down_at: float | None = None
+
+
+class ButtonPanel:
+    """The side buttons and the menu button on gpiozero ``Button`` devices.
+
+    :param pins: BCM pin per button name (``p1``, ``p2``, ``p3``, ``menu``; any may be left out).
+    :param submit: called with each command dict (``table.submit``); its errors are logged, not raised.
+    :param pin_factory: gpiozero pin factory (``MockFactory()`` in the simulator); gpiozero's default when None.
+    :param clock: seconds, monotonic; ``time.monotonic`` by default.
+    :param hold_s: a press at least this long is a hold, default 1.0 s.
+    :param release_s: a menu hold at least this long releases the table, default 5.0 s.
+    :param debounce_s: edges closer than this to the last accepted edge are ignored, default 0.03 s.
+    :param on_release: called (no arguments) when the menu button is held ``release_s``.
+    :param on_menu_press: called (no arguments) on a short menu press (the daemon steps the brightness).
+    :raises gpiozero.GPIOZeroError: a pin cannot be claimed (the daemon reports it as a fault).
+    """
+
+    def __init__(self, pins: Mapping[str, int], submit: Callable[[dict], Any], *, pin_factory: Any = None,
+                 clock: Callable[[], float] = time.monotonic, hold_s: float = 1.0, release_s: float = 5.0,
+                 debounce_s: float = 0.03, on_release: Callable[[], Any] | None = None,
+                 on_menu_press: Callable[[], Any] | None = None):
+        from gpiozero import Button
+
+        unknown = set(pins) - set(SIDE_BUTTONS) - {MENU}
+        if unknown:
+            raise ValueError(f"unknown button names: {', '.join(sorted(unknown))}")
+        self.submit = submit
+        self.clock = clock
+        self.hold_s = hold_s
+        self.release_s = release_s
+        self.debounce_s = debounce_s
+        self.on_release = on_release
+        self.on_menu_press = on_menu_press
+        self._lock = threading.Lock()
+        self._press_lock = threading.Lock()
+        self._state = {name: _State() for name in pins}
+        self._last: dict[str, dict | None] = {name: None for name in pins}
+        self.buttons: dict[str, Any] = {}
+        try:
+            for name, pin in pins.items():
+                button = Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+                button.when_pressed = self._callback(name, down=True)
+                button.when_released = self._callback(name, down=False)
+                self.buttons[name] = button
+        except Exception:
+            self.close()
+            raise
+
+    def _callback(self, name: str, *, down: bool) -> Callable[[], None]:
+        def callback() -> None:
+            self.edge(name, down=down)
+        return callback
+
+    def edge(self, name: str, *, down: bool) -> dict | None:
+        """Handle one edge of button ``name``; return the command submitted (or None).
+
+        Called by gpiozero for every edge; tests may call it directly.
+        """
+        now = self.clock()
+        with self._lock:
+            st = self._state[name]
+            if now - st.accepted_at < self.debounce_s:
+                return None
+            st.accepted_at = now
+            if down:
+                st.down_at = now          # a press after a missed release restarts the press
+                return None
+            if st.down_at is None:
+                return None
+            held = now - st.down_at
+            st.down_at = None
+        command = self._act(name, held)
+        self._last[name] = command
+        return command
+
+    def _act(self, name: str, held: float) -> dict | None:
+        if name == MENU:
+            if held >= self.release_s:
+                log.info("menu held %.1f s: releasing the table", held)
+                if self.on_release is not None:
+                    self.on_release()
+                return None
+            if held >= self.hold_s:
+                return self._submit({"type": "new_game"})
+            if self.on_menu_press is not None:
+                self.on_menu_press()
+            return None
+        if held >= self.hold_s:
+            return self._submit({"type": "undo"})
+        return self._submit({"type": "peg", "side": SIDE_BUTTONS.index(name), "points": 1})
+
+    def _submit(self, command: dict) -> dict:
+        try:
+            self.submit(command)
+        except Exception as exc:  # a refused command (RulesError) must not kill the GPIO thread
+            log.warning("button command %s refused: %s", command, exc)
+        return command
+
+    def press(self, name: str, *, hold: bool = False, seconds: float | None = None) -> dict | None:
+        """Press simulated button ``name`` and let go; return the command it submitted (or None).
+
+        Drives the button's mock pin low, moves the :class:`SimClock` on by the
+        press length (:data:`SHORT_PRESS_S`, ``hold_s`` + 0.1 when ``hold``, or
+        ``seconds``), drives it high, then moves past the debounce time.
+
+        :raises ValueError: no such button.
+        :raises RuntimeError: the pins are not simulated, or the clock cannot be advanced.
+        """
+        if name not in self.buttons:
+            raise ValueError(f"unknown button {name!r} (known: {', '.join(self.buttons)})")
+        advance = getattr(self.clock, "advance", None)
+        pin = self.buttons[name].pin
+        if advance is None or not hasattr(pin, "drive_low"):
+            raise RuntimeError("press() needs simulated pins (MockFactory) and a SimClock")
+        length = seconds if seconds is not None else (self.hold_s + 0.1 if hold else SHORT_PRESS_S)
+        with self._press_lock:
+            self._last[name] = None
+            advance(self.debounce_s)
+            pin.drive_low()
+            advance(length)
+            pin.drive_high()
+            advance(self.debounce_s)
+            return self._last[name]
+
+    def close(self) -> None:
+        """Release every pin (idempotent)."""
+        for button in self.buttons.values():
+            button.close()
+        self.buttons = {}

@@ -1,0 +1,312 @@
+"""The composition root: one process that keeps the table, drives the board and serves the page.
+
+``landsend serve [--sim] [--config FILE] [--db FILE] [--host H] [--port P]``
+(or ``python -m firmware.daemon ...``) calls :func:`main`. This is the only
+module that reads the environment and picks hardware; everything below it
+takes its dependencies as parameters.
+
+* The table (``companion.table.Table``) owns the state; the buttons and the
+  web page only submit commands; the render loop and the phones are told of
+  every new state through ``table.subscribe``.
+* A strip or button that fails to open (device missing, permission denied)
+  becomes a *fault*: logged, shown on the page (``faults``), and the daemon
+  keeps serving.
+* Under systemd (``Type=notify``) it sends ``READY=1`` once the page is
+  listening and ``WATCHDOG=1`` from the main loop every ``WatchdogSec/2``
+  while the render and web threads are alive. SIGTERM/SIGINT turn the LEDs
+  off and close everything.
+
+Paths: the database is ``--db``, else ``$LANDSEND_DB``, else
+``$STATE_DIRECTORY/landsend.db`` (systemd's ``StateDirectory=``), else
+``$XDG_STATE_HOME/landsend/landsend.db``, else
+``~/.local/state/landsend/landsend.db``. The config is ``--config``, else
+``$LANDSEND_CONFIG``, else ``/etc/landsend/config.toml`` when it exists,
+else the built-in defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from firmware.config import DEFAULTS, Config, ConfigError, load
+from firmware.drivers import Strip, StripError
+from firmware.geometry import Geometry
+from firmware.render import Light
+from firmware.render_loop import RenderLoop
+from firmware.sdnotify import Notifier
+
+log = logging.getLogger(__name__)
+
+SYSTEM_CONFIG = Path("/etc/landsend/config.toml")
+
+
+def default_db_path(env: Mapping[str, str] | None = None) -> Path:
+    """Return where the database lives when ``--db`` is not given (see the module docstring)."""
+    env = os.environ if env is None else env
+    if env.get("LANDSEND_DB"):
+        return Path(env["LANDSEND_DB"])
+    if env.get("STATE_DIRECTORY"):
+        return Path(env["STATE_DIRECTORY"].split(":")[0]) / "landsend.db"
+    if env.get("XDG_STATE_HOME"):
+        return Path(env["XDG_STATE_HOME"]) / "landsend" / "landsend.db"
+    return Path(env.get("HOME") or Path.home()) / ".local" / "state" / "landsend" / "landsend.db"
+
+
+def default_config_path(env: Mapping[str, str] | None = None) -> Path | None:
+    """Return the config file to read when ``--config`` is not given, or None for the defaults."""
+    env = os.environ if env is None else env
+    if env.get("LANDSEND_CONFIG"):
+        return Path(env["LANDSEND_CONFIG"])
+    return SYSTEM_CONFIG if SYSTEM_CONFIG.exists() else None
+
+
+def make_strip(config: Config, geometry: Geometry, *, sim: bool) -> Strip:
+    """Return the (unopened) strip driver the config asks for; the simulator when ``sim``."""
+    s = config.strip
+    if sim or s.driver == "sim":
+        from firmware.drivers.sim import SimStrip
+        return SimStrip(geometry, budget_ma=s.power_budget_ma, ma_per_channel=s.ma_per_channel, gamma=s.gamma)
+    if s.driver == "ws281x":
+        from firmware.drivers.ws281x import Ws281xStrip
+        return Ws281xStrip(geometry.count, order=s.type, gpio=s.gpio, dma=s.dma)
+    from firmware.drivers.spi import SpiStrip
+    return SpiStrip(geometry.count, order=s.type, bus=s.spi_bus, device=s.spi_device, hz=s.spi_hz)
+
+
+@dataclass
+class Daemon:
+    """Everything :func:`build` wired together."""
+
+    config: Config
+    table: Any
+    loop: RenderLoop
+    strip: Strip | None
+    buttons: Any
+    app: Any
+    faults: list[str]
+    sim: bool
+    geometry: Geometry
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def add_fault(self, message: str) -> None:
+        """Record a fault for the page (once) and the log."""
+        if message not in self.faults:
+            self.faults.append(message)
+
+    def release_table(self) -> None:
+        """Make every phone join again (the menu button's long hold); the web app owns the join code."""
+        hub = self.app.extensions.get("landsend") if self.app is not None else None
+        if hub is None:
+            log.warning("no web app: nothing to release")
+            return
+        epoch = hub.release()
+        log.info("table released: access epoch %s", epoch)
+
+    def close(self) -> None:
+        """Turn the LEDs off and release strip, buttons and table (idempotent)."""
+        closers, self._closers = self._closers, []
+        for fn in reversed(closers):
+            try:
+                fn()
+            except Exception:
+                log.exception("while closing")
+
+
+def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None, table: Any = None,
+          strip: Strip | None = None, pin_factory: Any = None, clock: Callable[[], float] | None = None,
+          web: bool = True) -> Daemon:
+    """Return a :class:`Daemon` with table, strip, render loop (running), buttons and web app.
+
+    :param sim: simulated strip and ``MockFactory`` buttons with a :class:`~firmware.buttons.SimClock`.
+    :param db: SQLite file of the table (ignored when ``table`` is given).
+    :param table: an open table to use instead of ``Table.open(db)``.
+    :param strip: a strip to use instead of the one the config names.
+    :param pin_factory: gpiozero pin factory for the buttons (default: MockFactory in sim, gpiozero's choice otherwise).
+    :param clock: the buttons' clock (default: SimClock in sim, ``time.monotonic`` otherwise).
+    :param web: build the web app (tests of the board alone pass False).
+    """
+    faults: list[str] = []
+    closers: list[Callable[[], None]] = []
+    state_dir = None
+    if table is None:
+        from companion.table import Table
+        path = Path(db) if db is not None else default_db_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table = Table.open(str(path))
+        closers.append(table.close)
+        state_dir = str(path.parent)
+        log.info("table: %s", path)
+    geometry = Geometry.from_config(config.board)
+
+    strip = strip if strip is not None else make_strip(config, geometry, sim=sim)
+    try:
+        strip.open()
+    except (StripError, OSError) as exc:
+        faults.append(f"LED strip: {exc}")
+        log.error("LED strip: %s (the page keeps working without it)", exc)
+        strip = None
+
+    loop = RenderLoop(strip, geometry, Light.from_config(config.strip), max_brightness=config.strip.max_brightness,
+                      fps=config.strip.fps, on_fault=lambda m: faults.append(m) if m not in faults else None)
+    daemon = Daemon(config=config, table=table, loop=loop, strip=strip, buttons=None, app=None, faults=faults,
+                    sim=sim, geometry=geometry, _closers=closers)
+    if strip is not None:
+        closers.append(strip.close)
+    loop.update(table.snapshot())
+    closers.append(table.subscribe(loop.update))
+    loop.start()
+    closers.append(loop.stop)
+
+    buttons = _make_buttons(config, daemon, sim=sim, pin_factory=pin_factory, clock=clock)
+    if buttons is not None:
+        daemon.buttons = buttons
+        closers.append(buttons.close)
+    if web:
+        from web import create_app
+        # the page keeps its secret key and access state next to the database (the state dir), unless
+        # LANDSEND_STATE_DIR says otherwise; create_app reads LANDSEND_* from the environment
+        keep = os.environ.get("LANDSEND_STATE_DIR")
+        if state_dir and keep is None:
+            os.environ["LANDSEND_STATE_DIR"] = state_dir
+        try:
+            daemon.app = create_app(None, table=table, board=loop, buttons=buttons if sim else None, faults=faults)
+        finally:
+            if keep is None:
+                os.environ.pop("LANDSEND_STATE_DIR", None)
+    return daemon
+
+
+def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any, clock: Any) -> Any:
+    from firmware.buttons import ButtonPanel, SimClock
+
+    b = config.buttons
+    if sim and pin_factory is None:
+        from gpiozero.pins.mock import MockFactory
+        pin_factory = MockFactory()
+    if clock is None:
+        clock = SimClock() if sim else time.monotonic
+    try:
+        return ButtonPanel(b.pins(), daemon.table.submit, pin_factory=pin_factory, clock=clock, hold_s=b.hold_s,
+                           release_s=b.release_s, debounce_s=b.debounce_ms / 1000.0,
+                           on_release=daemon.release_table, on_menu_press=daemon.loop.step_brightness)
+    except Exception as exc:  # gpiozero raises many kinds (BadPinFactory, PinInvalidPin, OSError...)
+        message = f"buttons: {type(exc).__name__}: {exc}"
+        daemon.add_fault(message)
+        log.error("%s (the page keeps working without them)", message)
+        return None
+
+
+def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = None,
+          stop: threading.Event | None = None, threads: int | None = None, started: float | None = None) -> int:
+    """Serve the page with waitress until ``stop`` is set (SIGTERM/SIGINT set it); return the exit status.
+
+    Sends ``READY=1`` once listening and ``WATCHDOG=1`` every half watchdog
+    period while the render loop and the web server threads are alive. On the
+    way out the LEDs are turned off and everything is closed.
+    """
+    from web import create_server
+
+    notifier = notifier or Notifier()
+    stop = stop or threading.Event()
+    try:
+        server = create_server(daemon.app, host=host, port=port, threads=threads or daemon.config.web.threads)
+    except OSError as exc:
+        log.error("cannot listen on %s:%s: %s", host, port, exc.strerror or exc)
+        daemon.close()
+        return 1
+    web_thread = threading.Thread(target=server.run, name="waitress", daemon=True)
+    web_thread.start()
+    log.info("serving http://%s:%d/%s", host, port, " (simulator)" if daemon.sim else "")
+    notifier.notify(f"READY=1\nSTATUS=serving on port {port}")
+    if started is not None:
+        log.info("ready in %.2f s", time.monotonic() - started)
+    interval = notifier.ping_interval
+    healthy = True
+    while not stop.wait(interval if interval else 3600.0):
+        if not (daemon.loop.alive and web_thread.is_alive()):
+            if healthy:
+                log.error("a thread died (render loop alive: %s, web alive: %s); no more watchdog pings",
+                          daemon.loop.alive, web_thread.is_alive())
+            healthy = False
+            continue
+        if interval:
+            notifier.notify("WATCHDOG=1")
+    notifier.notify("STOPPING=1")
+    log.info("stopping")
+    server.close()
+    daemon.close()
+    web_thread.join(timeout=2.0)
+    return 0 if healthy else 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="landsend serve", description="Run the table daemon: board, buttons and page.")
+    add_arguments(p)
+    return p
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``serve`` options to ``parser`` (shared with the ``landsend`` command line)."""
+    parser.add_argument("--sim", action="store_true", help="simulated strip and buttons (runs on any PC)")
+    parser.add_argument("--config", metavar="FILE", help="TOML config (default: $LANDSEND_CONFIG, "
+                        "/etc/landsend/config.toml, built-in defaults)")
+    parser.add_argument("--db", metavar="FILE", help="SQLite database (default: $LANDSEND_DB or the state dir)")
+    parser.add_argument("--host", metavar="H", help="address to listen on (default: the config's, 0.0.0.0)")
+    parser.add_argument("--port", metavar="P", type=int, help="port to listen on (default: the config's, 8000)")
+
+
+def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
+    """Return the exit status of serving with parsed ``args`` (2 for a refused config)."""
+    stderr = stderr or sys.stderr
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=os.environ.get("LANDSEND_LOG", "INFO").upper(),
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    started = time.monotonic()
+    path = Path(args.config) if args.config else default_config_path()
+    try:
+        config = load(path) if path else DEFAULTS
+    except ConfigError as exc:
+        stderr.write(f"landsend serve: config refused: {exc}\n")
+        return 2
+    if args.port is not None and not 0 <= args.port <= 65535:
+        stderr.write(f"landsend serve: --port must be 0..65535, got {args.port}\n")
+        return 2
+    db = Path(args.db) if args.db else default_db_path()
+    stop = threading.Event()
+    daemon = build(config, sim=args.sim, db=db)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    terminal = None
+    if args.sim and sys.stdin.isatty():
+        from firmware.terminal import Terminal
+        terminal = Terminal(daemon, stop)
+        terminal.start()
+    try:
+        return serve(daemon, host=args.host or config.web.host,
+                     port=args.port if args.port is not None else config.web.port, stop=stop, started=started)
+    finally:
+        if terminal is not None:
+            terminal.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Return the exit status of ``landsend serve`` with ``argv`` (the options after ``serve``)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

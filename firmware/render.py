@@ -1,0 +1,303 @@
+"""The renderer: a pure function from a table snapshot to the LED frame.
+
+What the board shows (``docs/operation.md`` has the same list for players):
+
+* **Pegs.** Each side plays on one lane (:func:`firmware.geometry.side_lanes`).
+  Its **front peg** (the score) is bright, its **back peg** (the previous
+  score) is dim, so the last increment is visible. Holes 1-15 are points
+  1-15; hole 16 is the edge of the world and lights only when the target is
+  reached. A score of 0 shows nothing.
+* **Laps.** Longer games (31, 61, 121) go round the lane in laps of 15; the
+  peg's colour tells the lap, from :data:`LAP_PALETTE` (lap 1 green, lap 2
+  blue, lap 3 purple, lap 4 yellow, lap 5 cyan, lap 6 orange, lap 7 pink,
+  lap 8 white, then again from green). The phone page shows the exact score.
+* **Status LEDs** (chained after the lanes): LED 1-3 sit at the start of
+  lanes 1-3 and show that lane's side: white = its turn in the matching phase,
+  blue = it owns the pocket (casino play, when that is not the dealer),
+  amber = it deals. LED 4 shows the phase (:data:`PHASE_COLOURS`). A board
+  with fewer status LEDs shows the side's marker dimly in the lane's last hole.
+* **Peg-out.** When the game ends, the peg of the side that reached the
+  target (the loser, or the winner when the game is won by reaching it) runs
+  from its back hole off the end of the world (:data:`RUN_S` seconds), then
+  every side that collects flashes its lane in its peg colour as many times as
+  its stake multiplier (x1..x4), then a skunk flashes the loser's lane red
+  once per skunk level. Afterwards the board settles on the final pegs.
+
+Every frame then goes through the same light stage: gamma, brightness (live,
+capped by the configured limit) and the power cap, which scales the whole
+frame down until its estimated current (``ma_per_channel`` per channel at
+full scale) fits the budget.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from firmware.config import StripConfig
+from firmware.frame import OFF, RGB, Frame
+from firmware.geometry import Geometry, side_lanes
+
+#: Peg colours by lap (lap 1 first); documented in docs/operation.md.
+LAP_PALETTE: tuple[tuple[str, RGB], ...] = (
+    ("green", (0, 255, 0)),
+    ("blue", (0, 80, 255)),
+    ("purple", (160, 0, 255)),
+    ("yellow", (255, 200, 0)),
+    ("cyan", (0, 255, 255)),
+    ("orange", (255, 90, 0)),
+    ("pink", (255, 40, 120)),
+    ("white", (255, 255, 255)),
+)
+#: Back peg = front colour x this (before gamma).
+BACK_LEVEL = 0.35
+#: Status LED colours for a lane's side.
+TURN: RGB = (255, 255, 255)
+POCKET: RGB = (0, 80, 255)
+DEALER: RGB = (255, 110, 0)
+#: The marker drawn in a lane's last hole when there is no status LED for it (x colour).
+MARKER_LEVEL = 0.3
+#: The phase LED (the status LED after the lane LEDs).
+PHASE_COLOURS: dict[str, RGB] = {
+    "manual": OFF,
+    "cut": (120, 120, 120),
+    "pegging": (0, 255, 0),
+    "show": (0, 80, 255),
+    "pocket": (160, 0, 255),
+    "grid": (0, 255, 255),
+    "over": (255, 0, 0),
+}
+PEG_OUT: RGB = (255, 0, 0)
+
+#: Peg-out timing, in seconds.
+RUN_S = 1.2
+"""The peg's run from its back hole off the end of the lane."""
+TAIL = (1.0, 0.45, 0.2)
+"""Levels of the running peg's head and tail LEDs."""
+GAP_S = 0.3
+"""Pause between the run, the multiplier flashes and the skunk flashes."""
+FLASH_ON_S = 0.35
+FLASH_OFF_S = 0.35
+FLASH_LEVEL = 0.6
+
+
+@dataclass(frozen=True, kw_only=True)
+class Light:
+    """The light stage shared by every frame: brightness, gamma and the power cap."""
+
+    brightness: float = 0.5
+    """0..1 of full scale (the daemon clamps live changes to the configured limit)."""
+    gamma: float = 2.8
+    budget_ma: float = 1500.0
+    ma_per_channel: float = 20.0
+
+    @classmethod
+    def from_config(cls, strip: StripConfig) -> "Light":
+        """Return the light stage of a ``[strip]`` config section."""
+        return cls(brightness=strip.brightness, gamma=strip.gamma, budget_ma=float(strip.power_budget_ma),
+                   ma_per_channel=strip.ma_per_channel)
+
+
+def lap_colour(lap: int) -> RGB:
+    """Return the peg colour of ``lap`` (0 = the first lap), wrapping after the palette's 8 laps."""
+    return LAP_PALETTE[lap % len(LAP_PALETTE)][1]
+
+
+def _scale(c: RGB, k: float) -> tuple[float, float, float]:
+    return (c[0] * k, c[1] * k, c[2] * k)
+
+
+class _Canvas:
+    """Design-space colours (0..255 floats, before gamma) for each LED, in strip order."""
+
+    def __init__(self, geometry: Geometry):
+        self.g = geometry
+        self.px: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * geometry.count
+
+    def hole(self, lane: int, hole: int, colour: tuple[float, float, float]) -> None:
+        self.px[self.g.index(lane, hole)] = colour
+
+    def clear_lane(self, lane: int) -> None:
+        for h in range(1, self.g.holes + 1):
+            self.hole(lane, h, (0.0, 0.0, 0.0))
+
+
+def _sides(snapshot: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return list(snapshot.get("sides") or [])
+
+
+def _pegs(canvas: _Canvas, lane: int, side: Mapping[str, Any], target: int) -> None:
+    g = canvas.g
+    back = g.place(int(side.get("previous") or 0), target)
+    front = g.place(int(side.get("score") or 0), target)
+    if back is not None and back != front:
+        canvas.hole(lane, back[0], _scale(lap_colour(back[1]), BACK_LEVEL))
+    if front is not None:
+        canvas.hole(lane, front[0], _scale(lap_colour(front[1]), 1.0))
+
+
+def _front_colour(geometry: Geometry, side: Mapping[str, Any], target: int) -> RGB:
+    place = geometry.place(int(side.get("score") or 0), target)
+    return lap_colour(place[1] if place else 0)
+
+
+def _status(canvas: _Canvas, snapshot: Mapping[str, Any], lanes: list[int]) -> None:
+    g = canvas.g
+    dealer, turn, pocket = snapshot.get("dealer_side"), snapshot.get("turn_side"), snapshot.get("pocket_owner")
+    for i, lane in enumerate(lanes):
+        if i == turn and snapshot.get("phase") == "pegging":
+            colour = TURN
+        elif i == pocket and pocket != dealer:
+            colour = POCKET
+        elif i == dealer:
+            colour = DEALER
+        else:
+            continue
+        if lane - 1 < g.status:
+            canvas.px[g.status_index(lane - 1)] = _scale(colour, 1.0)
+        elif canvas.px[g.index(lane, g.holes)] == (0.0, 0.0, 0.0):
+            canvas.hole(lane, g.holes, _scale(colour, MARKER_LEVEL))
+    if g.status > g.lanes:
+        phase = "over" if snapshot.get("result") else snapshot.get("phase")
+        canvas.px[g.status_index(g.lanes)] = _scale(PHASE_COLOURS.get(phase or "manual", OFF), 1.0)
+
+
+@dataclass(frozen=True)
+class _PegOut:
+    runner: int | None
+    """Index of the side whose peg runs off the end."""
+    start_hole: int
+    flashes: dict[int, int]
+    """Side index -> number of flashes (its stake multiplier)."""
+    skunk: int
+    loser: int | None
+
+    @property
+    def flash_at(self) -> float:
+        return (RUN_S + GAP_S) if self.runner is not None else 0.0
+
+    @property
+    def skunk_at(self) -> float:
+        most = max(self.flashes.values(), default=0)
+        return self.flash_at + most * (FLASH_ON_S + FLASH_OFF_S) + (GAP_S if most else 0.0)
+
+    @property
+    def length(self) -> float:
+        return self.skunk_at + self.skunk * (FLASH_ON_S + FLASH_OFF_S)
+
+
+def _peg_out(snapshot: Mapping[str, Any], geometry: Geometry) -> _PegOut | None:
+    result = snapshot.get("result")
+    if not result:
+        return None
+    sides = _sides(snapshot)
+    index = {s.get("id"): i for i, s in enumerate(sides)}
+    reach = snapshot.get("reach", "loses")
+    runner_id = result.get("loser") if reach == "loses" else result.get("winner")
+    runner = index.get(runner_id)
+    start = 1
+    if runner is not None:
+        target = int(snapshot.get("target") or geometry.holes)
+        back = geometry.place(int(sides[runner].get("previous") or 0), target)
+        front = geometry.place(int(sides[runner].get("score") or 0), target)
+        if back is not None and front is not None and back[1] == front[1]:
+            start = back[0]
+    flashes: dict[int, int] = {}
+    for sid, k in (result.get("multipliers") or {}).items():
+        if sid in index and int(k) > 0:
+            flashes[index[sid]] = int(k)
+    if not flashes and result.get("winner") in index:
+        flashes[index[result["winner"]]] = 1
+    return _PegOut(runner=runner, start_hole=start, flashes=flashes, skunk=int(result.get("skunk") or 0),
+                   loser=index.get(result.get("loser")))
+
+
+def animation_length(snapshot: Mapping[str, Any], geometry: Geometry) -> float:
+    """Return how long (seconds) the peg-out animation of ``snapshot`` runs; 0.0 when the game is not over."""
+    po = _peg_out(snapshot, geometry)
+    return po.length if po else 0.0
+
+
+def _animate(canvas: _Canvas, po: _PegOut, t: float, snapshot: Mapping[str, Any], lanes: list[int]) -> None:
+    g = canvas.g
+    sides = _sides(snapshot)
+    target = int(snapshot.get("target") or g.holes)
+    if po.runner is not None and t < RUN_S:
+        lane = lanes[po.runner]
+        colour = _front_colour(g, sides[po.runner], target)
+        canvas.clear_lane(lane)
+        distance = g.holes + len(TAIL) - po.start_hole
+        head = po.start_hole + int(distance * t / RUN_S)
+        for k, level in enumerate(TAIL):
+            h = head - k
+            if po.start_hole <= h <= g.holes:
+                canvas.hole(lane, h, _scale(colour, level))
+        return
+    period = FLASH_ON_S + FLASH_OFF_S
+    if po.flash_at <= t < po.skunk_at:
+        dt = t - po.flash_at
+        n, within = int(dt // period), dt % period
+        for i, k in po.flashes.items():
+            if n < k:
+                lane = lanes[i]
+                colour = _scale(_front_colour(g, sides[i], target), FLASH_LEVEL if within < FLASH_ON_S else 0.0)
+                for h in range(1, g.holes + 1):
+                    canvas.hole(lane, h, colour)
+        return
+    if po.loser is not None and po.skunk_at <= t < po.length:
+        within = (t - po.skunk_at) % period
+        colour = _scale(PEG_OUT, FLASH_LEVEL if within < FLASH_ON_S else 0.0)
+        for h in range(1, g.holes + 1):
+            canvas.hole(lanes[po.loser], h, colour)
+
+
+def light(px: list[tuple[float, float, float]], geometry: Geometry, settings: Light) -> Frame:
+    """Return the frame of design colours ``px`` after gamma, brightness and the power cap.
+
+    Each channel becomes ``round(255 * (v/255) ** gamma * brightness)``; a lit
+    channel never rounds down to 0 while brightness > 0. When the estimated
+    current is over the budget the frame is scaled by ``budget / current``
+    (rounded down), so the result never exceeds the budget.
+    """
+    b = max(0.0, min(1.0, settings.brightness))
+    out: list[list[int]] = []
+    for pixel in px:
+        chans = []
+        for v in pixel:
+            if v <= 0 or b == 0:
+                chans.append(0)
+                continue
+            x = round(255.0 * (min(v, 255.0) / 255.0) ** settings.gamma * b)
+            chans.append(max(1, x))
+        out.append(chans)
+    total = sum(sum(c) for c in out) * settings.ma_per_channel / 255.0
+    if total > settings.budget_ma:
+        k = settings.budget_ma / total
+        out = [[math.floor(v * k) for v in c] for c in out]
+    return Frame(tuple((c[0], c[1], c[2]) for c in out), geometry)
+
+
+def render(snapshot: Mapping[str, Any] | None, geometry: Geometry, t: float | None = None, *,
+           settings: Light = Light()) -> Frame:
+    """Return the LED frame that shows ``snapshot`` (a ``Table.snapshot()`` dict).
+
+    :param t: seconds since the game ended (the snapshot's ``result`` appeared),
+        to draw the peg-out animation at that moment; ``None`` (default) draws
+        the settled board. Times past :func:`animation_length` are settled too.
+    :param settings: gamma, brightness and power cap (see :func:`light`).
+    :raises ValueError: the snapshot has more sides than the board has lanes.
+    """
+    canvas = _Canvas(geometry)
+    if snapshot:
+        sides = _sides(snapshot)
+        lanes = side_lanes(sides, lanes=geometry.lanes)
+        target = int(snapshot.get("target") or geometry.holes)
+        for side, lane in zip(sides, lanes):
+            _pegs(canvas, lane, side, target)
+        _status(canvas, snapshot, lanes)
+        if t is not None:
+            po = _peg_out(snapshot, geometry)
+            if po is not None and 0 <= t < po.length:
+                _animate(canvas, po, t, snapshot, lanes)
+    return light(canvas.px, geometry, settings)
