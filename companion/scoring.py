@@ -308,6 +308,11 @@ def _hand_rules(game: "str | Ruleset") -> _HandRules:
 
 def _show_cards(hand, starter, want: int, rules: Ruleset, *, crib: bool):
     """Return ``(cards, starter)`` parsed and checked (slow path of :func:`score_hand`)."""
+    if not isinstance(hand, (str, tuple, list)):
+        try:
+            hand = tuple(hand)
+        except TypeError:
+            raise InvalidCard(f"a hand is a list of cards, not {hand!r}") from None
     cards = _cards(hand)
     top = parse_card(starter)
     if len(cards) != want:
@@ -341,8 +346,12 @@ def score_hand(hand: "Iterable[str | Card]", starter: "str | Card", *, crib: boo
     if hr is None:
         hr = _hand_rules(game)
     want = 4 if crib else hr.held
+    cards = hand
     try:
-        cards = hand if hand.__class__ is tuple else tuple(hand)
+        if hand.__class__ is not tuple:
+            if hand.__class__ is str:
+                raise KeyError(hand)
+            cards = tuple(hand)
         key = _RKEY[starter]
         for c in cards:
             key += _RKEY[c]
@@ -352,7 +361,7 @@ def score_hand(hand: "Iterable[str | Card]", starter: "str | Card", *, crib: boo
         if len(cards) != want or len(seen) != want + 1:
             raise KeyError
     except (KeyError, TypeError, AttributeError):
-        cards, top = _show_cards(hand, starter, want, hr.rules, crib=crib)
+        cards, top = _show_cards(cards, starter, want, hr.rules, crib=crib)
         key = _RKEY[top]
         for c in cards:
             key += _RKEY[c]
