@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import re
 
 from flask import Blueprint, Response, abort, current_app, render_template, request
@@ -19,7 +18,7 @@ JOIN_CODE = re.compile(r"^\d{6}$")
 def _page(prefill: str = ""):
     boot = {"table": hub().table.snapshot(), "session": session_info(), "presets": presets(),
             "prefill": prefill}
-    html = render_template("index.html", boot=json.dumps(boot, separators=(",", ":")))
+    html = render_template("index.html", boot=boot)
     resp = Response(html, mimetype="text/html")
     resp.headers["Cache-Control"] = "no-store"
     return resp

@@ -1,0 +1,102 @@
+"""The page's assets: no external URL anywhere, light enough, installable."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from companion.table import Table
+from web import create_app
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+ASSET_FILES = sorted(p for d in ("templates", "static") for p in (WEB / d).rglob("*") if p.is_file())
+TEXT_SUFFIXES = {".html", ".js", ".css", ".svg", ".webmanifest", ".json", ".txt"}
+
+# XML namespace names are identifiers that no browser fetches; they are the only URLs allowed.
+NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+URL = re.compile(r"""(?:[a-z][a-z0-9+.-]*:)?//[^\s"'<>)]+|\b(?:https?|ftp|wss?):[^\s"'<>)]*""", re.I)
+CSS_IMPORT = re.compile(r"@import|url\(\s*['\"]?(?!data:|/)", re.I)
+
+
+def external_urls(text: str) -> list[str]:
+    """Return every URL-like string in ``text`` other than an XML namespace name or a JS comment."""
+    found = []
+    for m in URL.finditer(text):
+        url = m.group(0)
+        if url in NAMESPACES:
+            continue
+        # a line comment marker "//" preceded by space or start of line is not a URL
+        start = m.start()
+        before = text[max(0, start - 1):start]
+        if url.startswith("//") and (before in ("", " ", "\n", "\t", ";", "{", "}", ")")):
+            continue
+        found.append(url)
+    return found
+
+
+def test_the_scanner_finds_what_it_must():
+    assert external_urls('<script src="https://cdn.example/x.js">') == ["https://cdn.example/x.js"]
+    assert external_urls('<link href="//fonts.example/css">') == ["//fonts.example/css"]
+    assert external_urls("fetch('http://api.example/v1')") == ["http://api.example/v1"]
+    assert external_urls('<svg xmlns="http://www.w3.org/2000/svg">') == []
+    assert external_urls("  // a comment\nx = 1; // another") == []
+
+
+@pytest.mark.parametrize("path", [p for p in ASSET_FILES if p.suffix in TEXT_SUFFIXES],
+                         ids=lambda p: str(p.relative_to(WEB)))
+def test_no_external_url_in_templates_or_static(path):
+    text = path.read_text(encoding="utf-8")
+    assert external_urls(text) == []
+    if path.suffix in (".css", ".html"):
+        assert not CSS_IMPORT.search(text)
+
+
+def test_binary_assets_are_only_the_png_icons():
+    assert {p.name for p in ASSET_FILES if p.suffix not in TEXT_SUFFIXES} == {"icon-192.png", "icon-512.png"}
+
+
+@pytest.fixture
+def app(tmp_path):
+    t = Table.memory()
+    a = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=t)
+    yield a
+    t.close()
+
+
+def test_whole_page_is_under_150_kb(app):
+    c = app.test_client()
+    html = c.get("/").data
+    # what the page loads: stylesheet, script, icons, manifest (not the export download link)
+    refs = [r for r in re.findall(r'(?:src|href)="(/[^"]+)"', html.decode()) if not r.startswith("/api/")]
+    assert "/static/app.js" in refs and "/static/app.css" in refs
+    total = len(html)
+    for ref in refs:
+        r = c.get(ref)
+        assert r.status_code == 200, ref
+        total += len(r.data)
+        r.close()
+    # and everything else the server could ever send the page (icons, manifest) still fits
+    everything = len(html) + sum(p.stat().st_size for p in ASSET_FILES if p.parent.name == "static")
+    assert total < 150 * 1024
+    assert everything < 150 * 1024
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_manifest_icons_exist_with_their_declared_sizes(app):
+    m = json.loads(app.test_client().get("/manifest.webmanifest").data)
+    assert m["name"] and m["short_name"] and m["display"] == "standalone"
+    for icon in m["icons"]:
+        path = WEB / icon["src"].lstrip("/")
+        assert path.exists(), icon["src"]
+        if icon["type"] == "image/png":
+            w, h = png_size(path)
+            assert f"{w}x{h}" == icon["sizes"]

@@ -1,0 +1,147 @@
+"""Server-Sent Events: snapshot first, every change after, heartbeats, catch-up, coalescing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.table import Table
+from web import create_app
+from web.live import HEARTBEAT, Broadcaster, format_event, state_id
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def parse(chunk: str) -> dict:
+    """Return an SSE message as {"event", "id", "data"} (data decoded)."""
+    out: dict = {}
+    for line in chunk.strip("\n").split("\n"):
+        key, _, value = line.partition(": ")
+        out[key] = json.loads(value) if key == "data" else value
+    return out
+
+
+@pytest.fixture
+def table():
+    t = Table.memory()
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def app(tmp_path, table):
+    return create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"],
+                       "SSE_HEARTBEAT": 0.0}, table=table)
+
+
+def test_format_event():
+    assert format_event("state", {"a": 1}, event_id="m:3") == 'event: state\nid: m:3\ndata: {"a":1}\n\n'
+    assert format_event("access", {"epoch": 2}) == 'event: access\ndata: {"epoch":2}\n\n'
+
+
+def test_stream_sends_the_snapshot_then_each_change(table):
+    hub_b = Broadcaster()
+    table.subscribe(lambda snap: hub_b.publish("state", snap))
+    s = hub_b.stream(table.snapshot, heartbeat=0.0)
+    assert next(s) == "retry: 2000\n\n"
+    first = parse(next(s))
+    assert first["event"] == "state"
+    assert first["id"] == state_id(table.snapshot())
+    assert first["data"]["sides"][0]["score"] == 0
+    table.submit({"type": "peg", "side": "p1", "points": 2})
+    msg = parse(next(s))
+    assert msg["event"] == "state"
+    assert msg["data"]["sides"][0]["score"] == 2
+    assert msg["id"] == f"{msg['data']['match_id']}:{msg['data']['seq']}"
+    assert next(s) == HEARTBEAT                    # nothing new: a heartbeat, not a repeat
+    s.close()
+    assert hub_b.streams == 0
+
+
+def test_slow_phone_gets_only_the_latest_state(table):
+    b = Broadcaster()
+    table.subscribe(lambda snap: b.publish("state", snap))
+    s = b.stream(table.snapshot, heartbeat=0.0)
+    next(s), next(s)
+    for pts in (1, 2, 3):
+        table.submit({"type": "peg", "side": "p2", "points": pts})
+    msg = parse(next(s))
+    assert msg["data"]["sides"][1]["score"] == 6
+    assert next(s) == HEARTBEAT
+
+
+def test_reconnect_with_the_current_id_skips_the_snapshot_and_an_old_id_catches_up(table):
+    b = Broadcaster()
+    table.subscribe(lambda snap: b.publish("state", snap))
+    current = state_id(table.snapshot())
+    s = b.stream(table.snapshot, last_event_id=current, heartbeat=0.0)
+    assert next(s) == "retry: 2000\n\n"
+    assert next(s) == ": up to date\n\n"
+    stale = current
+    table.submit({"type": "peg", "side": "p1", "points": 4})
+    s2 = b.stream(table.snapshot, last_event_id=stale, heartbeat=0.0)
+    next(s2)
+    caught = parse(next(s2))
+    assert caught["data"]["sides"][0]["score"] == 4
+
+
+def test_stream_ends_after_max_age_so_the_phone_reconnects():
+    clock = FakeClock()
+    b = Broadcaster()
+    snap = {"match_id": "m", "seq": 0}
+    s = b.stream(lambda: snap, heartbeat=0.0, max_age=60, clock=clock)
+    assert [next(s), parse(next(s))["event"]] == ["retry: 2000\n\n", "state"]
+    assert next(s) == HEARTBEAT
+    clock.now = 60
+    with pytest.raises(StopIteration):
+        next(s)
+
+
+def test_close_ends_every_stream():
+    b = Broadcaster()
+    s = b.stream(lambda: {"match_id": "m", "seq": 0}, heartbeat=0.0)
+    next(s), next(s)
+    b.close()
+    with pytest.raises(StopIteration):
+        next(s)
+
+
+def test_access_events_reach_the_stream(app):
+    hub = app.extensions["landsend"]
+    s = hub.broadcaster.stream(hub.table.snapshot, heartbeat=0.0)
+    next(s), next(s)
+    hub.release()
+    msg = parse(next(s))
+    assert msg == {"event": "access", "data": {"epoch": 2, "claimed": False}}
+
+
+def test_events_route_streams_the_table(app):
+    c = app.test_client()
+    r = c.get("/api/events", buffered=False)
+    assert r.status_code == 200
+    assert r.mimetype == "text/event-stream"
+    assert r.headers["Cache-Control"] == "no-store"
+    chunks = iter(r.response)
+    assert next(chunks) == b"retry: 2000\n\n"
+    first = parse(next(chunks).decode())
+    assert first["data"]["game"] == "lands-end"
+    app.extensions["landsend"].table.submit({"type": "peg", "side": "p1", "points": 3})
+    msg = parse(next(chunks).decode())
+    assert msg["data"]["sides"][0]["score"] == 3
+    r.close()
+
+
+def test_events_route_honours_last_event_id(app):
+    snap = app.extensions["landsend"].table.snapshot()
+    r = app.test_client().get("/api/events", buffered=False, headers={"Last-Event-ID": state_id(snap)})
+    chunks = iter(r.response)
+    next(chunks)
+    assert next(chunks) == b": up to date\n\n"
+    r.close()

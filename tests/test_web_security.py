@@ -1,0 +1,281 @@
+"""Who may change the score: host, join code, read-only visitors, release, and the request guards."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.table import Table
+from web import create_app
+from web.security import Access, JoinLimiter, load_secret_key, same_origin
+
+ORIGIN = "http://localhost"
+
+
+class FakeClock:
+    """A monotonic clock the test advances by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Phone:
+    def __init__(self, app, addr: str) -> None:
+        self.client = app.test_client()
+        self.client.environ_base["REMOTE_ADDR"] = addr
+        self.session = self.client.get("/api/session").get_json()
+        self.csrf = self.session["csrf"]
+
+    def post(self, path, body=None, **headers):
+        h = {"X-CSRF-Token": self.csrf, "Origin": ORIGIN}
+        h.update(headers)
+        return self.client.post(path, json={} if body is None else body, headers=h)
+
+    def info(self) -> dict:
+        return self.client.get("/api/session").get_json()
+
+    def peg(self, points: int = 1):
+        return self.post("/api/command", {"type": "peg", "side": "p1", "points": points})
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def app(tmp_path, clock):
+    t = Table.memory()
+    a = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"],
+                    "CLOCK": clock}, table=t)
+    yield a
+    t.close()
+
+
+def score(app) -> int:
+    return app.extensions["landsend"].table.snapshot()["sides"][0]["score"]
+
+
+# --- host, join, visitors ----------------------------------------------------------------
+
+def test_first_phone_becomes_host_and_gets_a_six_digit_code(app):
+    a = Phone(app, "10.0.0.2")
+    assert a.session["role"] == "visitor" and a.session["claimable"] is True
+    r = a.post("/api/claim")
+    assert r.status_code == 200
+    info = r.get_json()
+    assert info["role"] == "host" and info["claimable"] is False
+    assert len(info["join_code"]) == 6 and info["join_code"].isdigit()
+    assert a.peg(2).status_code == 200
+    assert score(app) == 2
+
+
+def test_second_claim_is_refused(app):
+    Phone(app, "10.0.0.2").post("/api/claim")
+    b = Phone(app, "10.0.0.3")
+    r = b.post("/api/claim")
+    assert r.status_code == 409
+    assert "already has a host" in r.get_json()["error"]
+    assert b.info()["role"] == "visitor"
+
+
+def test_join_with_the_code_makes_a_player_who_may_change_the_table(app):
+    code = Phone(app, "10.0.0.2").post("/api/claim").get_json()["join_code"]
+    b = Phone(app, "10.0.0.3")
+    assert b.peg().status_code == 403
+    r = b.post("/api/join", {"code": code})
+    assert r.status_code == 200
+    assert r.get_json()["role"] == "player"
+    assert r.get_json()["join_code"] == code
+    assert b.peg(3).status_code == 200
+    assert score(app) == 3
+
+
+def test_visitors_never_see_the_join_code(app):
+    Phone(app, "10.0.0.2").post("/api/claim")
+    v = Phone(app, "10.0.0.3")
+    assert "join_code" not in v.info()
+    assert "join_code" not in v.session
+
+
+def test_join_before_anyone_hosts_is_refused(app):
+    r = Phone(app, "10.0.0.3").post("/api/join", {"code": "123456"})
+    assert r.status_code == 409
+    assert r.get_json()["error"] == "nobody hosts this table yet: take it as host instead"
+
+
+@pytest.mark.parametrize("body", [{"code": "12345"}, {"code": "abcdef"}, {"code": 123456}, {}])
+def test_malformed_join_code_is_400(app, body):
+    Phone(app, "10.0.0.2").post("/api/claim")
+    r = Phone(app, "10.0.0.3").post("/api/join", body)
+    assert r.status_code == 400
+    assert r.get_json() == {"error": "the join code is 6 digits"}
+
+
+def wrong(code: str) -> str:
+    return f"{(int(code) + 1) % 1_000_000:06d}"
+
+
+def test_wrong_codes_are_limited_per_address_then_allowed_after_the_window(app, clock):
+    code = Phone(app, "10.0.0.2").post("/api/claim").get_json()["join_code"]
+    m = Phone(app, "10.0.0.66")
+    for _ in range(5):
+        r = m.post("/api/join", {"code": wrong(code)})
+        assert r.status_code == 403
+        assert r.get_json() == {"error": "wrong join code"}
+    r = m.post("/api/join", {"code": code})        # even the right code waits now
+    assert r.status_code == 429
+    assert r.headers["Retry-After"] == "600"
+    assert r.get_json() == {"error": "too many wrong codes: try again in 600 s"}
+    clock.now += 599
+    assert m.post("/api/join", {"code": code}).status_code == 429
+    # another address is not blocked by this one's failures
+    assert Phone(app, "10.0.0.67").post("/api/join", {"code": code}).status_code == 200
+    clock.now += 1
+    assert m.post("/api/join", {"code": code}).status_code == 200
+
+
+def test_wrong_codes_from_many_addresses_hit_the_overall_limit(app, clock):
+    code = Phone(app, "10.0.0.2").post("/api/claim").get_json()["join_code"]
+    for i in range(30):
+        assert Phone(app, f"10.1.0.{i}").post("/api/join", {"code": wrong(code)}).status_code == 403
+    r = Phone(app, "10.2.0.1").post("/api/join", {"code": code})
+    assert r.status_code == 429
+    clock.now += 600
+    assert Phone(app, "10.2.0.1").post("/api/join", {"code": code}).status_code == 200
+
+
+def test_release_makes_every_phone_read_only_and_lets_a_new_host_claim(app):
+    host = Phone(app, "10.0.0.2")
+    code = host.post("/api/claim").get_json()["join_code"]
+    player = Phone(app, "10.0.0.3")
+    player.post("/api/join", {"code": code})
+    hub = app.extensions["landsend"]
+    assert hub.release() == 2
+    assert host.info()["role"] == "visitor" and player.info()["role"] == "visitor"
+    assert host.peg().status_code == 403 and player.peg().status_code == 403
+    assert hub.broadcaster.latest("access") == {"epoch": 2, "claimed": False}
+    # the old code no longer works; the player becomes the new host with a new code
+    assert player.post("/api/join", {"code": code}).status_code == 409
+    info = player.post("/api/claim").get_json()
+    assert info["role"] == "host"
+    assert player.peg(2).status_code == 200
+    assert host.peg().status_code == 403
+    assert score(app) == 2
+
+
+def test_access_survives_a_restart_but_release_does_too(tmp_path):
+    a = Access(tmp_path / "access.json")
+    assert a.claim("dev1") and a.join_code
+    b = Access(tmp_path / "access.json")
+    assert (b.epoch, b.host, b.join_code) == (1, "dev1", a.join_code)
+    b.release()
+    c = Access(tmp_path / "access.json")
+    assert (c.epoch, c.host, c.join_code) == (2, None, None)
+
+
+# --- the request guards -------------------------------------------------------------------
+
+@pytest.fixture
+def host(app):
+    p = Phone(app, "10.0.0.2")
+    p.post("/api/claim")
+    return p
+
+
+def test_change_from_another_origin_is_refused(app, host):
+    r = host.post("/api/command", {"type": "peg", "side": "p1", "points": 1}, Origin="http://evil.example")
+    assert r.status_code == 403
+    assert r.get_json()["error"] == "cross-origin request refused (Origin must be this page's own address)"
+    r = host.post("/api/command", {"type": "peg", "side": "p1", "points": 1}, Origin="https://localhost")
+    assert r.status_code == 403
+    assert score(app) == 0
+
+
+def test_change_without_origin_or_referer_is_refused_but_a_same_origin_referer_will_do(app, host):
+    c = host.client
+    r = c.post("/api/command", json={"type": "peg", "side": "p1", "points": 1}, headers={"X-CSRF-Token": host.csrf})
+    assert r.status_code == 403
+    r = c.post("/api/command", json={"type": "peg", "side": "p1", "points": 1},
+               headers={"X-CSRF-Token": host.csrf, "Referer": "http://localhost/"})
+    assert r.status_code == 200
+    assert score(app) == 1
+
+
+@pytest.mark.parametrize("token", [None, "", "forged-token"])
+def test_change_without_the_sessions_csrf_token_is_refused(app, host, token):
+    headers = {"Origin": ORIGIN}
+    if token is not None:
+        headers["X-CSRF-Token"] = token
+    r = host.client.post("/api/command", json={"type": "peg", "side": "p1", "points": 1}, headers=headers)
+    assert r.status_code == 403
+    assert r.get_json() == {"error": "missing or stale CSRF token: reload the page"}
+    assert score(app) == 0
+
+
+def test_another_phones_token_does_not_work(app, host):
+    other = Phone(app, "10.0.0.5")
+    r = host.client.post("/api/command", json={"type": "peg", "side": "p1", "points": 1},
+                         headers={"Origin": ORIGIN, "X-CSRF-Token": other.csrf})
+    assert r.status_code == 403
+
+
+def test_untrusted_host_header_is_refused(app):
+    r = app.test_client().get("/api/table", headers={"Host": "evil.example"})
+    assert r.status_code == 400
+    assert r.get_json() == {"error": "Host 'evil.example' is not trusted."}
+    r = app.test_client().get("/", headers={"Host": "evil.example"})
+    assert r.status_code == 400
+
+
+def test_trusted_hosts_default_lists_this_machine(tmp_path):
+    t = Table.memory()
+    a = create_app({"TESTING": True, "STATE_DIR": str(tmp_path)}, table=t)
+    hosts = a.config["TRUSTED_HOSTS"]
+    assert {"landsend.local", "localhost", "127.0.0.1"} <= set(hosts)
+    assert a.test_client().get("/api/table", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+    assert a.test_client().get("/api/table", headers={"Host": "attacker.example"}).status_code == 400
+
+
+def test_session_cookie_is_httponly_and_samesite_strict(app):
+    r = app.test_client().get("/api/session")
+    cookie = r.headers["Set-Cookie"]
+    assert cookie.startswith("landsend=")
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+
+
+def test_secret_key_is_random_kept_and_private(tmp_path):
+    k1 = load_secret_key(tmp_path)
+    k2 = load_secret_key(tmp_path)
+    assert k1 == k2 and len(k1) == 32
+    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+    other = load_secret_key(tmp_path / "other")
+    assert other != k1
+    (tmp_path / "secret_key").write_bytes(b"short")
+    assert len(load_secret_key(tmp_path)) == 32
+
+
+def test_same_origin():
+    assert same_origin("http://landsend.local", "landsend.local", "http")
+    assert same_origin("http://192.168.1.5:8000/page", "192.168.1.5:8000", "http")
+    assert not same_origin("http://192.168.1.5:8001", "192.168.1.5:8000", "http")
+    assert not same_origin("null", "landsend.local", "http")
+    assert not same_origin("http://landsend.local.evil.example", "landsend.local", "http")
+
+
+def test_join_limiter_counts_only_inside_the_window(clock):
+    lim = JoinLimiter(per_client=2, overall=3, window=10, clock=clock)
+    lim.failed("a")
+    clock.now += 5
+    lim.failed("a")
+    assert lim.retry_after("a") == 5
+    assert lim.retry_after("b") == 0
+    clock.now += 5
+    assert lim.retry_after("a") == 0
+    lim.failed("b")                       # a@1005 and b@1010 in the window
+    assert lim.retry_after("d") == 0
+    lim.failed("c")                       # three in the window: everyone waits until a@1005 expires
+    assert lim.retry_after("e") == 5
