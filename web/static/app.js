@@ -5,7 +5,7 @@
   var boot = JSON.parse(document.getElementById("boot").textContent);
   var S = {
     table: boot.table, session: boot.session, presets: boot.presets,
-    view: "table", picked: null, pegSide: null, tray: [], trayFor: null,
+    view: "table", picked: null, player: null, pegSide: null, tray: [], trayFor: null,
     gridSel: null, layout: null, layoutCrib: [], qc: { kind: "hand", cards: [], starter: null },
     history: null, lastSaid: null, es: null, lastMsg: 0, board: null, boardMissing: false,
     wake: null, rendered: null
@@ -202,7 +202,8 @@
     if (!last) return;
     var text = last.text || (last.points ? last.points + " points" : "");
     el.appendChild(document.createTextNode(text));
-    if (last.points) el.appendChild(h("span", { cls: "who", text: (last.points > 0 ? "+" + last.points + " to " : "") + sideName(last.side) }));
+    var by = last.player && last.player !== sideName(last.side) ? last.player + " played, " : "";
+    if (last.points) el.appendChild(h("span", { cls: "who", text: by + "+" + last.points + " to " + sideName(last.side) }));
     var key = t.match_id + ":" + t.seq;
     if (old && key !== S.lastSaid && pref.speak && window.speechSynthesis && text) {
       try { speechSynthesis.cancel(); speechSynthesis.speak(new SpeechSynthesisUtterance(text + (last.points ? ", to " + sideName(last.side) : ""))); } catch (e) { /* no voice */ }
@@ -310,42 +311,61 @@
   }
 
   function renderEntry() {
-    var t = S.table, box = clear($("entry")), exp = t.expect || "none";
+    var t = S.table, box = clear($("entry")), exp = t.expect || "none", hd = hand();
     var canEnter = joined() && !t.result;
     show($("grid-box"), false);
+    renderShows();
     if (exp === "none" || !canEnter) {
       show(box, exp !== "none" && !t.result && !joined());
       if (exp !== "none" && !joined()) box.appendChild(h("p", { cls: "muted", text: stepText(exp) }));
-      if (exp === "play") box.appendChild(countEl());
+      if (exp === "play" && !joined()) box.appendChild(countEl());
       picker(null);
       return;
     }
     show(box, true);
-    box.appendChild(h("p", { cls: "step", text: stepText(exp) }));
+    box.appendChild(h("p", { cls: "step", id: "step", text: stepText(exp) }));
     if (exp === "turnup") {
-      picker(function (card) { command({ type: "turnup", card: card }); });
+      picker(function (card) { command({ type: "turnup", card: card }).catch(function () {}); });
     } else if (exp === "play") {
       box.appendChild(countEl());
+      var turn = hd.expect_player || t.turn;
+      if (!S.player || (hd.cards_left || {})[S.player] === 0) S.player = null;
+      var who = S.player || turn;
+      var row = h("div", { cls: "row seg", role: "group", "aria-label": "who plays" });
+      (t.players || []).forEach(function (p) {
+        var left = (hd.cards_left || {})[p];
+        row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
+          onclick: function () { S.player = p === turn ? null : p; render(); } }, p + (left !== undefined ? " (" + left + ")" : "")));
+      });
+      box.appendChild(row);
       box.appendChild(h("div", { cls: "row" },
-        h("button", { type: "button", id: "go", onclick: function () { command({ type: "go" }); } }, (t.turn || "") + " says go")));
-      picker(function (card) { command({ type: "play", card: card }); });
+        h("button", { type: "button", id: "go", onclick: function () {
+          var cmd = { type: "go" }; if (S.player) cmd.player = S.player;
+          command(cmd).then(function () { S.player = null; }, function () {});
+        } }, who + " says go")));
+      picker(function (card) {
+        var cmd = { type: "play", card: card }; if (S.player) cmd.player = S.player;
+        command(cmd).then(function () { S.player = null; render(); }, function () {});
+      });
     } else if (exp === "show" || exp === "pocket") {
-      var need = showSize(exp);
-      var known = hand().show_cards || hand().next_cards || null;
-      if (known && known.length) {
-        box.appendChild(cardsEl(known));
+      var need = exp === "pocket" ? 4 : (preset(t.game).held || 4);
+      var name = hd.expect_player;
+      var played = exp === "show" ? ((hd.plays || {})[name] || []) : [];
+      if (exp === "show" && played.length === need) {
+        box.appendChild(cardsEl(played));
         box.appendChild(h("button", { type: "button", cls: "big primary", id: "count-known",
-          onclick: function () { command(exp === "show" ? { type: "show" } : { type: "pocket", cards: known }); } }, "Count it"));
-        box.appendChild(h("p", { cls: "muted", text: "or enter the cards:" }));
+          onclick: function () { command({ type: "show" }).catch(function () {}); } }, "Count " + name + "'s hand"));
+        picker(null);
+        return;
       }
+      if (S.trayFor !== exp + name) { S.tray = played.slice(); S.trayFor = exp + name; }
       box.appendChild(trayEl(need));
       box.appendChild(h("div", { cls: "row" },
-        h("button", { type: "button", onclick: function () { S.tray = []; render(); } }, "Clear"),
+        h("button", { type: "button", onclick: function () { S.tray = played.slice(); render(); } }, "Clear"),
         h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
           onclick: function () {
-            var cmd = { type: exp, cards: S.tray.slice() };
-            command(cmd).then(function () { S.tray = []; render(); }, function () {});
-          } }, "Count " + (exp === "show" ? "hand" : (t.pocket_name || "pocket")))));
+            command({ type: exp, cards: S.tray.slice() }).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
+          } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
       picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } });
     } else if (exp === "place") {
       renderGrid(box);
@@ -353,17 +373,33 @@
       picker(null);
     }
   }
-  function showSize(exp) {
-    var p = preset(S.table.game);
-    return exp === "pocket" ? (hand().pocket_size || 4) : (hand().show_size || p.held || 4);
+  function renderShows() {
+    var t = S.table, hd = hand(), box = clear($("shows"));
+    var cur = (hd.shows || []).length || hd.pocket || hd.grid_scores;
+    var src = cur ? hd : (hd.previous || null);
+    if (!src) { show(box, false); return; }
+    var list = (src.shows || []).map(function (sh) { return { who: sh.player + "'s hand", sh: sh }; });
+    if (src.pocket) list.push({ who: sideName(src.pocket.side) + "'s " + (t.pocket_name || "pocket"), sh: src.pocket });
+    if (!list.length) { show(box, false); return; }
+    show(box, true);
+    box.appendChild(h("h2", { text: cur ? "Shows" : "Last hand" + (src.turnup ? " (turn-up " + pretty(src.turnup) + ")" : "") }));
+    list.forEach(function (x) {
+      var bd = x.sh.breakdown || {};
+      box.appendChild(h("div", { cls: "breakdown", "data-show": x.who },
+        h("div", null, h("strong", { text: x.who + ": " + x.sh.points }), " ", cardsEl(x.sh.cards)),
+        h("div", { cls: "said", text: bd.text || "" }),
+        h("ol", null, (bd.items || []).map(function (it) {
+          return h("li", null, it.kind + " ", (it.cards || []).map(function (c) { return cardEl(c); }), " \u2014 " + it.points);
+        }))));
+    });
   }
   function stepText(exp) {
-    var t = S.table, hd = hand();
-    if (exp === "turnup") return (t.rules_grid ? "Turn the centre card" : "Cut: enter the turn-up") + (t.dealer ? " (" + t.dealer + " deals)" : "");
-    if (exp === "play") return (t.turn ? t.turn + " to play" : "Next card");
-    if (exp === "show") return "Show: " + (hd.show_name || hd.next_show || "the next hand") + (t.turnup ? " with " + pretty(t.turnup) : "");
-    if (exp === "pocket") return "The " + (t.pocket_name || "pocket") + (t.turnup ? " with " + pretty(t.turnup) : "");
-    if (exp === "place") return "Place the next card" + (t.turn ? " (" + t.turn + ")" : "");
+    var t = S.table, hd = hand(), who = hd.expect_player;
+    if (exp === "turnup") return (preset(t.game).grid ? "Turn the centre card" : "Cut: enter the turn-up") + (who ? " (" + who + " cuts, " + (hd.dealer || t.dealer) + " deals)" : "");
+    if (exp === "play") return (who ? who + " to play" : "Next card") + (t.turnup ? " \u00b7 turn-up " + pretty(t.turnup) : "");
+    if (exp === "show") return "Show: " + (who ? who + "'s hand" : "the next hand") + (t.turnup ? " with " + pretty(t.turnup) : "");
+    if (exp === "pocket") return (who ? who + "'s " : "The ") + (t.pocket_name || "pocket") + (t.turnup ? " with " + pretty(t.turnup) : "");
+    if (exp === "place") return "Place the next card" + (who ? " (" + who + ")" : "");
     return "";
   }
   function countEl() {

@@ -1,0 +1,121 @@
+"""Browser test harness: the real app under waitress on 127.0.0.1, Debian's Chromium via Playwright.
+
+Every test here is marked ``browser`` and skipped (with the reason) only when
+``/usr/bin/chromium`` is absent. Phones are browser contexts at 390x844.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if Path(str(item.fspath)).resolve().parent == here:
+            item.add_marker(pytest.mark.browser)
+            if not os.path.exists(CHROMIUM):
+                item.add_marker(pytest.mark.skip(reason=f"{CHROMIUM} is not installed (apt-get install chromium)"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """The app served by waitress in a thread; ``url`` is its address."""
+
+    def __init__(self, app) -> None:
+        from web import create_server
+        self.app = app
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = create_server(app, host="127.0.0.1", port=self.port, threads=12)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    @property
+    def table(self):
+        return self.app.extensions["landsend"].table
+
+    def close(self) -> None:
+        self.app.extensions["landsend"].broadcaster.close()
+        self.server.close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def make_server(tmp_path):
+    servers = []
+
+    def make(*, table=None, board=None, buttons=None, faults=None):
+        from companion.table import Table
+        from web import create_app
+        t = table or Table.memory()
+        app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path / f"state{len(servers)}"),
+                          "TRUSTED_HOSTS": ["127.0.0.1"], "SSE_HEARTBEAT": 2.0},
+                         table=t, board=board, buttons=buttons, faults=faults)
+        s = Server(app)
+        servers.append(s)
+        return s
+
+    yield make
+    for s in servers:
+        s.close()
+
+
+@pytest.fixture
+def server(make_server):
+    return make_server()
+
+
+@pytest.fixture
+def phones(browser):
+    """Return a function making a fresh phone (own cookies) on a page of ``url``; closes them after."""
+    contexts = []
+
+    def phone(url: str, path: str = "/"):
+        ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.outside = []
+        host = url.split("//", 1)[1]
+        page.on("request", lambda req: page.outside.append(req.url)
+                if req.url.split("//", 1)[-1].split("/", 1)[0] != host and not req.url.startswith("data:") else None)
+        page.errors = []
+        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        page.goto(url + path)
+        page.wait_for_selector("#conn.ok")
+        return page
+
+    yield phone
+    for ctx in contexts:
+        ctx.close()
+
+
+def shot(page, name: str) -> None:
+    """Save a screenshot for the README as docs/img/page-<name>.png."""
+    IMG.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(IMG / f"page-{name}.png"), full_page=False)

@@ -1,0 +1,108 @@
+"""The phone page in a real browser: host, join, manual pegs, undo, quick count, read-only visitor."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import shot
+
+
+def host_new_game(page, *, names=("Ann", "Bob"), stake="2", dealer="Bob", game="lands-end"):
+    """Take the table on ``page`` and start a game; return the join code."""
+    page.click("#claim")
+    page.wait_for_selector("#view-new:not([hidden])")
+    page.select_option("#ng-game", game)
+    for i, n in enumerate(names):
+        page.fill(f"[data-name='{i}']", n)
+    page.fill("#ng-stake", stake)
+    page.select_option("#ng-dealer", dealer)
+    page.click("#new-form button[type=submit]")
+    page.wait_for_selector("#view-table:not([hidden])")
+    page.wait_for_selector(f"[data-side='p1'] .name:text-is('{names[0]}')")
+    page.click("[data-tab=more]")
+    code = page.inner_text("#share-code")
+    page.click("[data-tab=table]")
+    return code
+
+
+def score_of(page, side: str) -> str:
+    return page.inner_text(f"[data-score='{side}']")
+
+
+def test_manual_pegs_undo_and_a_second_phone_following_live(server, phones):
+    host = phones(server.url)
+    code = host_new_game(host)
+    assert re.fullmatch(r"\d{6}", code)
+    other = phones(server.url, f"/join/{code}")
+    assert other.input_value("#join-code") == code
+    other.click("#join-form button")
+    other.wait_for_selector("#role:text-is('player')")
+
+    host.click("[data-side='p1'] .pegs button:text-is('+2')")
+    host.wait_for_function("document.querySelector(\"[data-score='p1']\").textContent === '2'")
+    other.wait_for_function("document.querySelector(\"[data-score='p1']\").textContent === '2'")
+    other.click("[data-side='p2'] .pegs button:text-is('+1')")
+    host.wait_for_function("document.querySelector(\"[data-score='p2']\").textContent === '1'")
+    # +N
+    host.click("[data-side='p2'] .pegs button:text-is('+N')")
+    host.fill("#peg-n-value", "5")
+    host.click("#peg-n-go")
+    other.wait_for_function("document.querySelector(\"[data-score='p2']\").textContent === '6'")
+    assert [s["score"] for s in server.table.snapshot()["sides"]] == [2, 6]
+    assert "pegs five" in host.inner_text("#announce")
+    shot(host, "pegs")
+    # undo on the second phone takes the +5 back on both
+    other.click("#undo")
+    host.wait_for_function("document.querySelector(\"[data-score='p2']\").textContent === '1'")
+    assert [s["score"] for s in server.table.snapshot()["sides"]] == [2, 1]
+    assert host.outside == [] and other.outside == []
+    assert host.errors == [] and other.errors == []
+
+
+def test_read_only_visitor_cannot_change_anything(server, phones):
+    host = phones(server.url)
+    code = host_new_game(host)
+    host.click("[data-side='p1'] .pegs button:text-is('+1')")
+    visitor = phones(server.url)
+    visitor.wait_for_selector("#join-box:not([hidden])")
+    assert visitor.inner_text("#role") == "watching"
+    assert visitor.locator(".pegs").count() == 0
+    assert visitor.locator("#table-actions").is_hidden()
+    assert visitor.locator("#share").is_hidden()
+    # even a hand-made request with the visitor's own CSRF token is refused
+    status = visitor.evaluate("""async () => {
+        const s = await (await fetch('/api/session')).json();
+        const r = await fetch('/api/command', {method: 'POST', headers: {'Content-Type': 'application/json',
+            'X-CSRF-Token': s.csrf}, body: JSON.stringify({type: 'peg', side: 'p1', points: 5})});
+        return [r.status, (await r.json()).error];
+    }""")
+    assert status[0] == 403
+    assert "join code" in status[1]
+    # a wrong code is refused with a message on the page
+    visitor.fill("#join-code", f"{(int(code) + 1) % 1_000_000:06d}")
+    visitor.click("#join-form button")
+    visitor.wait_for_selector("#toast:not([hidden])")
+    assert visitor.inner_text("#toast") == "wrong join code"
+    assert [s["score"] for s in server.table.snapshot()["sides"]] == [1, 0]
+    # but the visitor follows the game live
+    host.click("[data-side='p2'] .pegs button:text-is('+2')")
+    visitor.wait_for_function("document.querySelector(\"[data-score='p2']\").textContent === '2'")
+    shot(visitor, "visitor")
+
+
+def test_quick_count(server, phones):
+    page = phones(server.url)
+    page.click("[data-tab=count]")
+    page.select_option("#qc-game", "cribbage")
+    for card in ("5H", "5S", "5D", "JC", "5C"):
+        page.click(f"#qc-picker [data-rank='{card[:-1]}']")
+        page.click(f"#qc-picker [data-card='{card}']")
+    page.wait_for_selector("#qc-total")
+    assert page.inner_text("#qc-total") == "29 points"
+    assert page.locator("#qc-result li").count() == 10      # 8 fifteens, the double pair royal, nobs
+    assert "one for his nob is twenty-nine" in page.inner_text("#qc-result")
+    # a seen card cannot be picked twice
+    page.click("#qc-picker [data-rank='5']")
+    assert page.locator("#qc-picker [data-card='5H']").is_disabled()
+    shot(page, "quick-count")
+    assert page.outside == [] and page.errors == []
