@@ -175,8 +175,8 @@ _CHECKS: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("strip", "fps"): _range(1, 120),
     ("strip", "spi_bus"): _range(0, 6),
     ("strip", "spi_device"): _range(0, 2),
-    ("strip", "spi_hz"): lambda v: None if 2_000_000 <= v <= 3_200_000 else
-        f"must be between 2000000 and 3200000 Hz (3 SPI bits per WS2812 bit at ~800 kHz), got {v}",
+    ("strip", "spi_hz"): lambda v: None if 2_200_000 <= v <= 2_800_000 else
+        f"must be between 2200000 and 2800000 Hz (3 SPI bits per WS2812 bit at ~800 kHz), got {v}",
     ("strip", "gpio"): lambda v: None if v in (10, 12, 18, 21) else f"must be a PWM/PCM/SPI capable pin (10, 12, 18, 21), got {v}",
     ("strip", "dma"): _range(0, 14),
     ("buttons", "p1"): _range(2, 27),

@@ -1,0 +1,161 @@
+"""firmware.buttons on gpiozero's MockFactory with a fake clock: press, hold, bounce -> commands."""
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from firmware.buttons import ButtonPanel, SimClock
+
+PINS = {"p1": 17, "p2": 27, "p3": 22, "menu": 23}
+PEG = lambda i: {"type": "peg", "side": i, "points": 1}  # noqa: E731
+
+
+class Rig:
+    def __init__(self, **kw):
+        self.factory = MockFactory()
+        self.clock = SimClock(lambda: 100.0)
+        self.commands, self.events = [], []
+        self.panel = ButtonPanel(PINS, self.commands.append, pin_factory=self.factory, clock=self.clock,
+                                 on_release=lambda: self.events.append("release"),
+                                 on_menu_press=lambda: self.events.append("menu"), **kw)
+
+    def pin(self, name):
+        return self.factory.pin(PINS[name])
+
+    def hold(self, name, seconds):
+        self.pin(name).drive_low()
+        self.clock.advance(seconds)
+        self.pin(name).drive_high()
+        self.clock.advance(0.5)
+
+
+@pytest.fixture
+def rig():
+    r = Rig()
+    yield r
+    r.panel.close()
+
+
+def test_buttons_use_pull_ups_on_their_pins(rig):
+    assert {n: b.pin.info.name for n, b in rig.panel.buttons.items()} == {n: f"GPIO{p}" for n, p in PINS.items()}
+    assert all(b.pull_up for b in rig.panel.buttons.values())
+    assert rig.commands == []
+
+
+def test_short_presses_peg_one_for_their_side(rig):
+    rig.hold("p1", 0.1)
+    rig.hold("p3", 0.1)
+    rig.hold("p2", 0.99)
+    assert rig.commands == [PEG(0), PEG(2), PEG(1)]
+
+
+def test_a_hold_undoes_when_released(rig):
+    rig.pin("p2").drive_low()
+    rig.clock.advance(3.0)
+    assert rig.commands == []            # classified on release: a long hold never pegs on the way
+    rig.pin("p2").drive_high()
+    assert rig.commands == [{"type": "undo"}]
+
+
+def test_menu_press_hold_and_long_hold(rig):
+    rig.hold("menu", 0.2)
+    rig.hold("menu", 1.0)
+    rig.hold("menu", 4.9)
+    rig.hold("menu", 5.0)
+    assert rig.commands == [{"type": "new_game"}, {"type": "new_game"}]
+    assert rig.events == ["menu", "release"]
+
+
+def test_a_bouncing_contact_pegs_once(rig):
+    pin = rig.pin("p1")
+    # press: the contact chatters for 4 ms, then stays closed for 120 ms
+    for _ in range(3):
+        pin.drive_low()
+        rig.clock.advance(0.001)
+        pin.drive_high()
+        rig.clock.advance(0.001)
+    pin.drive_low()
+    rig.clock.advance(0.120)
+    # release: chatters again
+    for _ in range(3):
+        pin.drive_high()
+        rig.clock.advance(0.002)
+        pin.drive_low()
+        rig.clock.advance(0.002)
+    pin.drive_high()
+    rig.clock.advance(0.5)
+    assert rig.commands == [PEG(0)]
+
+
+def test_two_quick_real_presses_peg_twice(rig):
+    rig.hold("p1", 0.08)
+    pin = rig.pin("p1")
+    pin.drive_low()
+    rig.clock.advance(0.08)
+    pin.drive_high()
+    rig.clock.advance(0.04)             # 40 ms later, past the 30 ms debounce
+    pin.drive_low()
+    rig.clock.advance(0.08)
+    pin.drive_high()
+    assert rig.commands == [PEG(0), PEG(0), PEG(0)]
+
+
+def test_a_missed_release_restarts_the_press_instead_of_undoing(rig):
+    pin = rig.pin("p1")
+    pin.drive_low()
+    rig.clock.advance(0.010)            # released inside the debounce window: the release is lost
+    pin.drive_high()
+    rig.clock.advance(5.0)
+    pin.drive_low()                     # the next press starts a fresh press
+    rig.clock.advance(0.1)
+    pin.drive_high()
+    assert rig.commands == [PEG(0)]
+
+
+def test_refused_commands_are_logged_not_raised(caplog):
+    def refuse(cmd):
+        raise ValueError("nothing to undo")
+    factory, clock = MockFactory(), SimClock(lambda: 0.0)
+    panel = ButtonPanel({"p1": 17}, refuse, pin_factory=factory, clock=clock)
+    assert panel.press("p1", hold=True) == {"type": "undo"}
+    assert "refused: nothing to undo" in caplog.text
+    panel.close()
+
+
+def test_press_helper_drives_the_mock_pins(rig):
+    assert rig.panel.press("p2") == PEG(1)
+    assert rig.panel.press("p1", hold=True) == {"type": "undo"}
+    assert rig.panel.press("menu", hold=True) == {"type": "new_game"}
+    assert rig.panel.press("menu", seconds=5.5) is None
+    assert rig.panel.press("menu") is None
+    assert rig.commands == [PEG(1), {"type": "undo"}, {"type": "new_game"}]
+    assert rig.events == ["release", "menu"]
+    # floating, pulled up, pressed (low), released
+    assert [s.state for s in rig.pin("p2").states] == [False, True, False, True]
+    with pytest.raises(ValueError, match="unknown button 'p4'"):
+        rig.panel.press("p4")
+
+
+def test_press_helper_refuses_a_real_clock():
+    panel = ButtonPanel({"p1": 17}, [].append, pin_factory=MockFactory())
+    with pytest.raises(RuntimeError, match="needs simulated pins"):
+        panel.press("p1")
+    panel.close()
+
+
+def test_configured_hold_time(rig):
+    r = Rig(hold_s=0.5)
+    r.hold("p1", 0.6)
+    assert r.commands == [{"type": "undo"}]
+    r.panel.close()
+
+
+def test_unknown_button_names_and_pins_in_use_are_refused():
+    with pytest.raises(ValueError, match="unknown button names: p9"):
+        ButtonPanel({"p9": 5}, [].append, pin_factory=MockFactory())
+    factory = MockFactory()
+    first = ButtonPanel({"p1": 17}, [].append, pin_factory=factory)
+    with pytest.raises(Exception, match="pin 17 is already in use|GPIO17"):
+        ButtonPanel({"p1": 5, "p2": 17}, [].append, pin_factory=factory)
+    first.close()
+    # the failed panel released the pin it had claimed (GPIO5)
+    ButtonPanel({"p1": 5}, [].append, pin_factory=factory).close()

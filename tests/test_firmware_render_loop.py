@@ -1,0 +1,148 @@
+"""firmware.render_loop with a fake clock: one frame per change, animation frames only while active."""
+
+import threading
+
+import pytest
+
+from firmware.buttons import SimClock
+from firmware.drivers.sim import SimStrip
+from firmware.frame import Frame
+from firmware.geometry import Geometry
+from firmware.render import Light, render
+from firmware.render_loop import RenderLoop
+
+G = Geometry()
+LIGHT = Light(brightness=0.5, gamma=2.8, budget_ma=1500, ma_per_channel=20)
+
+
+def snap(seq, p1, p2, result=None):
+    return {"seq": seq, "match_id": "m1", "target": 16, "reach": "loses", "phase": "over" if result else "manual",
+            "sides": [{"id": "p1", "score": p1[0], "previous": p1[1]}, {"id": "p2", "score": p2[0], "previous": p2[1]}],
+            "result": result}
+
+
+RESULT = {"winner": "p2", "loser": "p1", "multipliers": {"p2": 1}, "skunk": 0}
+PLAYING = snap(7, (14, 12), (4, 2))
+OVER = snap(8, (17, 14), (4, 2), RESULT)
+
+
+@pytest.fixture
+def rig():
+    clock = SimClock(lambda: 0.0)
+    strip = SimStrip(G)
+    strip.open()
+    faults = []
+    loop = RenderLoop(strip, G, LIGHT, max_brightness=0.8, fps=30, clock=clock, on_fault=faults.append)
+    return loop, strip, clock, faults
+
+
+def test_idle_loop_draws_nothing(rig):
+    loop, strip, clock, _ = rig
+    assert loop.step() is None
+    assert strip.shown == 0 and loop.frames == 0
+
+
+def test_each_new_snapshot_is_drawn_once(rig):
+    loop, strip, clock, _ = rig
+    loop.update(PLAYING)
+    assert loop.step() is None
+    assert strip.frame == render(PLAYING, G, settings=LIGHT)
+    assert loop.step() is None
+    assert strip.shown == 1
+
+
+def test_snapshots_arriving_together_draw_only_the_newest(rig):
+    loop, strip, clock, _ = rig
+    loop.update(snap(1, (1, 0), (0, 0)))
+    loop.update(snap(2, (2, 1), (0, 0)))
+    loop.step()
+    assert strip.shown == 1 and loop.frame_json()["seq"] == 2
+
+
+def test_peg_out_animates_at_the_frame_rate_then_settles(rig):
+    loop, strip, clock, _ = rig
+    loop.update(PLAYING)
+    loop.step()
+    loop.update(OVER)
+    assert loop.step() == pytest.approx(1 / 30)
+    assert strip.frame == render(OVER, G, 0.0, settings=LIGHT)
+    clock.advance(0.6)
+    assert loop.step() == pytest.approx(1 / 30)
+    assert strip.frame == render(OVER, G, 0.6, settings=LIGHT)
+    assert loop.frame_json()["animating"] is True
+    clock.advance(2.2)                    # animation_length = 1.5 + 0.7 + 0.3 = 2.5
+    assert loop.step() is None
+    assert strip.frame == render(OVER, G, None, settings=LIGHT)
+    assert strip.shown == 4
+    assert loop.step() is None and strip.shown == 4     # settled: asleep
+
+
+def test_starting_on_a_finished_game_shows_the_stored_board_without_animating(rig):
+    loop, strip, clock, _ = rig
+    loop.update(OVER)
+    assert loop.step() is None
+    assert strip.frame == render(OVER, G, None, settings=LIGHT)
+
+
+def test_an_undo_during_the_animation_stops_it(rig):
+    loop, strip, clock, _ = rig
+    loop.update(PLAYING)
+    loop.step()
+    loop.update(OVER)
+    loop.step()
+    clock.advance(0.3)
+    loop.update(PLAYING)
+    assert loop.step() is None
+    assert strip.frame == render(PLAYING, G, settings=LIGHT)
+
+
+def test_brightness_is_clamped_to_the_limit_and_redrawn(rig):
+    loop, strip, clock, _ = rig
+    loop.update(PLAYING)
+    loop.step()
+    assert loop.set_brightness(1.0) == 0.8
+    loop.step()
+    assert strip.frame == render(PLAYING, G, settings=Light(brightness=0.8, gamma=2.8))
+    assert strip.frame.at(1, 14) == (0, 204, 0)         # 255 x 0.8
+    assert loop.set_brightness(-1) == 0.0
+    with pytest.raises(ValueError, match="brightness must be a number from 0 to 1"):
+        loop.set_brightness("bright")
+    assert [loop.step_brightness() for _ in range(6)] == [0.1, 0.25, 0.5, 0.8, 0.1, 0.25]
+
+
+def test_a_failing_strip_is_a_fault_once_and_the_page_still_gets_frames(rig):
+    loop, strip, clock, faults = rig
+    strip.close()
+    loop.update(PLAYING)
+    loop.step()
+    loop.update(snap(9, (15, 14), (4, 2)))
+    loop.step()
+    assert faults == ["LED strip: sim strip is not open"]
+    body = loop.frame_json()
+    assert body["strip_ok"] is False and body["seq"] == 9
+    assert body["lanes"][0][14] == [0, 128, 0]
+
+
+def test_frame_json_shape(rig):
+    loop, strip, clock, _ = rig
+    loop.update(PLAYING)
+    loop.step()
+    body = loop.frame_json()
+    assert sorted(body) == ["animating", "brightness", "current_ma", "gamma", "lanes", "seq", "status", "strip_ok"]
+    assert [len(body["lanes"]), len(body["lanes"][0]), len(body["status"])] == [3, 16, 4]
+    assert body["lanes"][0][13] == [0, 128, 0] and body["lanes"][0][11] == [0, 7, 0]
+    # 2 fronts (128) + 2 backs (7) on the green channel: 270 / 255 x 20 mA
+    assert body["current_ma"] == pytest.approx(round(270 * 20 / 255, 1))
+
+
+def test_the_thread_draws_updates_and_stop_turns_the_leds_off(rig):
+    loop, strip, clock, _ = rig
+    drawn = threading.Event()
+    strip.on_show = lambda frame: drawn.set() if any(map(any, frame.pixels)) else None
+    loop.start()
+    assert loop.alive
+    loop.update(PLAYING)
+    assert drawn.wait(5.0)
+    loop.stop()
+    assert not loop.alive
+    assert strip.frame == Frame.blank(G)
