@@ -178,6 +178,7 @@ class Ruleset:
         d = dataclasses.asdict(self)
         d["options"] = dict(self.options)
         d["multipliers"] = [list(b) for b in self.multipliers]
+        d["player_choices"] = list(self.player_choices)
         return d
 
 
