@@ -1,24 +1,25 @@
-"""The ``landsend`` console script: ``serve`` starts the daemon, the rest is the rules CLI.
+"""Registers ``landsend serve`` with the ``landsend`` command line (``companion.cli``).
 
-The composition root lives in firmware (it may import companion and web);
-every other subcommand (score, peg, grid, stats, replay) belongs to
-:mod:`companion.cli`, which knows nothing of firmware.
+Imported by ``companion.cli`` through its extension list; importing it loads
+only argparse and the command registry (the daemon is imported when run).
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+from typing import Any
+
+from companion.cli import Command, register
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run ``landsend``; return the process exit status."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "serve":
-        from .daemon import main as serve_main
-        return serve_main(args[1:])
-    from companion.cli import main as rules_main
-    return rules_main(args)
+def _configure(parser: argparse.ArgumentParser) -> None:
+    from firmware.daemon import add_arguments
+    add_arguments(parser)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def _run(args: argparse.Namespace, io: Any) -> int:
+    from firmware.daemon import run
+    return run(args, stderr=io.stderr)
+
+
+SERVE = register(Command("serve", "run the table daemon: LED board, buttons and the phone page", _configure, _run))

@@ -43,6 +43,7 @@ class Notifier:
             return False
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as s:
+                s.setblocking(False)          # a reader that stopped reading must never block the main loop
                 s.connect(self.address)
                 s.sendall(message.encode())
             return True

@@ -1,0 +1,240 @@
+"""firmware.daemon: paths, sd_notify, faults instead of dying, and the real `serve --sim` process.
+
+The subprocess test runs the daemon as systemd would (a notify socket with a
+watchdog), presses simulated buttons through POST /api/sim/press, reads the
+LED frame back from GET /api/board, restarts the daemon on the same database
+to check that the board comes back with exactly the stored state, and stops
+it with SIGTERM.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from gpiozero import Button
+from gpiozero.pins.mock import MockFactory
+
+from companion.table import Table
+from firmware.config import DEFAULTS
+from firmware.daemon import build, default_config_path, default_db_path
+from firmware.drivers.spi import SpiStrip
+from firmware.sdnotify import Notifier
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --- paths ---------------------------------------------------------------------------
+@pytest.mark.parametrize("env, path", [
+    ({"LANDSEND_DB": "/x/a.db", "STATE_DIRECTORY": "/var/lib/landsend"}, "/x/a.db"),
+    ({"STATE_DIRECTORY": "/var/lib/landsend:/var/lib/other", "XDG_STATE_HOME": "/h/.st"}, "/var/lib/landsend/landsend.db"),
+    ({"XDG_STATE_HOME": "/h/.st", "HOME": "/h"}, "/h/.st/landsend/landsend.db"),
+    ({"HOME": "/home/ann"}, "/home/ann/.local/state/landsend/landsend.db"),
+])
+def test_default_db_path(env, path):
+    assert default_db_path(env) == Path(path)
+
+
+def test_config_path_from_the_environment():
+    assert default_config_path({"LANDSEND_CONFIG": "/etc/x.toml"}) == Path("/etc/x.toml")
+
+
+# --- sd_notify --------------------------------------------------------------------------
+def test_notifier_writes_datagrams_to_the_notify_socket(tmp_path):
+    path = str(tmp_path / "notify")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        n = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "30000000"})
+        assert (n.enabled, n.ping_interval) == (True, 15.0)
+        assert n.notify("READY=1") and n.notify("WATCHDOG=1")
+        assert [sock.recv(100), sock.recv(100)] == [b"READY=1", b"WATCHDOG=1"]
+
+
+def test_notifier_uses_the_abstract_namespace_and_ignores_another_pids_watchdog():
+    name = f"landsend-test-{os.getpid()}"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind("\0" + name)
+        n = Notifier({"NOTIFY_SOCKET": "@" + name, "WATCHDOG_USEC": "1000000", "WATCHDOG_PID": "1"})
+        assert n.ping_interval is None
+        assert n.notify("READY=1")
+        assert sock.recv(100) == b"READY=1"
+
+
+def test_notifier_outside_systemd_does_nothing():
+    n = Notifier({})
+    assert (n.enabled, n.ping_interval, n.notify("READY=1")) == (False, None, False)
+
+
+# --- build: faults instead of dying -------------------------------------------------------
+def fake_spidev_without_device():
+    import types
+
+    class Dev:
+        def open(self, bus, device):
+            raise PermissionError(13, "Permission denied")
+    return types.SimpleNamespace(SpiDev=Dev)
+
+
+def test_broken_strip_and_buttons_become_faults_and_the_board_still_renders():
+    factory = MockFactory()
+    squatter = Button(17, pin_factory=factory)              # something else holds GPIO17
+    table = Table.memory()
+    strip = SpiStrip(52, spidev_module=fake_spidev_without_device())
+    d = build(DEFAULTS, sim=False, table=table, strip=strip, pin_factory=factory, web=False)
+    try:
+        assert d.strip is None and d.buttons is None
+        assert d.faults[0] == ("LED strip: cannot open /dev/spidev0.0: Permission denied "
+                               "(add the user to the spi group)")
+        assert d.faults[1].startswith("buttons: GPIOPinInUse: ")
+        drawn = threading.Event()
+        d.table.subscribe(lambda s: drawn.set())
+        d.table.submit({"type": "peg", "side": 0, "points": 2})
+        assert drawn.wait(5)
+        deadline = time.monotonic() + 5
+        while d.loop.frame_json()["lanes"][0][1] != [0, 128, 0] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert d.loop.frame_json()["lanes"][0][1] == [0, 128, 0]
+        assert d.loop.frame_json()["strip_ok"] is False
+    finally:
+        d.close()
+        squatter.close()
+
+
+def test_sim_build_buttons_peg_through_the_table_and_close_blanks_the_strip():
+    d = build(DEFAULTS, sim=True, table=Table.memory(), web=False)
+    try:
+        assert d.faults == []
+        assert d.buttons.press("p1") == {"type": "peg", "side": 0, "points": 1}
+        assert d.buttons.press("p2") == {"type": "peg", "side": 1, "points": 1}
+        assert [s["score"] for s in d.table.snapshot()["sides"]] == [1, 1]
+        assert d.buttons.press("p1", hold=True) == {"type": "undo"}
+        assert [s["score"] for s in d.table.snapshot()["sides"]] == [1, 0]
+    finally:
+        d.close()
+    assert d.strip.is_open is False
+    assert set(d.strip.frame.pixels) == {(0, 0, 0)}
+
+
+# --- the real process -------------------------------------------------------------------------
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_command():
+    exe = shutil.which("landsend", path=str(Path(sys.executable).parent))
+    if exe and subprocess.run([exe, "serve", "--help"], capture_output=True).returncode == 0:
+        return [exe, "serve"]
+    return [sys.executable, "-m", "firmware.daemon"]
+
+
+class Daemon:
+    def __init__(self, tmp_path, db, notify):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, NOTIFY_SOCKET=notify, WATCHDOG_USEC="200000", LANDSEND_STATE_DIR=str(tmp_path),
+                   LANDSEND_CONFIG=str(tmp_path / "none.toml"))
+        (tmp_path / "none.toml").write_text("[strip]\nbrightness = 0.5\n")
+        self.proc = subprocess.Popen(serve_command() + ["--sim", "--host", "127.0.0.1", "--port", str(self.port),
+                                                         "--db", str(db)],
+                                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, cwd=ROOT)
+
+    def get(self, path):
+        with urllib.request.urlopen(self.base + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def press(self, button, hold=False):
+        req = urllib.request.Request(self.base + "/api/sim/press", method="POST",
+                                     data=json.dumps({"button": button, "hold": hold}).encode(),
+                                     headers={"Content-Type": "application/json", "Origin": self.base})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
+    def board_at(self, seq):
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            b = self.get("/api/board")
+            if b["seq"] == seq:
+                return b
+            time.sleep(0.02)
+        raise AssertionError(f"board never showed seq {seq}: {b['seq']}")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        out, _ = self.proc.communicate(timeout=15)
+        return self.proc.returncode, out.decode()
+
+
+def receive(sock, want, timeout=15.0):
+    sock.settimeout(timeout)
+    got = []
+    while want not in got:
+        got.extend(sock.recv(200).decode().split("\n"))
+    return got
+
+
+def lane(board, n):
+    return {h: tuple(c) for h, c in enumerate(board["lanes"][n - 1], start=1) if any(c)}
+
+
+def test_serve_sim_presses_buttons_and_the_board_follows(tmp_path):
+    notify = str(tmp_path / "notify")
+    db = tmp_path / "state" / "landsend.db"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(notify)
+        d = Daemon(tmp_path, db, notify)
+        try:
+            assert "READY=1" in receive(sock, "READY=1")
+            first = d.get("/api/table")
+            assert [s["score"] for s in first["sides"]] == [0, 0]
+            pressed = d.press("p1")
+            assert [s["score"] for s in pressed["table"]["sides"]] == [1, 0]
+            d.press("p1")
+            d.press("p1")
+            after = d.press("p2")["table"]
+            board = d.board_at(after["seq"])
+            assert lane(board, 1) == {3: (0, 128, 0), 2: (0, 7, 0)}     # p1: 3, back peg at 2
+            assert lane(board, 3) == {1: (0, 128, 0)}                   # p2: 1 (previous 0)
+            assert lane(board, 2) == {}
+            undone = d.press("p2", hold=True)["table"]
+            assert [s["score"] for s in undone["sides"]] == [3, 0]
+            before = d.board_at(undone["seq"])
+            assert lane(before, 3) == {}
+            assert "WATCHDOG=1" in receive(sock, "WATCHDOG=1")
+        finally:
+            code, out = d.stop()
+        assert code == 0, out
+        assert "STOPPING=1" in receive(sock, "STOPPING=1")
+
+        # a restart (or a power cut) shows exactly the stored state
+        d = Daemon(tmp_path, db, notify)
+        try:
+            receive(sock, "READY=1")
+            board = d.board_at(d.get("/api/table")["seq"])
+            assert board["lanes"] == before["lanes"] and board["status"] == before["status"]
+            assert lane(board, 1) == {3: (0, 128, 0), 2: (0, 7, 0)} and lane(board, 3) == {}
+        finally:
+            code, out = d.stop()
+        assert code == 0, out
+
+
+def test_serve_refuses_a_wrong_config_with_its_line(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[strip]\ndriver = \"spi\"\ntype = \"GRBX\"\n")
+    out = subprocess.run(serve_command() + ["--sim", "--config", str(bad), "--db", str(tmp_path / "x.db")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=30)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines()[-1] == (
+        f"landsend serve: config refused: {bad}, line 3, strip.type: must be one of GRB, RGB, BRG, RBG, GBR, BGR, "
+        "GRBW, RGBW, got 'GRBX'")
+    assert not (tmp_path / "x.db").exists()
