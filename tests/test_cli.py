@@ -234,7 +234,7 @@ def test_console_script_runs_once_end_to_end():
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "companion"]
     stdin = json.dumps({"hand": ["5H", "5S", "5D", "JC"], "starter": "5C"}) + "\n" + "{\n"
     proc = subprocess.run(cmd + ["score", "--jsonl"], input=stdin, capture_output=True, text=True, timeout=60)
-    out = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert out[0]["total"] == 29 and "error" in out[1]
-    assert proc.returncode == 1
     assert proc.stderr == 'landsend: 1 of 2 lines refused (see their "error")\n'
+    assert proc.returncode == 1
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert out[0]["total"] == 29 and out[1]["error"].startswith("line 2: not JSON")
