@@ -75,9 +75,11 @@ class Command:
 
 COMMANDS: dict[str, Command] = {}
 
-# Modules that register further commands when imported (the engine's ``replay``).
-# A module that is not there (yet) is skipped; one that fails to import is an error.
-EXTENSION_MODULES: tuple[str, ...] = ("companion.replay",)
+# Modules of ``companion`` that register further commands when imported (add yours
+# here, e.g. the engine's ``replay``). One that is not installed is skipped; one
+# that fails to import for another reason is an error. Modules outside companion
+# (``firmware.cli`` registers ``serve``) register themselves before calling main.
+EXTENSION_MODULES: tuple[str, ...] = ()
 
 
 def register(command: Command) -> Command:

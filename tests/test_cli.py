@@ -238,3 +238,17 @@ def test_console_script_runs_once_end_to_end():
     assert proc.returncode == 1
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     assert out[0]["total"] == 29 and out[1]["error"].startswith("line 2: not JSON")
+
+
+def test_extension_modules_are_imported_before_parsing(tmp_path, monkeypatch):
+    (tmp_path / "landsend_test_ext.py").write_text(
+        "from companion.cli import Command, register\n"
+        "register(Command('echo', 'repeat a word', lambda p: p.add_argument('w'),\n"
+        "                 lambda a, s: s.stdout.write(a.w + '\\n') and 0))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cli, "EXTENSION_MODULES", ("landsend_test_missing_ext", "landsend_test_ext"))
+    try:
+        assert run("echo", "hi") == (0, "hi\n", "")
+    finally:
+        cli.COMMANDS.pop("echo", None)
+        sys.modules.pop("landsend_test_ext", None)
