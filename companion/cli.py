@@ -44,7 +44,7 @@ from .rulesets import RULESETS, Ruleset, get_ruleset
 from .scoring import Breakdown, score_grid, score_hand, score_peg
 from .stats import distribution
 
-__all__ = ["Command", "COMMANDS", "EXTENSION_MODULES", "register", "main"]
+__all__ = ["Command", "COMMANDS", "EXTENSION_MODULES", "Streams", "register", "main"]
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ EXIT_USAGE = 2      # the command line itself is wrong
 
 
 @dataclass(frozen=True)
-class IO_:
+class Streams:
     """The streams a command reads and writes."""
 
     stdin: IO[str]
@@ -70,7 +70,7 @@ class Command:
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace, IO_], int]
+    run: Callable[[argparse.Namespace, Streams], int]
 
 
 COMMANDS: dict[str, Command] = {}
@@ -156,7 +156,7 @@ def _breakdown_lines(b: Breakdown, indent: str = "  ") -> list[str]:
     return lines
 
 
-def _jsonl(io: IO_, handle: Callable[[dict], dict], fields: set[str]) -> int:
+def _jsonl(io: Streams, handle: Callable[[dict], dict], fields: set[str]) -> int:
     """Answer one JSON object per input line; a bad line gets ``{"error": ...}`` and the batch goes on."""
     bad = lines = 0
     for n, raw in enumerate(io.stdin, 1):
@@ -219,7 +219,7 @@ def _score_request(req: dict) -> dict:
     return score_hand(_card_list(req["hand"], "hand"), starter, crib=crib, game=rules).to_dict()
 
 
-def _run_score(args: argparse.Namespace, io: IO_) -> int:
+def _run_score(args: argparse.Namespace, io: Streams) -> int:
     if args.jsonl:
         if args.cards or args.starter or args.crib or args.option or args.json:
             raise UsageError(f"{PROG} score --jsonl reads everything from stdin; give no cards or other options")
@@ -259,7 +259,7 @@ def _peg_request(req: dict) -> dict:
     return score_peg(_card_list(req["count"], "count"), game=rules).to_dict()
 
 
-def _run_peg(args: argparse.Namespace, io: IO_) -> int:
+def _run_peg(args: argparse.Namespace, io: Streams) -> int:
     if args.jsonl:
         if args.cards or args.option or args.json:
             raise UsageError(f"{PROG} peg --jsonl reads everything from stdin; give no cards or other options")
@@ -287,7 +287,7 @@ def _configure_grid(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def _run_grid(args: argparse.Namespace, io: IO_) -> int:
+def _run_grid(args: argparse.Namespace, io: Streams) -> int:
     rules = _rules(args.game, _options(args.option))
     if not rules.grid:
         grids = ", ".join(name for name, r in RULESETS.items() if r.grid)
@@ -342,7 +342,7 @@ def _configure_stats(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help='print {"hands": N, "counts": {...}, "mean": x}')
 
 
-def _run_stats(args: argparse.Namespace, io: IO_) -> int:
+def _run_stats(args: argparse.Namespace, io: Streams) -> int:
     rules = _rules(args.game, _options(args.option))
     bar = _ProgressBar(io.stderr, f"counting {rules.name}")
     try:
@@ -394,7 +394,7 @@ def main(argv: "list[str] | None" = None, *, stdin: "IO[str] | None" = None,
     0 on success, 1 when the rules refuse the input, 2 for a bad command line.
     Errors are one line on ``stderr``.
     """
-    io = IO_(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
+    io = Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         _load_extensions()
