@@ -195,7 +195,7 @@ class Breakdown:
 
     __slots__ = ("cards", "starter", "total", "_items", "_flush", "_nobs", "_zero", "label")
 
-    def __init__(self, cards, starter, total, flush, nobs, zero, label=""):
+    def __init__(self, cards, starter, total, flush, nobs, zero, *, label=""):
         self.cards = cards
         self.starter = starter
         self.total = total
@@ -391,7 +391,7 @@ def score_hand(hand: "Iterable[str | Card]", starter: "str | Card", *, crib: boo
     zero = 0
     if not total:
         zero = total = hr.zero_pocket if crib else hr.zero
-    return Breakdown(cards, top, total, flush, nobs, zero, "crib" if crib else "hand")
+    return Breakdown(cards, top, total, flush, nobs, zero, label="crib" if crib else "hand")
 
 
 # --- grid lines ----------------------------------------------------------------------
