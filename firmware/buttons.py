@@ -1,7 +1,11 @@
 """The board's push buttons: one per side and a menu button; they only submit table commands.
 
 Wiring: each button connects its BCM pin to ground; the pin's internal
-pull-up holds it high (gpiozero ``Button(pin, pull_up=True)``).
+pull-up holds it high. Each button is a gpiozero
+``DigitalInputDevice(pin, pull_up=True)``: that is gpiozero's ``Button``
+without its hold thread, which polls ten times a second per button even when
+nothing happens (we time holds ourselves, from the edges), so an idle board
+costs no CPU.
 
 ================  =====================  ==========================================
 button            released after < hold  released after >= hold (default 1 s)
@@ -67,7 +71,7 @@ class _State:
 
 
 class ButtonPanel:
-    """The side buttons and the menu button on gpiozero ``Button`` devices.
+    """The side buttons and the menu button on gpiozero input devices (pulled up, active low).
 
     :param pins: BCM pin per button name (``p1``, ``p2``, ``p3``, ``menu``; any may be left out).
     :param submit: called with each command dict (``table.submit``); its errors are logged, not raised.
@@ -85,7 +89,7 @@ class ButtonPanel:
                  clock: Callable[[], float] = time.monotonic, hold_s: float = 1.0, release_s: float = 5.0,
                  debounce_s: float = 0.03, on_release: Callable[[], Any] | None = None,
                  on_menu_press: Callable[[], Any] | None = None):
-        from gpiozero import Button
+        from gpiozero import DigitalInputDevice
 
         unknown = set(pins) - set(SIDE_BUTTONS) - {MENU}
         if unknown:
@@ -104,9 +108,9 @@ class ButtonPanel:
         self.buttons: dict[str, Any] = {}
         try:
             for name, pin in pins.items():
-                button = Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
-                button.when_pressed = self._callback(name, down=True)
-                button.when_released = self._callback(name, down=False)
+                button = DigitalInputDevice(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+                button.when_activated = self._callback(name, down=True)
+                button.when_deactivated = self._callback(name, down=False)
                 self.buttons[name] = button
         except Exception:
             self.close()
