@@ -1,5 +1,733 @@
-"""Card entry: the hand state machine (turn-up, plays, go, shows, pocket, grid).
+"""Card entry: the hand state machine of the deal games (turn-up, plays, go, shows, pocket).
 
-Registers its command handlers in :data:`companion.match.HANDLERS` and its hand
-state factories in :data:`companion.match.HAND_FACTORIES`.
+The companion does not know the hands in advance: it learns each card as it is
+turned up, played or shown. From the plays it infers the count, its resets (31,
+or everyone still holding cards has said go), who leads next (M2), the go and
+last-card points, and it credits every point as the ruleset says (L2, M3). The
+shows are counted in the ruleset's order and the game stops the moment a score
+reaches the target (C4). Tabletop games use :mod:`companion.grid` instead.
+
+Every command here is a pair of functions registered in
+:data:`companion.match.HANDLERS`: ``decide`` validates (pure, raises
+:class:`~companion.errors.IllegalAction` or :class:`~companion.errors.InvalidCard`
+with one sentence) and returns the event; ``apply`` folds the event into the
+state. The hand object in ``state.hand`` carries the ``decide_<kind>`` and
+``apply_<kind>`` methods, so a deal game and a grid game answer the same
+command vocabulary with their own rules.
 """
+
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import DECK, Card, parse_card, parse_cards
+from .errors import IllegalAction, InvalidCard
+from .match import HAND_FACTORIES, HOUSE_NAME, MatchState, begin_hand, handler, parse_command_card
+from .scoring import number_words, score_hand, score_peg
+
+log = logging.getLogger(__name__)
+
+ENTRY_COMMANDS = ("turnup", "play", "go", "show", "pocket", "claim", "muggins", "place", "layout")
+_STAGE_WORDS = {"cut": "waiting for the turn-up", "pegging": "in the matching phase (plays)",
+                "show": "in the show", "pocket": "waiting for the pocket", "place": "placing cards on the grid",
+                "done": "over"}
+
+
+# --- helpers shared with companion.grid ----------------------------------------------------
+
+def seat_named(state: MatchState, name: Any) -> int:
+    """Return the seat of the player called ``name`` (case-insensitive).
+
+    :raises IllegalAction: not a name, or nobody of that name at the table.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise IllegalAction("player must be a player's name")
+    key = name.strip().lower()
+    for i, s in enumerate(state.seats):
+        if s.lower() == key:
+            return i
+    raise IllegalAction(f"{name!r} is not playing; the players are {', '.join(state.seats)}")
+
+
+def side_named(state: MatchState, value: Any) -> int:
+    """Return the side index named by ``value``: a side id, a side index or a player's name.
+
+    :raises IllegalAction: when no side matches.
+    """
+    ids = [s.id for s in state.sides]
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(ids):
+        return value
+    if isinstance(value, str):
+        if value in ids:
+            return ids.index(value)
+        for i, s in enumerate(state.sides):
+            if value.strip().lower() in (p.lower() for p in s.players):
+                return i
+    raise IllegalAction(f"no side {value!r}; sides are {', '.join(ids)}")
+
+
+def card_list(value: Any, what: str) -> tuple[Card, ...]:
+    """Return the cards of a command field (a list of card strings), refusing duplicates.
+
+    :raises IllegalAction: the field is not a list.
+    :raises InvalidCard: a bad token or a duplicate.
+    """
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    if not isinstance(value, (list, tuple)):
+        raise IllegalAction(f"{what} must be a list of cards like [\"5H\", \"JS\"]")
+    return parse_cards(list(value), what=what)
+
+
+def next_hand(state: MatchState) -> None:
+    """Start the next hand of the game: the deal passes in the direction of play (H1: not from the house)."""
+    if not state.rules.house_deals:
+        state.dealer = state.next_seat(state.dealer)
+    begin_hand(state)
+
+
+def dealer_name(state: MatchState) -> str:
+    """Return the dealer's name (the house when it deals without a seat)."""
+    return state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME
+
+
+class EntryHand:
+    """What the deal hand and the grid hand share: seen cards, the hand's record, manual pegs."""
+
+    kind = "none"
+    stage = "done"
+
+    def __init__(self, state: MatchState) -> None:
+        prev = state.hand
+        same_game = isinstance(prev, EntryHand) and prev.game_no == state.game_no
+        self.game_no = state.game_no
+        self.hand_no = state.hand_no
+        self.dealer = state.dealer
+        self.dealer_name = dealer_name(state)
+        self.turnup: Card | None = None
+        self.seen: dict[Card, str] = {}          # card -> where it is ("the turn-up", "played by Ann")
+        self.entries = 0                         # card-entry commands applied in this hand
+        self.pegs: list[dict] = []               # manual pegs of this hand, with their position
+        self.done: list[dict] = (prev.done + [prev.record(state)]) if same_game else []
+        self.previous: dict | None = prev.summary() if same_game else None
+        self.pending: dict | None = prev.pending if same_game else None   # a claim open to muggins
+        self.turn: int | None = None
+
+    # the parts a subclass fills in
+    def record(self, state: MatchState) -> dict:
+        """Return this hand as a game-record hand (companion.record)."""
+        raise NotImplementedError
+
+    def summary(self) -> dict:
+        """Return what the page shows of this hand once the next one starts."""
+        raise NotImplementedError
+
+    def expect(self, state: MatchState) -> str:
+        """Return the next card-entry command expected: turnup|play|show|pocket|place|none."""
+        raise NotImplementedError
+
+    def expect_player(self, state: MatchState) -> str | None:
+        """Return who the next card-entry command is for (a player's or side's name)."""
+        raise NotImplementedError
+
+    def wrong_command(self, state: MatchState, kind: str) -> str:
+        """Return why command ``kind`` does not belong to this kind of game."""
+        return f"{state.rules.title} has no {kind!r} command"
+
+    # shared behaviour
+    def where(self, card: Card) -> str:
+        """Return a sentence saying where ``card`` was already seen."""
+        return f"{card} is already out: {self.seen[card]}"
+
+    def check_unseen(self, cards) -> None:
+        """Refuse any of ``cards`` that was already seen this hand.
+
+        :raises IllegalAction: naming the first such card and where it is.
+        """
+        for c in cards:
+            if c in self.seen:
+                raise IllegalAction(self.where(c))
+
+    def note_peg(self, state: MatchState, ev: dict) -> None:
+        """Remember a manual peg and its position in the hand (for the game record)."""
+        self.pegs.append({"at": self.entries, "side": ev["side"], "points": ev["points"]})
+
+    def base_snapshot(self, state: MatchState) -> dict:
+        return {"kind": self.kind, "stage": self.stage, "hand_no": self.hand_no,
+                "dealer": self.dealer_name,
+                "expect": self.expect(state) if not state.over else "none",
+                "expect_player": self.expect_player(state) if not state.over else None,
+                "turnup": str(self.turnup) if self.turnup else None,
+                "seen": sorted((str(c) for c in self.seen), key=_card_sort),
+                "muggins_open": self.muggins_open(state),
+                "previous": self.previous}
+
+    # claim mode ---------------------------------------------------------------------------
+    def claim_of(self, state: MatchState, cmd: dict, total: int, who: str) -> int | None:
+        """Return the claimed points of a show in claim mode (None when the companion counts).
+
+        :raises IllegalAction: claim missing, not a number, or more than the cards make.
+        """
+        claimed = cmd.get("claimed")
+        if not state.rules.claim_mode:
+            if claimed is not None:
+                raise IllegalAction("this table is not in claim mode: the companion counts the shows")
+            return None
+        if claimed is None:
+            raise IllegalAction(f"claim mode: say how many points {who} claims (claimed)")
+        if not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed <= 29:
+            raise IllegalAction("claimed must be a whole number from 0 to 29")
+        if claimed > total:
+            raise IllegalAction(f"{who} claims {claimed}, more than the cards make: count again")
+        return claimed
+
+    def open_claim(self, state: MatchState, side: int, claimed: int | None, total: int, who: str) -> None:
+        """Leave an under-claim open to muggins until the next command."""
+        self.pending = None
+        if claimed is not None and claimed < total:
+            self.pending = {"seq": state.seq, "side": side, "missed": total - claimed, "who": who}
+
+    def muggins_open(self, state: MatchState) -> dict | None:
+        """Return the under-claim that muggins may still be called on, or None."""
+        p = self.pending
+        if p is None or p["seq"] != state.seq or state.over or state.rules.muggins == "none":
+            return None
+        return {"side": state.sides[p["side"]].id, "who": p["who"]}
+
+    def decide_muggins(self, state: MatchState, cmd: dict) -> dict:
+        p = self.pending
+        if not state.rules.claim_mode:
+            raise IllegalAction("muggins is only called in claim mode")
+        if state.rules.muggins == "none":
+            raise IllegalAction(f"{state.rules.title} plays without muggins")
+        if p is None or p["seq"] != state.seq:
+            raise IllegalAction("muggins must be called on an under-claim before the next command")
+        claimant = p["side"]
+        caller_v = cmd.get("side", cmd.get("player"))
+        if caller_v is None:
+            caller = next_opponent_side(state, claimant)
+        else:
+            caller = side_named(state, caller_v)
+        if caller == claimant:
+            raise IllegalAction("a side cannot call muggins on itself")
+        return {"type": "muggins", "claimant": state.sides[claimant].id, "caller": state.sides[caller].id,
+                "missed": p["missed"]}
+
+    def apply_muggins(self, state: MatchState, ev: dict) -> None:
+        ids = [s.id for s in state.sides]
+        claimant, caller, missed = ids.index(ev["claimant"]), ids.index(ev["caller"]), ev["missed"]
+        self.pending = None
+        if state.rules.muggins == "double":
+            pts = 2 * missed
+            state.award(claimant, pts, kind="muggins", step=state.phase,
+                        text=f"muggins: {state.sides[claimant].name} missed {number_words(missed)} "
+                             f"and scores {number_words(pts)} more")
+        else:
+            state.award(caller, missed, kind="muggins", step=state.phase,
+                        text=f"muggins: {state.sides[caller].name} takes the {number_words(missed)} missed")
+
+    def decide_claim(self, state: MatchState, cmd: dict) -> dict:
+        """``claim {points, cards?}``: the next show or pocket with its claimed count."""
+        fn = {"show": "decide_show", "pocket": "decide_pocket"}.get(self.stage)
+        if fn is None or not hasattr(self, fn):
+            raise IllegalAction(f"nothing to claim: the hand is {_STAGE_WORDS.get(self.stage, self.stage)}")
+        return getattr(self, fn)(state, {**cmd, "claimed": cmd.get("points", cmd.get("claimed"))})
+
+
+def next_opponent_side(state: MatchState, side: int) -> int:
+    """Return the side of the next seat after ``side``'s players that is not ``side`` (M3)."""
+    seats = [i for i, s in enumerate(state.seat_side) if s == side]
+    start = seats[0] if seats else state.dealer
+    for k in range(1, len(state.seats) + 1):
+        s = state.next_seat(start, steps=k)
+        if state.seat_side[s] != side:
+            return state.seat_side[s]
+    return next(i for i in range(len(state.sides)) if i != side)
+
+
+def _card_sort(text: str) -> tuple:
+    c = parse_card(text)
+    return (c.rank, c.suit)
+
+
+# --- the deal games ------------------------------------------------------------------------
+
+class DealHand(EntryHand):
+    """One hand of a deal game: cut, matching phase (plays), shows in order, the pocket."""
+
+    kind = "cards"
+
+    def __init__(self, state: MatchState) -> None:
+        super().__init__(state)
+        rules = state.rules
+        n = len(state.seats)
+        self.held = rules.held
+        self.single = rules.pegging_count == "single"
+        self.stage = "cut"
+        self.plays: list[list[Card]] = [[] for _ in range(n)]
+        self.order: list[dict] = []              # every card played: player, card, count after it
+        self.count = 0
+        self.count_cards: list[Card] = []
+        self.count_seats: list[int] = []
+        self.gone: list[int] = []                # seats that said go in this count, in order
+        self.goes: list[dict] = []               # every go: seat, count, cards played before it
+        self.gos_after_play = 0                  # gos said since the last card (for the record)
+        self.leader = state.next_seat(state.dealer)
+        self.cutter = self.leader
+        order = [state.next_seat(state.dealer, steps=k) for k in range(1, n + 1)]
+        if rules.show_order == "teams":   # non-dealing team first (stable: a dealing house keeps the turn order)
+            dside = state.dealer_side()
+            order.sort(key=lambda s: state.seat_side[s] == dside)
+        self.show_order = order
+        self.shows: list[dict] = []
+        self.pocket: dict | None = None
+
+    # --- what comes next ---------------------------------------------------------------
+    def expect(self, state: MatchState) -> str:
+        return {"cut": "turnup", "pegging": "play", "show": "show", "pocket": "pocket"}.get(self.stage, "none")
+
+    def expect_player(self, state: MatchState) -> str | None:
+        if self.stage == "cut":
+            return state.seats[self.cutter]
+        if self.stage == "pegging":
+            return state.seats[self.turn]
+        if self.stage == "show":
+            return state.seats[self.show_order[len(self.shows)]]
+        if self.stage == "pocket":
+            return state.sides[state.pocket_owner()].name
+        return None
+
+    def wrong_command(self, state: MatchState, kind: str) -> str:
+        if kind in ("place", "layout"):
+            return f"{state.rules.title} is not a tabletop game: there is no grid"
+        return f"unknown card-entry command {kind!r}"
+
+    def _wrong_stage(self, state: MatchState, what: str) -> IllegalAction:
+        want = self.expect(state)
+        who = self.expect_player(state)
+        return IllegalAction(f"cannot {what} now: the hand is {_STAGE_WORDS[self.stage]}"
+                             + (f" and expects {who}'s {want}" if who and want != "none" else ""))
+
+    # --- pegging mechanics (shared by decide's dry run and apply) -----------------------
+    def left(self, seat: int) -> int:
+        """Return how many cards ``seat`` still holds in the matching phase."""
+        return self.held - len(self.plays[seat])
+
+    def holders(self) -> list[int]:
+        """Return the seats still holding cards."""
+        return [s for s in range(len(self.plays)) if self.left(s) > 0]
+
+    def next_active(self, state: MatchState, seat: int) -> int | None:
+        """Return the next seat after ``seat`` (itself last) holding cards and not gone."""
+        for k in range(1, len(self.plays) + 1):
+            s = state.next_seat(seat, steps=k)
+            if self.left(s) > 0 and s not in self.gone:
+                return s
+        return None
+
+    def credit_side(self, state: MatchState, seat: int) -> int:
+        """Return the side credited with matching-phase points made by ``seat`` (L2, M3)."""
+        own = state.seat_side[seat]
+        if state.rules.pegging_credit == "self":
+            return own
+        for k in range(1, len(state.seats) + 1):
+            s = state.next_seat(seat, steps=k)
+            if state.seat_side[s] != own:
+                return state.seat_side[s]
+        return own
+
+    def go_wrong(self, state: MatchState, seat: int) -> str | None:
+        """Return why ``seat`` cannot say go now (the engine can tell), or None."""
+        room = 31 - self.count
+        k = self.left(seat)
+        out = sum(1 for c in DECK if c not in self.seen and c.value > room)
+        if out < k:
+            if room >= 10:
+                return f"at a count of {self.count} every card fits"
+            return (f"at a count of {self.count} {state.seats[seat]} must hold {k} card{'s' if k > 1 else ''} "
+                    f"over {room}, and only {out} such card{'s are' if out != 1 else ' is'} still unseen")
+        return None
+
+    def _score(self, state: MatchState | None, side: int, points: int, **kw) -> bool:
+        if state is None:
+            return False
+        return state.award(side, points, **kw)
+
+    def do_go(self, state: MatchState, seat: int, *, live: MatchState | None) -> bool:
+        """Record that ``seat`` said go; end the count when everyone holding cards has. Returns game over."""
+        self.gone.append(seat)
+        if live is not None:
+            self.gos_after_play += 1
+        self.goes.append({"seat": seat, "count": self.count, "played": len(self.plays[seat])})
+        if all(s in self.gone for s in self.holders()):
+            return self._end_count(state, live=live)
+        self.turn = self.next_active(state, seat)
+        return False
+
+    def _end_count(self, state: MatchState, *, live: MatchState | None) -> bool:
+        """Nobody can continue under 31: go (or, in a single count, last) to the last player."""
+        last = self.count_seats[-1]
+        pts = state.rules.last_card
+        if self.single:
+            over = self._score(live, self.credit_side(state, last), pts, kind="last", player=state.seats[last],
+                               text=f"{number_words(pts)} for last")
+        else:
+            over = self._score(live, self.credit_side(state, last), pts, kind="go", player=state.seats[last],
+                               text="go")
+        if over:
+            return True
+        leader = self.gone[0]
+        self._reset(state, leader)
+        return False
+
+    def _reset(self, state: MatchState, leader: int | None) -> None:
+        self.count = 0
+        self.count_cards = []
+        self.count_seats = []
+        self.gone = []
+        if self.single or leader is None or not self.holders():
+            self._end_pegging(state)
+            return
+        self.turn = leader if self.left(leader) > 0 else self.next_active(state, leader)
+
+    def _end_pegging(self, state: MatchState) -> None:
+        self.stage = "show"
+        self.turn = None
+        self.count = 0
+        self.count_cards = []
+        self.count_seats = []
+        self.gone = []
+
+    def do_play(self, state: MatchState, seat: int, card: Card, *, live: MatchState | None) -> bool:
+        """Play ``card`` for ``seat``: score it, then 31 / last card / go. Returns game over."""
+        self.plays[seat].append(card)
+        self.gos_after_play = 0
+        self.seen[card] = f"played by {state.seats[seat]}"
+        self.count += card.value
+        self.count_cards.append(card)
+        self.count_seats.append(seat)
+        self.order.append({"player": state.seats[seat], "card": str(card), "count": self.count})
+        peg = score_peg(self.count_cards, game=state.rules)
+        if self._score(live, self.credit_side(state, seat), peg.points, kind="play", text=peg.text,
+                       items=[i.to_dict() for i in peg.items], player=state.seats[seat], card=str(card)):
+            return True
+        if self.count == 31:
+            nxt = None
+            for k in range(1, len(self.plays) + 1):
+                s = state.next_seat(seat, steps=k)
+                if self.left(s) > 0:
+                    nxt = s
+                    break
+            self._reset(state, nxt)
+            return False
+        if not self.holders():
+            pts = state.rules.last_card
+            over = self._score(live, self.credit_side(state, seat), pts, kind="last", player=state.seats[seat],
+                               text=f"{number_words(pts)} for last")
+            if not over:
+                self._end_pegging(state)
+            return over
+        if all(s in self.gone for s in self.holders()):
+            return self._end_count(state, live=live)
+        self.turn = self.next_active(state, seat)
+        return False
+
+    def _clone(self) -> "DealHand":
+        sim = copy.copy(self)
+        sim.plays = [list(p) for p in self.plays]
+        sim.gone = list(self.gone)
+        sim.goes = []
+        sim.order = []
+        sim.seen = self.seen
+        sim.count_cards = list(self.count_cards)
+        sim.count_seats = list(self.count_seats)
+        return sim
+
+    def _walk(self, state: MatchState, seat: int, what: str) -> tuple[list[int], "DealHand"]:
+        """Dry-run the implied gos of everyone between the turn and ``seat``.
+
+        Returns the seats that said go and the simulated hand at ``seat``'s turn.
+
+        :raises IllegalAction: when one of those gos is one the engine can tell is wrong.
+        """
+        sim = self._clone()
+        gos: list[int] = []
+        for _ in range(2 * len(self.plays) + 2):
+            if sim.stage != "pegging":
+                raise IllegalAction(f"the matching phase would be over before {state.seats[seat]} could {what}")
+            if sim.turn == seat:
+                return gos, sim
+            g = sim.turn
+            why = sim.go_wrong(state, g)
+            if why:
+                raise IllegalAction(f"it is {state.seats[g]}'s turn; {state.seats[seat]} can {what} only if "
+                                    f"{state.seats[g]} said go, but {why}")
+            gos.append(g)
+            sim.do_go(state, g, live=None)
+        raise IllegalAction(f"it is not {state.seats[seat]}'s turn")
+
+    # --- commands -------------------------------------------------------------------------
+    def decide_turnup(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "cut":
+            raise IllegalAction(f"the turn-up is already {self.turnup}" if self.turnup
+                                else str(self._wrong_stage(state, "turn up")))
+        card = parse_command_card(cmd.get("card"))
+        return {"type": "turnup", "card": str(card)}
+
+    def apply_turnup(self, state: MatchState, ev: dict) -> None:
+        card = parse_command_card(ev["card"])
+        self.turnup = card
+        self.seen[card] = "it is the turn-up"
+        state.phase = "cut"
+        heels = state.rules.heels
+        if card.rank == 11 and heels:
+            if state.award(state.dealer_side(), heels, kind="heels", player=self.dealer_name,
+                           text=f"{number_words(heels)} for his heels"):
+                return
+        if state.rules.pegging:
+            self.stage = "pegging"
+            self.turn = self.leader
+        else:
+            self.stage = "show"
+        state.phase = self.stage
+
+    def _player(self, state: MatchState, cmd: dict) -> int:
+        name = cmd.get("player")
+        return self.turn if name is None else seat_named(state, name)
+
+    def decide_play(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "pegging":
+            raise self._wrong_stage(state, "play a card")
+        card = parse_command_card(cmd.get("card"))
+        seat = self._player(state, cmd)
+        name = state.seats[seat]
+        if card in self.seen:
+            raise IllegalAction(self.where(card))
+        if self.left(seat) == 0:
+            raise IllegalAction(f"{name} has played all {self.held} cards")
+        gos, sim = self._walk(state, seat, f"play {card}")
+        if sim.count + card.value > 31:
+            raise IllegalAction(f"{name} cannot play {card}: the count would be {sim.count + card.value}, over 31"
+                                f" (say go if nobody can play)")
+        ev = {"type": "play", "card": str(card), "player": name}
+        if gos:
+            ev["gos"] = [state.seats[g] for g in gos]
+        return ev
+
+    def apply_play(self, state: MatchState, ev: dict) -> None:
+        for name in ev.get("gos", []):
+            if self.do_go(state, state.seats.index(name), live=state):
+                return
+        self.do_play(state, state.seats.index(ev["player"]), parse_command_card(ev["card"]), live=state)
+        if not state.over:
+            state.phase = "pegging" if self.stage == "pegging" else self.stage
+
+    def decide_go(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "pegging":
+            raise self._wrong_stage(state, "say go")
+        seat = self._player(state, cmd)
+        gos, sim = self._walk(state, seat, "say go")
+        why = sim.go_wrong(state, seat)
+        if why:
+            raise IllegalAction(f"{state.seats[seat]} cannot say go: {why}")
+        ev = {"type": "go", "player": state.seats[seat]}
+        if gos:
+            ev["gos"] = [state.seats[g] for g in gos]
+        return ev
+
+    def apply_go(self, state: MatchState, ev: dict) -> None:
+        for name in ev.get("gos", []) + [ev["player"]]:
+            if self.do_go(state, state.seats.index(name), live=state):
+                return
+        if not state.over:
+            state.phase = self.stage
+
+    def decide_show(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "show":
+            raise self._wrong_stage(state, "show a hand")
+        seat = self.show_order[len(self.shows)]
+        name = state.seats[seat]
+        if cmd.get("player") is not None and seat_named(state, cmd["player"]) != seat:
+            order = ", ".join(state.seats[s] for s in self.show_order)
+            raise IllegalAction(f"it is {name}'s show next (order: {order})")
+        played = self.plays[seat]
+        if cmd.get("cards") is None:
+            if len(played) != self.held:
+                raise IllegalAction(f"{name} played {len(played)} of {self.held} cards: "
+                                    f"list the {self.held} cards {name} held")
+            cards = tuple(played)
+        else:
+            cards = card_list(cmd["cards"], f"{name}'s hand")
+            if len(cards) != self.held:
+                raise InvalidCard(f"{name}'s hand holds {self.held} cards, not {len(cards)}")
+            for c in played:
+                if c not in cards:
+                    raise IllegalAction(f"{name} played {c}, so it must be in the hand shown")
+            self.check_unseen(c for c in cards if c not in played)
+        for g in self.goes:
+            if g["seat"] != seat:
+                continue
+            before = set(played[:g["played"]])
+            for c in cards:
+                if c not in before and c.value <= 31 - g["count"]:
+                    raise IllegalAction(f"{name} said go at a count of {g['count']} while holding {c}, "
+                                        f"which fits ({g['count'] + c.value}): undo back to the go and fix it")
+        total = score_hand(cards, self.turnup, game=state.rules).total
+        claimed = self.claim_of(state, cmd, total, name)
+        ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}
+        if claimed is not None:
+            ev["claimed"] = claimed
+        return ev
+
+    def apply_show(self, state: MatchState, ev: dict) -> None:
+        seat = state.seats.index(ev["player"])
+        cards = tuple(parse_command_card(c) for c in ev["cards"])
+        for c in cards:
+            self.seen.setdefault(c, f"shown by {ev['player']}")
+        bd = score_hand(cards, self.turnup, game=state.rules)
+        side = state.seat_side[seat]
+        claimed = ev.get("claimed")
+        pts = bd.total if claimed is None else claimed
+        self.shows.append({"player": ev["player"], "side": state.sides[side].id, "cards": list(ev["cards"]),
+                           "points": pts, "claimed": claimed, "breakdown": bd.to_dict()})
+        state.phase = "show"
+        text = bd.text if claimed is None or claimed == bd.total else f"{ev['player']} claims {number_words(claimed)}"
+        if state.award(side, pts, kind="show", text=text, items=[i.to_dict() for i in bd.items],
+                       player=ev["player"]):
+            return
+        self.open_claim(state, side, claimed, bd.total, ev["player"])
+        if len(self.shows) == len(self.show_order):
+            self.stage = state.phase = "pocket"
+
+    def decide_pocket(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "pocket":
+            raise self._wrong_stage(state, f"show the {state.rules.pocket_name}")
+        cards = card_list(cmd.get("cards"), f"the {state.rules.pocket_name}")
+        if len(cards) != 4:
+            raise InvalidCard(f"the {state.rules.pocket_name} holds 4 cards, not {len(cards)}")
+        self.check_unseen(cards)
+        total = score_hand(cards, self.turnup, crib=True, game=state.rules).total
+        owner = state.sides[state.pocket_owner()].name
+        claimed = self.claim_of(state, cmd, total, f"{owner} ({state.rules.pocket_name})")
+        ev = {"type": "pocket", "cards": [str(c) for c in cards]}
+        if claimed is not None:
+            ev["claimed"] = claimed
+        return ev
+
+    def apply_pocket(self, state: MatchState, ev: dict) -> None:
+        cards = tuple(parse_command_card(c) for c in ev["cards"])
+        for c in cards:
+            self.seen.setdefault(c, f"in the {state.rules.pocket_name}")
+        bd = score_hand(cards, self.turnup, crib=True, game=state.rules)
+        side = state.pocket_owner()
+        claimed = ev.get("claimed")
+        pts = bd.total if claimed is None else claimed
+        self.pocket = {"side": state.sides[side].id, "cards": list(ev["cards"]), "points": pts,
+                       "claimed": claimed, "breakdown": bd.to_dict()}
+        state.phase = "pocket"
+        text = bd.text if claimed is None or claimed == bd.total else f"{state.sides[side].name} claims {number_words(claimed)}"
+        if state.award(side, pts, kind="pocket", text=text, items=[i.to_dict() for i in bd.items],
+                       player=state.sides[side].name):
+            return
+        self.open_claim(state, side, claimed, bd.total, state.rules.pocket_name)
+        self.stage = "done"
+        next_hand(state)
+
+    # --- views ------------------------------------------------------------------------------
+    def record(self, state: MatchState) -> dict:
+        held: dict[str, list[str]] = {}
+        for i, name in enumerate(state.seats):
+            cards = list(self.plays[i])
+            for sh in self.shows:
+                if sh["player"] == name:
+                    cards += [parse_command_card(c) for c in sh["cards"] if parse_command_card(c) not in cards]
+            held[name] = [str(c) for c in cards]
+        rec = {"dealer": self.dealer_name, "turnup": str(self.turnup) if self.turnup else None,
+               "held": held, "pocket": self.pocket["cards"] if self.pocket else None,
+               "plays": [p["card"] for p in self.order]}
+        if self.gos_after_play:
+            rec["then_go"] = self.gos_after_play
+        if self.pegs:
+            rec["pegs"] = copy.deepcopy(self.pegs)
+        claims = {sh["player"]: sh["claimed"] for sh in self.shows if sh["claimed"] is not None}
+        if claims:
+            rec["claims"] = claims
+        if self.pocket and self.pocket["claimed"] is not None:
+            rec["pocket_claim"] = self.pocket["claimed"]
+        if getattr(self, "muggins_log", None):
+            rec["muggins"] = copy.deepcopy(self.muggins_log)
+        return rec
+
+    def summary(self) -> dict:
+        return {"hand_no": self.hand_no, "dealer": self.dealer_name,
+                "turnup": str(self.turnup) if self.turnup else None,
+                "plays": list(self.order), "shows": list(self.shows), "pocket": self.pocket}
+
+    def snapshot(self, state: MatchState) -> dict:
+        """Return the hand part of the table snapshot (docs/architecture.md, "Card entry").
+
+        The parts are shared with the state, never mutated after they are built; the
+        table deep-copies snapshots at its boundary."""
+        snap = self.base_snapshot(state)
+        snap.update({
+            "plays": {name: [str(c) for c in self.plays[i]] for i, name in enumerate(state.seats)},
+            "order": list(self.order),
+            "cards_left": {name: self.left(i) for i, name in enumerate(state.seats)},
+            "gone": [state.seats[s] for s in self.gone],
+            "show_order": [state.seats[s] for s in self.show_order],
+            "shows": list(self.shows),
+            "pocket": self.pocket,
+            "pocket_owner": state.sides[state.pocket_owner()].id,
+        })
+        return snap
+
+
+def _note_muggins(hand: EntryHand, ev: dict) -> None:
+    log_ = getattr(hand, "muggins_log", None)
+    if log_ is None:
+        log_ = hand.muggins_log = []
+    log_.append({"at": hand.entries, "claimant": ev["claimant"], "caller": ev["caller"]})
+
+
+# --- command registration ------------------------------------------------------------------
+
+def _current_hand(state: MatchState) -> EntryHand:
+    if state.over:
+        raise IllegalAction("the game is over: start a new game (or undo)")
+    if not isinstance(state.hand, EntryHand):
+        raise IllegalAction("no hand is in progress")
+    return state.hand
+
+
+def _register(kind: str) -> None:
+    class Entry:
+        @staticmethod
+        def decide(state: MatchState, cmd: dict, ctx) -> dict:
+            hand = _current_hand(state)
+            fn = getattr(hand, "decide_" + kind, None)
+            if fn is None:
+                raise IllegalAction(hand.wrong_command(state, kind))
+            return fn(state, cmd)
+
+        @staticmethod
+        def apply(state: MatchState, ev: dict) -> None:
+            hand = state.hand
+            if kind == "muggins":
+                _note_muggins(hand, ev)
+            else:
+                hand.entries += 1
+            getattr(hand, "apply_" + ev["type"])(state, ev)
+
+    Entry.__name__ = Entry.__qualname__ = f"Entry_{kind}"
+    handler(kind)(Entry)
+
+
+for _kind in ENTRY_COMMANDS:
+    _register(_kind)
+
+HAND_FACTORIES["cards"] = DealHand
+
+from . import grid as _grid  # noqa: E402,F401  (registers the tabletop hand)

@@ -109,7 +109,7 @@ class MatchState:
 
     # --- scoring ---------------------------------------------------------------
     def award(self, side: int, points: int, *, kind: str, text: str = "", items: list | None = None,
-              player: str | None = None, step: str = "") -> bool:
+              player: str | None = None, step: str = "", card: str | None = None) -> bool:
         """Add ``points`` to ``side`` as one step; end the game if it reaches the target.
 
         Returns True when the game ended with this step. Points after the end
@@ -121,9 +121,11 @@ class MatchState:
         if points:
             s.previous = s.score
             s.score += points
-        rec = {"game": self.game_no, "hand": self.hand_no, "kind": kind, "side": s.id,
+        rec = {"game": self.game_no, "hand": self.hand_no, "kind": kind, "side": s.id, "credited": s.name,
                "points": points, "score": s.score, "text": text, "items": items or [],
                "player": player, "step": step or self.phase, "seq": self.seq}
+        if card is not None:
+            rec["card"] = card
         self.steps.append(rec)
         self.last = rec
         if points:
@@ -209,16 +211,17 @@ class MatchState:
             "turn_side": self.seat_side[turn] if turn is not None else None,
             "phase": self.phase,
             "expect": hand.expect(self) if hand is not None and not self.over else "none",
+            "expect_player": hand.expect_player(self) if hand is not None and not self.over else None,
             "count": getattr(hand, "count", 0) if hand is not None else 0,
             "count_cards": [str(c) for c in getattr(hand, "count_cards", [])] if hand is not None else [],
             "turnup": str(hand.turnup) if hand is not None and getattr(hand, "turnup", None) else None,
             "hand_no": self.hand_no, "game_no": self.game_no,
             "stake": _num(self.stake),
-            "result": copy.deepcopy(self.result),
+            "result": self.result,             # built once, never mutated: the table copies snapshots
             "series": {**self.series, "need": need,
                        "wins": {s.id: self.wins[i] for i, s in enumerate(self.sides)},
                        "over": any(w >= need for w in self.wins)},
-            "last": copy.deepcopy(self.last),
+            "last": self.last,
         }
         if hand is not None and hasattr(hand, "snapshot"):
             snap["hand"] = hand.snapshot(self)
@@ -334,6 +337,9 @@ class NewMatch:
         game = cmd.get("game", "lands-end")
         options = cmd.get("options") or {}
         _require(isinstance(options, dict), "options must be an object")
+        if cmd.get("direction") is not None:
+            _require(cmd["direction"] in ("cw", "ccw"), "direction must be cw or ccw")
+            options = {**options, "direction": cmd["direction"]}
         rules = get_ruleset(game, **options)
         seats, _, sides = build_seating(rules, cmd.get("players") or [], cmd.get("teams"))
         stake = cmd.get("stake", 1)
@@ -350,6 +356,8 @@ class NewMatch:
                  "players": [s for s in seats if not (rules.house and s == HOUSE_NAME)],
                  "teams": cmd.get("teams"), "stake": stake,
                  "series": {"kind": series.get("kind", "single"), "n": n}}
+        cut_bonus = cmd.get("cut_bonus", True)
+        _require(isinstance(cut_bonus, bool), "cut_bonus is true or false")
         first = cmd.get("first_dealer")
         if rules.house_deals:
             first = HOUSE_NAME
@@ -358,6 +366,11 @@ class NewMatch:
             first = event["cut"]["dealer"]
         _require(first in seats or (first == HOUSE_NAME and rules.house), f"first dealer {first!r} is not at the table")
         event["first_dealer"] = first
+        if not cut_bonus:
+            event["cut_bonus"] = False
+        if rules.first_cut_bonus and cut_bonus and "cut" not in event and len(seats) == 2:
+            # F1: the low cutter deals, so naming the dealer says the other player cut high
+            event["cut"] = {"dealer": first, "high": seats[1 - seats.index(first)]}
         return event
 
     @staticmethod
@@ -396,13 +409,13 @@ def start_game(state: MatchState, ev: dict) -> None:
     state.last = None
     if state.game_no == 1:
         state.dealer = state.first_dealer
-    elif state.dealer >= 0:
+    elif not state.rules.house_deals:
         # the loser of a game deals the next in cribbage custom; here the deal simply keeps passing
         state.dealer = state.next_seat(state.dealer)
     state.hand_no = 0
     bonus = state.rules.first_cut_bonus
     cut = ev.get("cut")
-    if bonus and cut and state.game_no == 1:
+    if bonus and cut and state.game_no == 1 and ev.get("cut_bonus", True):
         state.phase = "cut"
         state.award(state.side_of(cut["high"]), bonus, kind="last",
                     text=f"{cut['high']} cut high: {number_words(bonus)} for last", player=cut["high"], step="start")
@@ -456,6 +469,8 @@ class Peg:
     @staticmethod
     def apply(state: MatchState, ev: dict) -> None:
         i = [s.id for s in state.sides].index(ev["side"])
+        if hasattr(state.hand, "note_peg"):
+            state.hand.note_peg(state, ev)
         state.award(i, ev["points"], kind="peg",
                     text=f"{state.sides[i].name} pegs {number_words(ev['points'])}", step="manual")
 

@@ -66,6 +66,7 @@ class Table:
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[dict], None]] = []
         self._events: list[dict] = []
+        self._live: list[dict] = []      # effective(self._events), kept in step
         self._state = MatchState()
         self._snapshot: dict | None = None
         self._past_ledger: dict[str, float] = {}
@@ -74,7 +75,8 @@ class Table:
             self._add_ledger(self._past_ledger, fold(effective(store.events(m))))
         if matches:
             self._events = store.events(matches[-1])
-            self._state = fold(effective(self._events))
+            self._live = effective(self._events)
+            self._state = fold(self._live)
         elif default_match is not None:
             self.submit(default_match)
         self._refresh()
@@ -155,7 +157,7 @@ class Table:
                     return {**seen, "duplicate": True}
             ctx = Context(rng=self.rng, now=self.clock().isoformat(timespec="seconds"))
             if kind == "undo":
-                live = effective(self._events)
+                live = self._live
                 if len(live) <= 1:
                     raise IllegalAction("nothing to undo")
                 event = {"type": "undo", "undoes": live[-1]["seq"]}
@@ -167,7 +169,9 @@ class Table:
                 if h.needs_match and self._state.rules is None:
                     raise IllegalAction("no game is set up: start a new match first")
                 event = h.decide(self._state, command, ctx)
-                new_state = copy.deepcopy(self._state)
+                # decide() validated the command: the event is folded into the live state
+                # (no copy per command); if applying or storing fails, the state is refolded.
+                new_state = self._state
             match_id = self._state.match_id
             if kind == "new_match":
                 match_id = uuid.uuid4().hex[:12]
@@ -178,32 +182,70 @@ class Table:
                 seq = self._events[-1]["seq"] + 1
             event["seq"] = seq
             event["at"] = ctx.now
-            if kind != "undo":
-                try:
-                    apply_event(new_state, event)
-                except RulesError:
-                    raise
-                except Exception as exc:  # a bug must not corrupt the stored history
-                    log.exception("event %r failed to apply", event)
-                    raise IllegalAction(f"internal error applying {kind}: {exc}") from exc
-            else:
-                new_state.seq = seq
-            self.store.append(match_id, seq, event, client_id=client_id)
+            try:
+                if kind != "undo":
+                    try:
+                        apply_event(new_state, event)
+                    except RulesError:
+                        raise
+                    except Exception as exc:  # a bug must not corrupt the stored history
+                        log.exception("event %r failed to apply", event)
+                        raise IllegalAction(f"internal error applying {kind}: {exc}") from exc
+                else:
+                    new_state.seq = seq
+                self.store.append(match_id, seq, event, client_id=client_id)
+            except BaseException:
+                if new_state is self._state:
+                    self._state = fold(self._live)
+                raise
             if kind == "new_match":
                 if self._state.rules is not None:
                     self._add_ledger(self._past_ledger, self._state)
                 self._events = []
+                self._live = []
             self._events.append(event)
+            if kind == "undo":
+                self._live.pop()
+            else:
+                self._live.append(event)
             self._state = new_state
             self._refresh()
-            snap = copy.deepcopy(self._snapshot)
             subscribers = list(self._subscribers)
+            snap = copy.deepcopy(self._snapshot) if subscribers else None
         for fn in subscribers:
             try:
                 fn(snap)
             except Exception:  # a broken listener must not break the table
                 log.exception("table subscriber failed")
         return copy.deepcopy(event)
+
+    def export_record(self) -> dict:
+        """Return the current game as a game record (the replay format, :mod:`companion.record`).
+
+        :raises IllegalAction: when no match is set up.
+        """
+        from .record import export_record
+        with self._lock:
+            if self._state.rules is None:
+                raise IllegalAction("no game is set up: nothing to export")
+            first = next(e for e in self._events if e["type"] == "new_match")
+            return export_record(self._state, first)
+
+    def import_record(self, record: dict) -> dict:
+        """Start a new match from a game ``record``; return the replay result.
+
+        The record is first replayed on a scratch table; only a valid record is
+        then submitted here, command by command through the same validation.
+
+        :raises RulesError: the first wrong step of the record and why; nothing changes.
+        """
+        from .record import drive, replay, result_of
+        result = replay(record)
+        if not result["valid"]:
+            raise IllegalAction(f"the record is not valid: {result['error']}")
+        with self._lock:
+            drive(self, record)
+            return result_of(self)
 
     def close(self) -> None:
         """Close the store."""
@@ -219,7 +261,7 @@ class Table:
         ledger = dict(self._past_ledger)
         self._add_ledger(ledger, self._state)
         snap["ledger"] = ledger
-        snap["can_undo"] = len(effective(self._events)) > 1
+        snap["can_undo"] = len(self._live) > 1
         self._snapshot = snap
 
     @staticmethod

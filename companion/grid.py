@@ -1,0 +1,274 @@
+"""Tabletop card entry: the centre card, card-by-card placement on the 5x5 grid, and the round count.
+
+Players place in turn starting left of the dealer (T1, G1). ``adjacent``
+placement needs a card touching an existing one by side or corner (T1, G2);
+``anywhere`` takes any empty cell (G5). Where the ruleset has a crib, each
+player puts exactly ``grid_crib_each`` cards into it over the round and is
+made to when the turns left equal the cards still owed. After the last card
+the round is counted: the non-dealing side's rows line by line, the dealer's
+columns, then the dealer's crib with the centre card as starter, stopping the
+moment a score ends the game; with ``round_scoring="difference"`` the side
+with more hand points gains the margin as one step (G5); ``reach="highest"``
+decides only after both sides counted (G4).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from .cards import Card
+from .errors import IllegalAction, InvalidCard
+from .hand import EntryHand, _STAGE_WORDS, card_list, next_hand, seat_named
+from .match import HAND_FACTORIES, MatchState, parse_command_card
+from .scoring import number_words, score_grid, score_hand
+
+SIZE = 5
+CENTRE = (2, 2)
+
+
+class GridHand(EntryHand):
+    """One round of a tabletop game."""
+
+    kind = "grid"
+
+    def __init__(self, state: MatchState) -> None:
+        super().__init__(state)
+        rules = state.rules
+        n = len(state.seats)
+        self.stage = "cut"
+        self.cells: list[list[Card | None]] = [[None] * SIZE for _ in range(SIZE)]
+        self.crib: list[Card] = []
+        self.crib_by = [0] * n
+        self.used_by = [0] * n
+        self.each = rules.grid_cards_each
+        self.crib_each = rules.grid_crib_each
+        self.places: list[dict] = []
+        self.lines: list[dict] = []
+        self.cutter = state.next_seat(state.dealer)
+
+    # --- what comes next -------------------------------------------------------------------
+    @property
+    def total_turns(self) -> int:
+        """Cards the players put down over the round (grid and crib)."""
+        return self.each * len(self.used_by)
+
+    def expect(self, state: MatchState) -> str:
+        return {"cut": "turnup", "place": "place"}.get(self.stage, "none")
+
+    def expect_player(self, state: MatchState) -> str | None:
+        if self.stage == "cut":
+            return state.seats[self.cutter]
+        if self.stage == "place":
+            return state.seats[self.turn]
+        return None
+
+    def wrong_command(self, state: MatchState, kind: str) -> str:
+        if kind in ("play", "go", "show", "pocket", "claim", "muggins"):
+            return (f"{state.rules.title} is a tabletop game: there is no {kind}; "
+                    f"place cards on the grid (or enter the layout)")
+        return f"unknown card-entry command {kind!r}"
+
+    def must_crib(self, seat: int) -> bool:
+        """True when ``seat`` has as many turns left as crib cards still owed."""
+        owed = self.crib_each - self.crib_by[seat]
+        return owed > 0 and self.each - self.used_by[seat] == owed
+
+    # --- commands ----------------------------------------------------------------------------
+    def decide_turnup(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "cut":
+            raise IllegalAction(f"the centre card is already {self.turnup}")
+        card = parse_command_card(cmd.get("card"))
+        return {"type": "turnup", "card": str(card)}
+
+    def apply_turnup(self, state: MatchState, ev: dict) -> None:
+        card = parse_command_card(ev["card"])
+        self.turnup = card
+        self.cells[2][2] = card
+        self.seen[card] = "it is the centre card"
+        state.phase = "cut"
+        heels = state.rules.heels
+        if card.rank == 11 and heels:
+            if state.award(state.dealer_side(), heels, kind="heels", player=self.dealer_name,
+                           text=f"{number_words(heels)} for his heels"):
+                return
+        self.stage = "place"
+        self.turn = state.next_seat(state.dealer)
+        state.phase = "grid"
+
+    def decide_place(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "place":
+            raise IllegalAction("turn up the centre card first" if self.stage == "cut"
+                                else f"the round is {_STAGE_WORDS.get(self.stage, self.stage)}")
+        card = parse_command_card(cmd.get("card"))
+        seat = self.turn
+        name = state.seats[seat]
+        if cmd.get("player") is not None and seat_named(state, cmd["player"]) != seat:
+            raise IllegalAction(f"it is {name}'s turn to place a card")
+        if card in self.seen:
+            raise IllegalAction(self.where(card))
+        ev = {"type": "place", "card": str(card), "player": name}
+        if cmd.get("crib"):
+            if self.crib_each == 0:
+                raise IllegalAction(f"{state.rules.title} has no crib: place the card on the grid")
+            if self.crib_by[seat] >= self.crib_each:
+                raise IllegalAction(f"{name} has put {self.crib_each} card{'s' if self.crib_each > 1 else ''} "
+                                    f"into the crib already")
+            ev["crib"] = True
+            return ev
+        if self.must_crib(seat):
+            owed = self.crib_each - self.crib_by[seat]
+            raise IllegalAction(f"{name} must put this card into the crib: {owed} still owed "
+                                f"and {owed} turn{'s' if owed > 1 else ''} left")
+        row, col = cmd.get("row"), cmd.get("col")
+        for v, what in ((row, "row"), (col, "col")):
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < SIZE:
+                raise IllegalAction(f"{what} must be 0..4 (or say crib: true)")
+        if self.cells[row][col] is not None:
+            raise IllegalAction(f"row {row}, col {col} already holds {self.cells[row][col]}")
+        if state.rules.grid_placement == "adjacent" and not self.touches(row, col):
+            raise IllegalAction(f"row {row}, col {col} touches no card: a card must touch another "
+                                f"by side or corner")
+        ev.update(row=row, col=col)
+        return ev
+
+    def touches(self, row: int, col: int) -> bool:
+        """True when the cell has a neighbour (side or corner) holding a card."""
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                r, c = row + dr, col + dc
+                if (dr or dc) and 0 <= r < SIZE and 0 <= c < SIZE and self.cells[r][c] is not None:
+                    return True
+        return False
+
+    def apply_place(self, state: MatchState, ev: dict) -> None:
+        card = parse_command_card(ev["card"])
+        seat = state.seats.index(ev["player"])
+        self.used_by[seat] += 1
+        if ev.get("crib"):
+            self.crib.append(card)
+            self.crib_by[seat] += 1
+            self.seen[card] = "in the crib"
+            self.places.append({"player": ev["player"], "card": ev["card"], "crib": True})
+        else:
+            self.cells[ev["row"]][ev["col"]] = card
+            self.seen[card] = f"on the grid at row {ev['row']}, col {ev['col']}"
+            self.places.append({"player": ev["player"], "card": ev["card"], "row": ev["row"], "col": ev["col"]})
+        if len(self.places) == self.total_turns:
+            self.count_round(state)
+        else:
+            self.turn = state.next_seat(self.turn)
+
+    def decide_layout(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage not in ("cut", "place") or self.places:
+            raise IllegalAction("the layout can only be entered before any card is placed")
+        cards = card_list(cmd.get("cards"), "the layout")
+        if len(cards) != SIZE * SIZE:
+            raise InvalidCard(f"a layout holds 25 cards in row order, not {len(cards)}")
+        crib = card_list(cmd.get("crib") or [], "the crib")
+        if len(crib) != state.rules.crib_total:
+            raise InvalidCard(f"{state.rules.title} puts {state.rules.crib_total} cards into the crib, not {len(crib)}")
+        both = set(cards) & set(crib)
+        if both:
+            raise InvalidCard(f"{min(both)} is both in the layout and in the crib")
+        if self.turnup is not None and cards[12] is not self.turnup:
+            raise IllegalAction(f"the centre card is {self.turnup}, not {cards[12]}")
+        ev = {"type": "layout", "cards": [str(c) for c in cards], "crib": [str(c) for c in crib]}
+        return ev
+
+    def apply_layout(self, state: MatchState, ev: dict) -> None:
+        cards = [parse_command_card(c) for c in ev["cards"]]
+        if self.turnup is None:
+            self.apply_turnup(state, {"card": ev["cards"][12]})
+            if state.over:
+                return
+        for i, c in enumerate(cards):
+            self.cells[i // SIZE][i % SIZE] = c
+            self.seen.setdefault(c, "on the grid")
+        for c in ev["crib"]:
+            self.crib.append(parse_command_card(c))
+            self.seen.setdefault(parse_command_card(c), "in the crib")
+        self.count_round(state)
+
+    # --- the count ---------------------------------------------------------------------------
+    def count_round(self, state: MatchState) -> None:
+        """Count rows, columns and crib in order (T2, G3, G4, G5), then start the next round."""
+        rules = state.rules
+        self.stage = "count"
+        self.turn = None
+        state.phase = "grid"
+        rows_side = state.seat_side[state.next_seat(state.dealer)]
+        cols_side = state.dealer_side()
+        flat = [c for row in self.cells for c in row]
+        grid = score_grid(flat, game=rules)
+        lines = [(rows_side, b) for b in grid.rows] + [(cols_side, b) for b in grid.cols]
+        crib = score_hand(tuple(self.crib), self.turnup, crib=True, game=rules) if self.crib else None
+        self.lines = [{"side": state.sides[s].id, "label": b.label, "points": b.total,
+                       "breakdown": b.to_dict()} for s, b in lines]
+        if crib is not None:
+            self.lines.append({"side": state.sides[cols_side].id, "label": "crib", "points": crib.total,
+                               "breakdown": crib.to_dict()})
+        if rules.round_scoring == "difference":
+            mine = grid.rows_total
+            theirs = grid.cols_total + (crib.total if crib else 0)
+            win, lose = (rows_side, cols_side) if mine >= theirs else (cols_side, rows_side)
+            margin = abs(mine - theirs)
+            text = (f"{state.sides[rows_side].name} {mine} against {state.sides[cols_side].name} {theirs}: "
+                    + (f"{number_words(margin)} for {state.sides[win].name}" if margin else "level, nobody scores"))
+            over = state.award(win, margin, kind="round", text=text,
+                               items=[{"kind": "hand points", "side": state.sides[rows_side].id, "points": mine},
+                                      {"kind": "hand points", "side": state.sides[cols_side].id, "points": theirs}])
+        else:
+            over = False
+            for side, b in lines:
+                if state.award(side, b.total, kind="line", text=f"{b.label}: {b.text}",
+                               items=[i.to_dict() for i in b.items]):
+                    over = True
+                    break
+            if not over and crib is not None:
+                over = state.award(cols_side, crib.total, kind="crib", text=f"crib: {crib.text}",
+                                   items=[i.to_dict() for i in crib.items])
+        if over:
+            return
+        if rules.reach == "highest":
+            state.finish_round_highest()
+            if state.over:
+                return
+        self.stage = "done"
+        next_hand(state)
+
+    # --- views ---------------------------------------------------------------------------------
+    def grid_strings(self) -> list[list[str | None]]:
+        """Return the 5x5 grid as card strings (None for empty cells)."""
+        return [[str(c) if c is not None else None for c in row] for row in self.cells]
+
+    def record(self, state: MatchState) -> dict:
+        rec = {"dealer": self.dealer_name, "turnup": str(self.turnup) if self.turnup else None,
+               "grid": [c for row in self.grid_strings() for c in row], "crib": [str(c) for c in self.crib],
+               "places": copy.deepcopy(self.places)} if self.places else {
+                   "dealer": self.dealer_name, "turnup": str(self.turnup) if self.turnup else None,
+                   "grid": [c for row in self.grid_strings() for c in row], "crib": [str(c) for c in self.crib]}
+        if self.pegs:
+            rec["pegs"] = copy.deepcopy(self.pegs)
+        return rec
+
+    def summary(self) -> dict:
+        return {"hand_no": self.hand_no, "dealer": self.dealer_name, "grid": self.grid_strings(),
+                "crib": [str(c) for c in self.crib], "lines": list(self.lines)}
+
+    def snapshot(self, state: MatchState) -> dict:
+        """Return the grid part of the table snapshot (docs/architecture.md, "Card entry")."""
+        snap = self.base_snapshot(state)
+        snap.update({
+            "grid": self.grid_strings(),
+            "crib_count": len(self.crib),
+            "crib_owed": {name: self.crib_each - self.crib_by[i] for i, name in enumerate(state.seats)},
+            "cards_left": {name: self.each - self.used_by[i] for i, name in enumerate(state.seats)},
+            "must_crib": self.stage == "place" and self.must_crib(self.turn),
+            "placement": state.rules.grid_placement,
+            "places": list(self.places),
+            "lines": list(self.lines),
+        })
+        return snap
+
+
+HAND_FACTORIES["grid"] = GridHand

@@ -1,0 +1,371 @@
+"""Game records: export a game as JSON, and replay a record through the table's own validation.
+
+A record (issue 3)::
+
+    {"game": "lands-end", "options": {}, "players": ["Ann", "Bob"], "teams": null,
+     "stake": 5, "first_dealer": "Bob",
+     "hands": [{"turnup": "JS", "held": {"Ann": [...], "Bob": [...]}, "pocket": [...],
+                "plays": ["10H", "5S", ...]}, ...]}
+
+Grid games carry ``grid`` (25 cards in row order) and ``crib`` per hand instead
+of ``held``/``plays``/``pocket``. Optional per-hand fields that an export adds
+so a replay reproduces the table exactly: ``dealer`` (checked), ``pegs``
+(manual pegs: ``{"at": n, "side", "points"}``, ``at`` = card entries of the
+hand before it), ``claims`` / ``pocket_claim`` / ``muggins`` (claim mode),
+and for grid games ``places`` (the placements in order). ``first_cut_bonus``
+(false) says the five-card "3 for last" was not part of this game.
+
+:func:`replay` turns the record into table commands (inferring the gos the
+plays imply), submits them to a fresh in-memory table and returns the result.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from .errors import RulesError
+from .match import HOUSE_NAME, MatchState
+
+log = logging.getLogger(__name__)
+
+
+class RecordError(RulesError):
+    """A record that is not well formed, or a step the rules refuse (with where it happened)."""
+
+
+# --- export -----------------------------------------------------------------------------------
+
+def export_record(state: MatchState, new_match: dict) -> dict:
+    """Return the current game of ``state`` as a record (``new_match`` is the match's first event)."""
+    hand = state.hand
+    hands = list(getattr(hand, "done", []))
+    if hand is not None:
+        current = hand.record(state)
+        if hand.entries or hand.pegs or getattr(hand, "muggins_log", None) or not hands:
+            hands.append(current)
+    rules = state.rules
+    rec = {"game": rules.name, "options": dict(rules.options), "players": list(new_match["players"]),
+           "teams": new_match.get("teams"), "stake": new_match["stake"],
+           "first_dealer": hands[0]["dealer"] if hands else (state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME),
+           "hands": hands}
+    if rules.first_cut_bonus:
+        rec["first_cut_bonus"] = state.game_no == 1
+    return rec
+
+
+# --- replay -----------------------------------------------------------------------------------
+
+def side_key(state: MatchState, index: int) -> str:
+    """Return how a record result names side ``index``: the player's name, or team1/team2."""
+    s = state.sides[index]
+    return s.id if len(s.players) > 1 else s.name
+
+
+def _key_of_id(state: MatchState, side_id: str | None) -> str | None:
+    if side_id is None:
+        return None
+    ids = [s.id for s in state.sides]
+    return side_key(state, ids.index(side_id))
+
+
+def _check(cond: bool, message: str) -> None:
+    if not cond:
+        raise RecordError(message)
+
+
+def _new_match_command(record: dict) -> dict:
+    _check(isinstance(record, dict), "a record must be a JSON object")
+    for key in ("game", "players", "hands"):
+        _check(key in record, f"the record has no {key!r}")
+    _check(isinstance(record["hands"], list), "hands must be a list")
+    cmd = {"type": "new_match", "game": record["game"], "options": record.get("options") or {},
+           "players": record["players"], "teams": record.get("teams"), "stake": record.get("stake", 1),
+           "first_dealer": record.get("first_dealer")}
+    if record.get("first_cut_bonus") is False:
+        cmd["cut_bonus"] = False
+    return cmd
+
+
+class _Driver:
+    """Feeds one record's hands into a table, inferring the gos between the plays."""
+
+    def __init__(self, table, record: dict, on_step: Callable[[str, dict], None] | None = None) -> None:
+        self.table = table
+        self.record = record
+        self.on_step = on_step
+        self.where = "start"
+
+    @property
+    def state(self) -> MatchState:
+        return self.table.state
+
+    def submit(self, cmd: dict, where: str) -> None:
+        self.where = where
+        try:
+            self.table.submit(cmd)
+        except RulesError as exc:
+            raise RecordError(f"{where}: {exc}") from None
+        if self.on_step:
+            self.on_step(where, cmd)
+
+    def run(self) -> None:
+        self.submit(_new_match_command(self.record), "start")
+        hands = self.record["hands"]
+        for i, hand in enumerate(hands, start=1):
+            if self.state.over:
+                raise RecordError(f"hand {i}: the game was already over after hand {i - 1}")
+            _check(isinstance(hand, dict), f"hand {i}: a hand must be a JSON object")
+            self.hand(i, hand)
+            if self.state.over:
+                if i < len(hands):
+                    raise RecordError(f"hand {i + 1}: the game was already over after hand {i}")
+                return
+
+    def hand(self, i: int, hand: dict) -> None:
+        st = self.state
+        want = hand.get("dealer")
+        if want is not None and self.state.hand is not None:
+            _check(want == self.state.hand.dealer_name,
+                   f"hand {i}: the dealer is {self.state.hand.dealer_name}, the record says {want}")
+        extras = sorted([("muggins", m) for m in hand.get("muggins") or []] + [("peg", p) for p in hand.get("pegs") or []],
+                        key=lambda e: (e[1].get("at", 0) if isinstance(e[1], dict) else 0, e[0] != "muggins"))
+        self._extras = extras
+        self._k = 0
+        self._i = i
+        if st.rules.grid:
+            self.grid_hand(i, hand)
+        else:
+            self.deal_hand(i, hand)
+        if not self.state.over:
+            self.flush(10 ** 9)
+
+    def flush(self, k: int) -> None:
+        while self._extras and not self.state.over:
+            kind, e = self._extras[0]
+            _check(isinstance(e, dict), f"hand {self._i}: {kind} entries must be objects")
+            if e.get("at", 0) > k:
+                return
+            self._extras.pop(0)
+            if kind == "peg":
+                self.submit({"type": "peg", "side": e.get("side"), "points": e.get("points")},
+                            f"hand {self._i}, manual peg of {e.get('points')} for {e.get('side')}")
+            else:
+                self.submit({"type": "muggins", "side": e.get("caller")}, f"hand {self._i}, muggins")
+
+    def entry(self, cmd: dict, where: str) -> bool:
+        """Submit one card entry after the extras due before it; return True when the game is over."""
+        self.flush(self._k)
+        if self.state.over:
+            return True
+        self.submit(cmd, where)
+        self._k += 1
+        return self.state.over
+
+    def deal_hand(self, i: int, hand: dict) -> None:
+        rules = self.state.rules
+        turnup = hand.get("turnup")
+        if turnup is None:
+            return
+        if self.entry({"type": "turnup", "card": turnup}, f"hand {i}, turn-up {turnup}"):
+            return
+        held = hand.get("held") or {}
+        _check(isinstance(held, dict), f"hand {i}: held must map names to cards")
+        holder: dict[str, str] = {}
+        from .cards import parse_card
+        for name, cards in held.items():
+            _check(isinstance(cards, list), f"hand {i}: {name}'s held cards must be a list")
+            for c in cards:
+                try:
+                    holder[str(parse_card(c))] = name
+                except RulesError as exc:
+                    raise RecordError(f"hand {i}, {name}'s held cards: {exc}") from None
+        plays = hand.get("plays") or []
+        _check(isinstance(plays, list), f"hand {i}: plays must be a list of cards")
+        for n, c in enumerate(plays, start=1):
+            try:
+                card = parse_card(c)
+            except RulesError as exc:
+                raise RecordError(f"hand {i}, play {n}: {exc}") from None
+            who = holder.get(str(card))
+            _check(who is not None, f"hand {i}, play {n}: {card} is played but nobody holds it")
+            while self.state.hand.stage == "pegging" and self.state.hand.count + card.value > 31:
+                turn = self.state.seats[self.state.hand.turn]
+                if self.entry_go(turn, f"hand {i}, before play {n} ({card}): {turn} says go"):
+                    return
+            if self.entry({"type": "play", "card": str(card), "player": who},
+                          f"hand {i}, play {n} ({card} by {who})"):
+                return
+        complete = hand.get("pocket") is not None or (
+            held and all(len(held.get(name, [])) == rules.held for name in self.state.seats))
+        self.trailing_gos(i, hand)
+        while complete and not self.state.over and self.state.hand.stage == "pegging":
+            turn = self.state.seats[self.state.hand.turn]
+            if self.entry_go(turn, f"hand {i}, after the plays: {turn} says go"):
+                return
+        if self.state.over or self.state.hand.stage != "show":
+            return
+        claims = hand.get("claims") or {}
+        for seat in list(self.state.hand.show_order):
+            name = self.state.seats[seat]
+            if not complete and len(held.get(name) or []) < rules.held:
+                return
+            cmd = {"type": "show", "player": name, "cards": held.get(name)}
+            if name in claims:
+                cmd["claimed"] = claims[name]
+            if self.entry(cmd, f"hand {i}, {name}'s show"):
+                return
+        pocket = hand.get("pocket")
+        if pocket is None:
+            return
+        cmd = {"type": "pocket", "cards": pocket}
+        if hand.get("pocket_claim") is not None:
+            cmd["claimed"] = hand["pocket_claim"]
+        self.entry(cmd, f"hand {i}, {rules.pocket_name}")
+
+    def trailing_gos(self, i: int, hand: dict) -> None:
+        n = hand.get("then_go", 0)
+        _check(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 8, f"hand {i}: then_go must be 0..8")
+        hand = dict(hand, then_go=0)
+        for _ in range(n):
+            if self.state.over or self.state.hand.stage != "pegging":
+                return
+            turn = self.state.seats[self.state.hand.turn]
+            if self.entry_go(turn, f"hand {i}, after the plays: {turn} says go"):
+                return
+
+    def entry_go(self, player: str, where: str) -> bool:
+        # a go is inferred, not a card entry of the record: it does not move the extras' position
+        self.flush(self._k)
+        if self.state.over:
+            return True
+        self.submit({"type": "go", "player": player}, where)
+        return self.state.over
+
+    def grid_hand(self, i: int, hand: dict) -> None:
+        turnup = hand.get("turnup")
+        places = hand.get("places")
+        grid = hand.get("grid")
+        full = isinstance(grid, list) and len(grid) == 25 and all(c is not None for c in grid)
+        if places or (places is not None and not full):
+            _check(isinstance(places, list), f"hand {i}: places must be a list")
+            if turnup is None or self.entry({"type": "turnup", "card": turnup}, f"hand {i}, centre card {turnup}"):
+                return
+            for n, p in enumerate(places, start=1):
+                _check(isinstance(p, dict), f"hand {i}, place {n}: a placement must be an object")
+                cmd = {"type": "place", **{k: p[k] for k in ("card", "row", "col", "crib", "player") if k in p}}
+                where = f"hand {i}, place {n} ({p.get('card')}" + (" to the crib)" if p.get("crib") else
+                                                                  f" at row {p.get('row')}, col {p.get('col')})")
+                if self.entry(cmd, where):
+                    return
+            return
+        if grid is None or (not full and grid[12] == turnup and sum(c is not None for c in grid) == 1):
+            if turnup is not None:
+                self.entry({"type": "turnup", "card": turnup}, f"hand {i}, centre card {turnup}")
+            return
+        _check(isinstance(grid, list) and len(grid) == 25 and all(c is not None for c in grid),
+               f"hand {i}: grid must list 25 cards in row order")
+        if turnup is not None:
+            if self.entry({"type": "turnup", "card": turnup}, f"hand {i}, centre card {turnup}"):
+                return
+        self.entry({"type": "layout", "cards": grid, "crib": hand.get("crib") or []}, f"hand {i}, layout")
+
+
+def replay(record: dict, *, on_step: Callable[[str, dict], None] | None = None) -> dict:
+    """Return the result of replaying ``record`` on a fresh in-memory table.
+
+    ``{"valid", "error" (when invalid), "finished", "scores", "winner", "loser",
+    "ended_at": {"hand", "phase"}, "multipliers", "settlement", "hands": [...]}``;
+    sides are named by player, or ``team1``/``team2`` for partnerships. An
+    invalid record stops at its first wrong step: ``error`` says which and why,
+    and the other fields describe the game up to that step.
+    """
+    from .table import Table
+    table = Table.memory(default_match=None)
+    error = None
+    try:
+        _Driver(table, record, on_step).run()
+    except RulesError as exc:
+        error = str(exc)
+    return result_of(table, error)
+
+
+def drive(table, record: dict) -> None:
+    """Submit ``record``'s commands to ``table`` (a new match), stopping at the first refusal.
+
+    :raises RecordError: naming the wrong step and why.
+    """
+    _Driver(table, record).run()
+
+
+def result_of(table, error: str | None = None) -> dict:
+    """Return the replay result dict of ``table``'s current game."""
+    st = table.state
+    out: dict[str, Any] = {"valid": error is None}
+    if error is not None:
+        out["error"] = error
+    if st.rules is None:
+        out.update(finished=False, scores={}, winner=None, loser=None, ended_at=None, multipliers={},
+                   settlement={}, hands=[])
+        return out
+    res = st.result
+    out["finished"] = res is not None
+    out["game"] = st.rules.name
+    out["scores"] = {side_key(st, i): s.score for i, s in enumerate(st.sides)}
+    out["winner"] = _key_of_id(st, res["winner"]) if res else None
+    out["loser"] = _key_of_id(st, res["loser"]) if res else None
+    out["ended_at"] = {"hand": res["hand"], "phase": _phase_name(res)} if res else None
+    out["multipliers"] = {_key_of_id(st, k): v for k, v in res["multipliers"].items()} if res else {}
+    out["settlement"] = {_key_of_id(st, k): v for k, v in res["settlement"].items()} if res else {}
+    hands: dict[int, list[dict]] = {}
+    for step in st.steps:
+        if step["game"] != st.game_no:
+            continue
+        rec = {k: step[k] for k in ("kind", "text", "points", "score", "player", "step") if k in step}
+        rec["credited"] = _key_of_id(st, step["side"])
+        if step.get("card"):
+            rec["card"] = step["card"]
+        if step.get("items"):
+            rec["items"] = step["items"]
+        hands.setdefault(step["hand"], []).append(rec)
+    out["hands"] = [{"hand": h, "steps": hands[h]} for h in sorted(hands)]
+    return out
+
+
+def _phase_name(res: dict) -> str:
+    phase = res.get("phase")
+    return {"grid": "show", "over": "show", "manual": "show"}.get(phase, phase)
+
+
+# --- text ------------------------------------------------------------------------------------
+
+def format_result(result: dict) -> str:
+    """Return a replay result as the lines ``landsend replay`` prints."""
+    lines: list[str] = []
+    for hand in result.get("hands", []):
+        lines.append(f"Hand {hand['hand']}")
+        for st in hand["steps"]:
+            who = st.get("player")
+            head = f"{who} {st['card']}: " if st.get("card") else (f"{who}: " if who and st["kind"] in ("show",) else "")
+            credit = f" -> {st['credited']} +{st['points']} = {st['score']}" if st["points"] else ""
+            lines.append(f"  [{st['kind']}] {head}{st['text']}{credit}")
+            if st["kind"] in ("show", "pocket", "line", "crib"):
+                for it in st.get("items", []):
+                    if "cards" in it:
+                        lines.append(f"      {it['kind']}: {' '.join(it['cards'])} ({it['points']})")
+    lines.append("Scores: " + ", ".join(f"{k} {v}" for k, v in result.get("scores", {}).items()))
+    if result.get("finished"):
+        end = result["ended_at"]
+        who = []
+        if result.get("winner"):
+            who.append(f"winner {result['winner']}")
+        if result.get("loser"):
+            who.append(f"loser {result['loser']}")
+        lines.append(f"Game over in hand {end['hand']} ({end['phase']}): " + ", ".join(who))
+        lines.append("Multipliers: " + ", ".join(f"{k} x{v}" for k, v in result["multipliers"].items()))
+        lines.append("Settlement: " + ", ".join(f"{k} {v:+}" for k, v in result["settlement"].items()))
+    else:
+        lines.append("The game is not finished.")
+    if not result.get("valid"):
+        lines.append(f"INVALID: {result.get('error')}")
+    return "\n".join(lines)
