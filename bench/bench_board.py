@@ -89,7 +89,7 @@ def in_process(presses: int) -> dict:
                 renders.append(time.perf_counter() - t)
             bare_submit = []
             for i in range(min(presses, 200)):
-                cmd = {"type": "undo"} if i % 2 else {"type": "peg", "side": 1, "points": 1}
+                cmd = {"type": "undo"} if i % 2 else {"type": "peg", "side": "p2", "points": 1}
                 t = time.perf_counter()
                 table.submit(cmd)
                 bare_submit.append(time.perf_counter() - t)
@@ -146,7 +146,7 @@ def real_process(presses: int, idle_s: float) -> dict:
             for i in range(presses):
                 start = time.perf_counter()
                 req = urllib.request.Request(base + "/api/sim/press", method="POST",
-                                             data=json.dumps({"button": "p2", "hold": bool(i % 2)}).encode(),
+                                             data=json.dumps({"button": "p3", "hold": bool(i % 2)}).encode(),
                                              headers={"Content-Type": "application/json", "Origin": base})
                 with urllib.request.urlopen(req, timeout=10) as r:
                     seq = json.loads(r.read())["table"]["seq"]

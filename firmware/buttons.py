@@ -15,10 +15,14 @@ button            released after < hold  released after >= hold (default 1 s)
                                          the table (every phone must join again)
 ================  =====================  ==========================================
 
-Button ``pN`` pegs side ``N`` in seating order (``{"type": "peg", "side": N-1,
-"points": 1}``); a press for a side the game does not have is refused by the
-table and logged. A press is classified when the button is released, so a
-long hold never triggers a short action on the way.
+Button ``pN`` sits at the start of lane ``N`` and pegs the side that plays
+on that lane (``{"type": "peg", "side": <side id>, "points": 1}``): in a
+two-hand game ``p1`` and ``p3`` peg, ``p2`` (the empty middle lane) does
+nothing; in three-hand and casino play ``p2`` pegs the third side or the
+house. The daemon passes ``side_for_lane``, which reads the table's current
+sides; without it lane ``N`` pegs side index ``N-1``. A press is classified
+when the button is released, so a long hold never triggers a short action
+on the way.
 
 Debounce is done here, not by gpiozero (whose mock pins ignore
 ``bounce_time``): an edge closer than ``debounce_s`` to the last accepted edge
@@ -82,13 +86,16 @@ class ButtonPanel:
     :param debounce_s: edges closer than this to the last accepted edge are ignored, default 0.03 s.
     :param on_release: called (no arguments) when the menu button is held ``release_s``.
     :param on_menu_press: called (no arguments) on a short menu press (the daemon steps the brightness).
+    :param side_for_lane: returns the side (id or index) playing on lane 1..3, or None for an empty lane;
+        default: side index ``lane - 1``.
     :raises gpiozero.GPIOZeroError: a pin cannot be claimed (the daemon reports it as a fault).
     """
 
     def __init__(self, pins: Mapping[str, int], submit: Callable[[dict], Any], *, pin_factory: Any = None,
                  clock: Callable[[], float] = time.monotonic, hold_s: float = 1.0, release_s: float = 5.0,
                  debounce_s: float = 0.03, on_release: Callable[[], Any] | None = None,
-                 on_menu_press: Callable[[], Any] | None = None):
+                 on_menu_press: Callable[[], Any] | None = None,
+                 side_for_lane: Callable[[int], Any] | None = None):
         from gpiozero import DigitalInputDevice
 
         unknown = set(pins) - set(SIDE_BUTTONS) - {MENU}
@@ -101,6 +108,7 @@ class ButtonPanel:
         self.debounce_s = debounce_s
         self.on_release = on_release
         self.on_menu_press = on_menu_press
+        self.side_for_lane = side_for_lane or (lambda lane: lane - 1)
         self._lock = threading.Lock()
         self._press_lock = threading.Lock()
         self._state = {name: _State() for name in pins}
@@ -157,7 +165,12 @@ class ButtonPanel:
             return None
         if held >= self.hold_s:
             return self._submit({"type": "undo"})
-        return self._submit({"type": "peg", "side": SIDE_BUTTONS.index(name), "points": 1})
+        lane = SIDE_BUTTONS.index(name) + 1
+        side = self.side_for_lane(lane)
+        if side is None:
+            log.info("button %s: no side plays on lane %d", name, lane)
+            return None
+        return self._submit({"type": "peg", "side": side, "points": 1})
 
     def _submit(self, command: dict) -> dict:
         try:

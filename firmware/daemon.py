@@ -39,7 +39,7 @@ from typing import Any, Callable, Mapping
 
 from firmware.config import DEFAULTS, Config, ConfigError, load
 from firmware.drivers import Strip, StripError
-from firmware.geometry import Geometry
+from firmware.geometry import Geometry, side_lanes
 from firmware.render import Light
 from firmware.render_loop import RenderLoop
 from firmware.sdnotify import Notifier
@@ -110,6 +110,15 @@ class Daemon:
             return
         epoch = hub.release()
         log.info("table released: access epoch %s", epoch)
+
+    def side_for_lane(self, lane: int) -> str | None:
+        """Return the id of the side that plays on ``lane`` (1..3) now, or None when the lane is empty."""
+        sides = (self.table.snapshot() or {}).get("sides") or []
+        try:
+            lanes = side_lanes(sides, lanes=self.geometry.lanes)
+        except ValueError:
+            return None
+        return next((s.get("id") for s, n in zip(sides, lanes) if n == lane), None)
 
     def close(self) -> None:
         """Turn the LEDs off and release strip, buttons and table (idempotent)."""
@@ -197,7 +206,8 @@ def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any
     try:
         return ButtonPanel(b.pins(), daemon.table.submit, pin_factory=pin_factory, clock=clock, hold_s=b.hold_s,
                            release_s=b.release_s, debounce_s=b.debounce_ms / 1000.0,
-                           on_release=daemon.release_table, on_menu_press=daemon.loop.step_brightness)
+                           on_release=daemon.release_table, on_menu_press=daemon.loop.step_brightness,
+                           side_for_lane=daemon.side_for_lane)
     except Exception as exc:  # gpiozero raises many kinds (BadPinFactory, PinInvalidPin, OSError...)
         message = f"buttons: {type(exc).__name__}: {exc}"
         daemon.add_fault(message)

@@ -111,6 +111,21 @@ def test_a_missed_release_restarts_the_press_instead_of_undoing(rig):
     assert rig.commands == [PEG(0)]
 
 
+def test_side_buttons_peg_the_side_on_their_lane():
+    # three-hand casino seating: the house (first side) plays on the middle lane
+    lanes = {1: "p1", 2: "house", 3: "p2"}
+    two_hand = {1: "p1", 3: "p2"}
+    factory, clock, got = MockFactory(), SimClock(lambda: 0.0), []
+    panel = ButtonPanel(PINS, got.append, pin_factory=factory, clock=clock, side_for_lane=lanes.get)
+    assert [panel.press(b) for b in ("p2", "p1", "p3")] == [
+        {"type": "peg", "side": "house", "points": 1}, {"type": "peg", "side": "p1", "points": 1},
+        {"type": "peg", "side": "p2", "points": 1}]
+    panel.side_for_lane = two_hand.get
+    assert panel.press("p2") is None                     # nobody plays on the middle lane
+    assert len(got) == 3
+    panel.close()
+
+
 def test_refused_commands_are_logged_not_raised(caplog):
     def refuse(cmd):
         raise ValueError("nothing to undo")

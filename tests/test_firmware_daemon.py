@@ -112,11 +112,18 @@ def test_sim_build_buttons_peg_through_the_table_and_close_blanks_the_strip():
     d = build(DEFAULTS, sim=True, table=Table.memory(), web=False)
     try:
         assert d.faults == []
-        assert d.buttons.press("p1") == {"type": "peg", "side": 0, "points": 1}
-        assert d.buttons.press("p2") == {"type": "peg", "side": 1, "points": 1}
+        # two-hand: lane 1 and lane 3 have a side, the middle lane is empty
+        assert d.buttons.press("p1") == {"type": "peg", "side": "p1", "points": 1}
+        assert d.buttons.press("p3") == {"type": "peg", "side": "p2", "points": 1}
+        assert d.buttons.press("p2") is None
         assert [s["score"] for s in d.table.snapshot()["sides"]] == [1, 1]
         assert d.buttons.press("p1", hold=True) == {"type": "undo"}
         assert [s["score"] for s in d.table.snapshot()["sides"]] == [1, 0]
+        # three-hand casino: the house (first side) plays on the middle lane and its button is p2
+        d.table.submit({"type": "new_match", "game": "lands-end-casino-3", "players": ["Ann", "Bob"], "stake": 1})
+        assert [s["id"] for s in d.table.snapshot()["sides"]] == ["house", "p1", "p2"]
+        assert d.buttons.press("p2") == {"type": "peg", "side": "house", "points": 1}
+        assert [s["score"] for s in d.table.snapshot()["sides"]] == [1, 0, 0]
     finally:
         d.close()
     assert d.strip.is_open is False
@@ -201,12 +208,13 @@ def test_serve_sim_presses_buttons_and_the_board_follows(tmp_path):
             assert [s["score"] for s in pressed["table"]["sides"]] == [1, 0]
             d.press("p1")
             d.press("p1")
-            after = d.press("p2")["table"]
+            assert d.press("p2")["table"]["seq"] == pressed["table"]["seq"] + 2   # empty middle lane: no peg
+            after = d.press("p3")["table"]
             board = d.board_at(after["seq"])
             assert lane(board, 1) == {3: (0, 128, 0), 2: (0, 7, 0)}     # p1: 3, back peg at 2
             assert lane(board, 3) == {1: (0, 128, 0)}                   # p2: 1 (previous 0)
             assert lane(board, 2) == {}
-            undone = d.press("p2", hold=True)["table"]
+            undone = d.press("p3", hold=True)["table"]
             assert [s["score"] for s in undone["sides"]] == [3, 0]
             before = d.board_at(undone["seq"])
             assert lane(before, 3) == {}
