@@ -1,6 +1,7 @@
 """Registers ``landsend serve`` with the ``landsend`` command line (``companion.cli``).
 
-Imported by ``companion.cli`` through its extension list; importing it loads
+The console script enters here (``firmware.cli:main``): importing this module
+registers ``serve`` with companion's command registry, then companion runs. It loads
 only argparse and the command registry (the daemon is imported when run).
 """
 
@@ -23,3 +24,14 @@ def _run(args: argparse.Namespace, io: Any) -> int:
 
 
 SERVE = register(Command("serve", "run the table daemon: LED board, buttons and the phone page", _configure, _run))
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    """Run the ``landsend`` console script (every companion command plus ``serve``); return the exit status."""
+    from companion.cli import main as companion_main
+    return companion_main(argv)
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
