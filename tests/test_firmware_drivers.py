@@ -8,6 +8,7 @@ the _rpi_ws281x fake keeps the channel settings and the rendered LED words.
 import importlib
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -330,3 +331,19 @@ def test_importing_the_drivers_loads_no_hardware_module():
 def test_board_png_is_deterministic():
     assert board_png(FRAME) == board_png(FRAME)
     assert importlib.import_module("firmware.png").decode(board_png(FRAME))[0] == 662
+
+
+def test_readme_picture_is_what_the_simulator_draws_mid_game(tmp_path):
+    from firmware.picture import main, mid_game_snapshot
+    snap = mid_game_snapshot()
+    assert [(s["id"], s["score"], s["previous"]) for s in snap["sides"]] == [("house", 9, 6), ("p1", 12, 10),
+                                                                            ("p2", 4, 2)]
+    main([str(tmp_path / "board.png")])
+    width, height, rgb = png.decode((tmp_path / "board.png").read_bytes())
+    assert (width, height) == picture_size(G, scale=2)
+    # lane 1 (Ann, 12): hole 12 centre at x = 2 x (86 + 11 x 36) = 964, y = 2 x 72 = 144; 128 looks like 199
+    o = (144 * width + 964) * 3
+    assert tuple(rgb[o:o + 3]) == (0, 199, 0)
+    committed = Path(__file__).resolve().parents[1] / "docs" / "img" / "board.png"
+    assert committed.read_bytes() == (tmp_path / "board.png").read_bytes(), \
+        "regenerate with: python -m firmware.picture docs/img/board.png"

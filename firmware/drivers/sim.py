@@ -46,56 +46,61 @@ def perceived(value: int, gamma: float) -> int:
     return round(255 * (value / 255) ** (1 / gamma))
 
 
-def led_positions(geometry: Geometry) -> dict[int, tuple[int, int]]:
+def led_positions(geometry: Geometry, *, scale: int = 1) -> dict[int, tuple[int, int]]:
     """Return the picture centre ``(x, y)`` of every strip index.
 
     Lane ``n``'s status LED sits left of its hole 1; further status LEDs
     (the phase LED) sit in a header row above lane 1.
     """
+    pitch, margin, gap = PITCH * scale, MARGIN * scale, GAP * scale
     pos: dict[int, tuple[int, int]] = {}
-    x0 = MARGIN + PITCH // 2
+    x0 = margin + pitch // 2
     for lane in range(1, geometry.lanes + 1):
-        y = MARGIN + PITCH + (lane - 1) * PITCH + PITCH // 2
+        y = margin + pitch + (lane - 1) * pitch + pitch // 2
         for hole in range(1, geometry.holes + 1):
-            pos[geometry.index(lane, hole)] = (x0 + PITCH + GAP + (hole - 1) * PITCH, y)
+            pos[geometry.index(lane, hole)] = (x0 + pitch + gap + (hole - 1) * pitch, y)
     for n in range(geometry.status):
         i = geometry.status_index(n)
         if n < geometry.lanes:
-            pos[i] = (x0, MARGIN + PITCH + n * PITCH + PITCH // 2)
+            pos[i] = (x0, margin + pitch + n * pitch + pitch // 2)
         else:
-            pos[i] = (x0 + (n - geometry.lanes) * PITCH, MARGIN + PITCH // 2)
+            pos[i] = (x0 + (n - geometry.lanes) * pitch, margin + pitch // 2)
     return pos
 
 
-def picture_size(geometry: Geometry) -> tuple[int, int]:
+def picture_size(geometry: Geometry, *, scale: int = 1) -> tuple[int, int]:
     """Return ``(width, height)`` of the board picture."""
-    return (2 * MARGIN + PITCH * (geometry.holes + 1) + GAP, 2 * MARGIN + PITCH * (geometry.lanes + 1))
+    return (scale * (2 * MARGIN + PITCH * (geometry.holes + 1) + GAP), scale * (2 * MARGIN + PITCH * (geometry.lanes + 1)))
 
 
-def board_png(frame: Frame, *, gamma: float = 2.8) -> bytes:
-    """Return a PNG picture of the board face showing ``frame`` (lit LEDs glow, unlit holes are dark)."""
+def board_png(frame: Frame, *, gamma: float = 2.8, scale: int = 1) -> bytes:
+    """Return a PNG picture of the board face showing ``frame`` (lit LEDs glow, unlit holes are dark).
+
+    :param scale: picture size multiplier (1: 36 px between holes).
+    """
     g = frame.geometry
-    width, height = picture_size(g)
-    pos = led_positions(g)
+    width, height = picture_size(g, scale=scale)
+    pos = led_positions(g, scale=scale)
+    radius, rim = LED_R * scale, 2 * scale
     edge = {g.index(lane, g.holes) for lane in range(1, g.lanes + 1)}
     img = bytearray()
     for y in range(height):
-        base = GRAIN if (y // 3) % 7 == 0 else WOOD
+        base = GRAIN if (y // (3 * scale)) % 7 == 0 else WOOD
         img.extend(base * width)
     for i, (cx, cy) in pos.items():
         colour = tuple(perceived(v, gamma) for v in frame.pixels[i])
         lit = any(colour)
-        reach = LED_R * 2 if lit else LED_R + 2
+        reach = radius * 2 if lit else radius + rim
         for y in range(max(0, cy - reach), min(height, cy + reach + 1)):
             for x in range(max(0, cx - reach), min(width, cx + reach + 1)):
                 d = ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5
                 o = (y * width + x) * 3
-                if d <= LED_R:
+                if d <= radius:
                     c = colour if lit else HOLE
-                elif d <= LED_R + 2 and i in edge:
+                elif d <= radius + rim and i in edge:
                     c = EDGE_RIM
                 elif lit and d <= reach:
-                    a = 0.55 * (1 - (d - LED_R) / (reach - LED_R))
+                    a = 0.55 * (1 - (d - radius) / (reach - radius))
                     c = tuple(round(img[o + k] * (1 - a) + colour[k] * a) for k in range(3))
                 else:
                     continue
