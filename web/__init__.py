@@ -115,9 +115,14 @@ def create_server(app: Flask, *, host: str = "0.0.0.0", port: int = 8000, thread
     waitress send each SSE message at once instead of waiting up to a second
     for its main loop (its default buffers writes under 18 KB).
     """
+    import warnings
+
     from waitress import create_server as _create
     opts: dict[str, Any] = {"threads": threads, "send_bytes": 1, "channel_timeout": 120,
                             "ident": "landsend"}
     opts.update(kw)
-    return _create(app, host=host, port=port, **opts)
+    with warnings.catch_warnings():
+        # waitress marks send_bytes deprecated, but it is the only switch that flushes small writes at once
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _create(app, host=host, port=port, **opts)
 

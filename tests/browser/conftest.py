@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,12 @@ class Server:
         return self.app.extensions["landsend"].table
 
     def close(self) -> None:
-        self.app.extensions["landsend"].broadcaster.close()
+        hub = self.app.extensions["landsend"]
+        hub.broadcaster.close()
+        for _ in range(100):          # let the open event streams finish before the sockets go
+            if hub.broadcaster.streams == 0:
+                break
+            time.sleep(0.02)
         self.server.close()
         self.thread.join(timeout=5)
 
@@ -100,6 +106,7 @@ def phones(browser):
         ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
         contexts.append(ctx)
         page = ctx.new_page()
+        page.set_default_timeout(8000)
         page.outside = []
         host = url.split("//", 1)[1]
         page.on("request", lambda req: page.outside.append(req.url)

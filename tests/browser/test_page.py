@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from playwright.sync_api import expect
+
 from conftest import shot
 
 
@@ -39,21 +41,21 @@ def test_manual_pegs_undo_and_a_second_phone_following_live(server, phones):
     other.wait_for_selector("#role:text-is('player')")
 
     host.click("[data-side='p1'] .pegs button:text-is('+2')")
-    host.wait_for_function("document.querySelector(\"[data-score='p1']\").textContent === '2'")
-    other.wait_for_function("document.querySelector(\"[data-score='p1']\").textContent === '2'")
+    expect(host.locator("[data-score='p1']")).to_have_text("2")
+    expect(other.locator("[data-score='p1']")).to_have_text("2")
     other.click("[data-side='p2'] .pegs button:text-is('+1')")
-    host.wait_for_function("document.querySelector(\"[data-score='p2']\").textContent === '1'")
+    expect(host.locator("[data-score='p2']")).to_have_text("1")
     # +N
     host.click("[data-side='p2'] .pegs button:text-is('+N')")
     host.fill("#peg-n-value", "5")
     host.click("#peg-n-go")
-    other.wait_for_function("document.querySelector(\"[data-score='p2']\").textContent === '6'")
+    expect(other.locator("[data-score='p2']")).to_have_text("6")
     assert [s["score"] for s in server.table.snapshot()["sides"]] == [2, 6]
-    assert "pegs five" in host.inner_text("#announce")
+    expect(host.locator("#announce")).to_contain_text("Bob pegs five")
     shot(host, "pegs")
     # undo on the second phone takes the +5 back on both
     other.click("#undo")
-    host.wait_for_function("document.querySelector(\"[data-score='p2']\").textContent === '1'")
+    expect(host.locator("[data-score='p2']")).to_have_text("1")
     assert [s["score"] for s in server.table.snapshot()["sides"]] == [2, 1]
     assert host.outside == [] and other.outside == []
     assert host.errors == [] and other.errors == []
@@ -86,7 +88,7 @@ def test_read_only_visitor_cannot_change_anything(server, phones):
     assert [s["score"] for s in server.table.snapshot()["sides"]] == [1, 0]
     # but the visitor follows the game live
     host.click("[data-side='p2'] .pegs button:text-is('+2')")
-    visitor.wait_for_function("document.querySelector(\"[data-score='p2']\").textContent === '2'")
+    expect(visitor.locator("[data-score='p2']")).to_have_text("2")
     shot(visitor, "visitor")
 
 
@@ -102,7 +104,9 @@ def test_quick_count(server, phones):
     assert page.locator("#qc-result li").count() == 10      # 8 fifteens, the double pair royal, nobs
     assert "one for his nob is twenty-nine" in page.inner_text("#qc-result")
     # a seen card cannot be picked twice
-    page.click("#qc-picker [data-rank='5']")
-    assert page.locator("#qc-picker [data-card='5H']").is_disabled()
+    assert page.locator("#qc-picker [data-rank='5']").is_disabled()      # all four fives are out
+    page.click("#qc-picker [data-rank='J']")
+    assert page.locator("#qc-picker [data-card='JC']").is_disabled()
+    assert page.locator("#qc-picker [data-card='JH']").is_enabled()
     shot(page, "quick-count")
     assert page.outside == [] and page.errors == []

@@ -153,23 +153,35 @@
   }
 
   // ---- board mirror ----
-  var boardTimer = null;
+  var boardTimer = null, boardBusy = false;
   function pollBoard() {
     if (!S.session.board || S.boardMissing) return;
     clearTimeout(boardTimer);
+    if (boardBusy) { boardTimer = setTimeout(pollBoard, 150); return; }
+    boardBusy = true;
     fetch("/api/board", { credentials: "same-origin" }).then(function (r) {
       if (r.status === 404) { S.boardMissing = true; return null; }
       return r.ok ? r.json() : null;
-    }).then(function (f) { if (f) drawBoard(f); }, function () {}).then(function () {
-      if (!S.boardMissing && document.visibilityState === "visible") boardTimer = setTimeout(pollBoard, 1000);
+    }).then(function (f) {
+      boardBusy = false;
+      clearTimeout(boardTimer);
+      if (f) drawBoard(f);
+      // the board draws a new state a moment after the page hears of it: look again soon until it has
+      var behind = f && typeof f.seq === "number" && S.table && f.seq < S.table.seq;
+      if (!S.boardMissing && document.visibilityState === "visible") boardTimer = setTimeout(pollBoard, behind || (f && f.animating) ? 150 : 1000);
+    }, function () {
+      boardBusy = false;
+      clearTimeout(boardTimer);
+      if (document.visibilityState === "visible") boardTimer = setTimeout(pollBoard, 2000);
     });
   }
-  function ledColour(rgb) {
-    // LEDs run dim; keep the hue but lift the brightness so a lit hole reads on a phone
+  function ledColour(rgb, gamma) {
+    // show an LED as it looks: undo the strip's gamma if the board says it, then lift dim ones to read on a phone
     var m = Math.max(rgb[0], rgb[1], rgb[2]);
     if (!m) return "#1c2128";
-    var k = Math.max(1, 170 / m);
-    return "rgb(" + rgb.map(function (c) { return Math.min(255, Math.round(c * k)); }).join(",") + ")";
+    var c = rgb.map(function (v) { return gamma ? 255 * Math.pow(v / 255, 1 / gamma) : v; });
+    var k = Math.max(1, 150 / Math.max(c[0], c[1], c[2]));
+    return "rgb(" + c.map(function (v) { return Math.min(255, Math.round(v * k)); }).join(",") + ")";
   }
   var SVGNS = "http://www.w3.org/2000/svg";
   function svg(tag, attrs) { var e = document.createElementNS(SVGNS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); return e; }
@@ -179,16 +191,16 @@
     if (key === S.board) return;
     S.board = key;
     clear(b);
-    b.hidden = false;
+    b.removeAttribute("hidden");          // an <svg> has no .hidden property
     (frame.lanes || []).forEach(function (lane, li) {
       lane.forEach(function (rgb, hi) {
-        var c = svg("circle", { cx: 14 + hi * 20.8, cy: 14 + li * 22, r: 7.5, fill: ledColour(rgb), "data-lane": li + 1, "data-hole": hi + 1 });
+        var c = svg("circle", { cx: 14 + hi * 20.8, cy: 14 + li * 22, r: 7.5, fill: ledColour(rgb, frame.gamma), "data-lane": li + 1, "data-hole": hi + 1, "data-rgb": rgb.join(",") });
         if (!Math.max(rgb[0], rgb[1], rgb[2])) { c.setAttribute("stroke", "#39424e"); c.setAttribute("stroke-width", "1"); }
         b.appendChild(c);
       });
     });
     (frame.status || []).forEach(function (rgb, i) {
-      b.appendChild(svg("rect", { x: 8 + i * 16, y: 74, width: 11, height: 6, rx: 2, fill: ledColour(rgb), "data-status": i }));
+      b.appendChild(svg("rect", { x: 8 + i * 16, y: 74, width: 11, height: 6, rx: 2, fill: ledColour(rgb, frame.gamma), "data-status": i }));
     });
   }
 
@@ -234,7 +246,7 @@
     $("h-undo").disabled = $("undo").disabled;
     show($("table-actions"), joined());
     show($("next-game"), joined() && !!t.result);
-    $("next-game").textContent = t.result && t.series && t.series.over ? "New series" : "Next game";
+    $("next-game").textContent = t.result && t.series && t.series.kind !== "single" && t.series.over ? "New series" : "Next game";
     renderMore();
     if (S.view === "history" && S.history) renderHistory();
     keepAwake();
@@ -280,7 +292,8 @@
       : (winner ? winner + " wins" : "Game over");
     box.appendChild(h("h2", { text: headline }));
     if (t.reach === "loses" && r.winners && r.winners.length) {
-      box.appendChild(h("p", { text: "Game to " + r.winners.map(sideName).join(" and ") + " at " + t.target + " points reached" }));
+      box.appendChild(h("p", { text: r.winners.map(sideName).join(" and ") + (r.winners.length > 1 ? " win" : " wins") +
+        " \u00b7 " + (loser || "the loser") + " reached " + t.target }));
     }
     var rows = (t.sides || []).map(function (side) {
       var pay = (r.settlement || {})[side.id] || 0, k = (r.multipliers || {})[side.id];

@@ -1,0 +1,204 @@
+"""A complete Land's End game entered through the page on one phone while a second phone follows live.
+
+The game (stake 2, Bob deals first), checked by hand:
+
+Hand 1 — Bob deals, turn-up K♦. Plays: Ann A♠ (1), Bob 3♥ (4), Ann 7♣ (11),
+Bob 9♦ (20), Ann Q♠ (30); Bob go, Ann go: the go point is Ann's (she played
+last) and is credited to her opponent, Bob: 0-1. Bob leads again: 8♥ (8),
+Ann 6♠ (14), Bob 2♥ (16): last card, Bob's, credited to Ann: 1-1.
+Shows: Ann A♠ 7♣ Q♠ 6♠ + K♦ has no fifteen, pair or run: 0, so the
+zero-hand bonus scores 5 (6-1). Bob 3♥ 9♦ 8♥ 2♥ + K♦: 3+2+K fifteen two
+(6-3). Bob's pocket 4♣ 4♦ 5♣ J♠ + K♦: 5+J and 5+K fifteen four, pair of
+fours six (6-9).
+
+Hand 2 — Ann deals, turn-up 10♣. Plays: Bob 9♠ (9), Ann K♣ (19), Bob A♥
+(20), Ann 8♣ (28); Bob go, Ann go: go point Ann's, credited to Bob (6-10).
+Bob leads: 4♠ (4), Ann 5♠ (9), Bob 8♦ (17), Ann Q♥ (27): last card Ann's,
+credited to Bob (6-11). Shows, non-dealer first: Bob 9♠ A♥ 4♠ 8♦ + 10♣:
+A+4+10 fifteen two and 8-9-10 a run of three is five: Bob reaches 16 and
+falls off the end of the world. Ann has 6: multiplier ×2 (6-10), so Bob
+pays Ann 2 × 2 = 4.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from playwright.sync_api import expect
+
+from conftest import shot
+
+
+@pytest.fixture
+def board_server(make_server):
+    """The app with the firmware's render loop as its board (no strip), like the daemon without LEDs."""
+    from companion.table import Table
+    from firmware.geometry import Geometry
+    from firmware.render_loop import RenderLoop
+    table = Table.memory()
+    loop = RenderLoop(None, Geometry())
+    table.subscribe(loop.update)
+    loop.update(table.snapshot())
+    loop.start()
+    server = make_server(table=table, board=loop)
+    yield server
+    loop.stop()
+
+
+def pick(page, card: str, where: str = "#picker") -> None:
+    page.click(f"{where} [data-rank='{card[:-1]}']")
+    page.click(f"{where} [data-card='{card}']")
+
+
+def scores(server) -> list[int]:
+    return [s["score"] for s in server.table.snapshot()["sides"]]
+
+
+def shown_scores(page) -> list[int]:
+    return [int(page.inner_text("[data-score='p1']")), int(page.inner_text("[data-score='p2']"))]
+
+
+def follow(page, server) -> None:
+    """Wait until ``page`` shows the scores the table has now."""
+    p1, p2 = scores(server)
+    expect(page.locator("[data-score='p1']")).to_have_text(str(p1))
+    expect(page.locator("[data-score='p2']")).to_have_text(str(p2))
+
+
+def assert_board_mirrors_the_frame(page, server) -> None:
+    """Assert the page's board SVG shows the board's current frame, LED for LED (polls up to 5 s)."""
+    board = server.app.extensions["landsend"].board
+    expect(page.locator("#board circle")).to_have_count(48)
+    for _ in range(50):
+        frame = board.frame_json()
+        want = [",".join(map(str, px)) for lane in frame["lanes"] for px in lane]
+        got = [c.get_attribute("data-rgb") for c in page.locator("#board circle").all()]
+        if got == want:
+            break
+        page.wait_for_timeout(100)
+    assert got == want
+    assert sum(w != "0,0,0" for w in want) >= 2          # both sides' pegs are lit
+
+
+def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_server, phones):
+    server = board_server
+    ann = phones(server.url)
+    ann.click("#claim")
+    ann.wait_for_selector("#view-new:not([hidden])")
+    ann.select_option("#ng-game", "lands-end")
+    assert "16" in ann.inner_text("#ng-desc")
+    ann.fill("[data-name='0']", "Ann")
+    ann.fill("[data-name='1']", "Bob")
+    ann.fill("#ng-stake", "2")
+    ann.select_option("#ng-dealer", "Bob")
+    shot(ann, "new-game")
+    ann.click("#new-form button[type=submit]")
+    ann.wait_for_selector("[data-side='p2'] .name:text-is('Bob')")
+    ann.click("[data-tab=more]")
+    code = ann.inner_text("#share-code")
+    assert ann.locator("#share-qr").evaluate("img => img.naturalWidth > 0")
+    shot(ann, "invite")
+    ann.click("[data-tab=table]")
+
+    bob = phones(server.url, f"/join/{code}")
+    bob.click("#join-form button")
+    bob.wait_for_selector("#role:text-is('player')")
+
+    # hand 1: Bob deals
+    assert "Ann cuts, Bob deals" in ann.inner_text("#step")
+    pick(ann, "KD")
+    ann.wait_for_selector("#count")
+    for card, count in (("AS", 1), ("3H", 4), ("7C", 11), ("9D", 20), ("QS", 30)):
+        pick(ann, card)
+        expect(ann.locator("#count")).to_have_text(str(count))
+    expect(bob.locator("#entry")).to_contain_text("30")
+    assert ann.locator("#picker [data-rank='K']").is_enabled()
+    ann.click("#picker [data-rank='K']")
+    assert ann.locator("#picker [data-card='KD']").is_disabled()      # the turn-up is greyed out
+    assert ann.inner_text("#go") == "Bob says go"
+    ann.click("#go")
+    expect(ann.locator("#go")).to_have_text("Ann says go")
+    ann.click("#go")
+    expect(ann.locator("#count")).to_have_text("0")
+    follow(bob, server)
+    assert scores(server) == [0, 1]
+    assert "go" in ann.inner_text("#announce") and "+1 to Bob" in ann.inner_text("#announce")
+    for card in ("8H", "6S", "2H"):
+        pick(ann, card)
+    ann.wait_for_selector("#count-known")
+    assert scores(server) == [1, 1]
+    assert "one for last" in ann.inner_text("#announce")
+    assert ann.inner_text("#count-known") == "Count Ann's hand"
+    ann.click("#count-known")
+    expect(ann.locator("#count-known")).to_have_text("Count Bob's hand")
+    assert scores(server) == [6, 1]
+    assert "zero-hand bonus scores five" in ann.inner_text("#shows")
+    ann.click("#count-known")
+    ann.wait_for_selector("#tray")
+    assert scores(server) == [6, 3]
+    for card in ("4C", "4D", "5C", "JS"):
+        pick(ann, card)
+    ann.click("#tray-go")
+    expect(ann.locator("#step")).to_contain_text("Bob cuts, Ann deals")
+    assert scores(server) == [6, 9]
+    follow(bob, server)
+    last_hand = bob.inner_text("#shows")
+    assert "Last hand" in last_hand
+    assert "fifteen two, fifteen four, and a pair is six" in last_hand
+    shot(bob, "last-hand")
+
+    # hand 2: Ann deals; Bob's phone enters this hand while Ann's follows
+    pick(bob, "10C")
+    for card in ("9S", "KC", "AH", "8C"):
+        pick(bob, card)
+    expect(bob.locator("#count")).to_have_text("28")
+    bob.click("#go")
+    expect(bob.locator("#go")).to_have_text("Ann says go")
+    bob.click("#go")
+    expect(bob.locator("#count")).to_have_text("0")
+    assert scores(server) == [6, 10]
+    for card in ("4S", "5S", "8D"):
+        pick(bob, card)
+    expect(bob.locator("#count")).to_have_text("17")
+    follow(ann, server)
+    assert_board_mirrors_the_frame(ann, server)
+    shot(ann, "card-entry")
+    pick(bob, "QH")
+    bob.wait_for_selector("#count-known")
+    assert scores(server) == [6, 11]
+    bob.click("#count-known")
+
+    # Bob reaches 16 in his own show and falls off the end of the world
+    for page in (bob, ann):
+        page.wait_for_selector("#result:not([hidden])")
+        assert page.inner_text("#result h2") == "Bob fell off the end of the world"
+        assert page.inner_text("[data-pay='p1']") == "+4"
+        assert page.inner_text("[data-pay='p2']") == "-4"
+        assert "\u00d72" in page.inner_text("#result")
+        assert shown_scores(page) == [6, 16]
+    assert "fifteen two, and a run of three is five" in ann.inner_text("#shows")
+    snap = server.table.snapshot()
+    assert snap["result"]["loser"] == "p2"
+    assert snap["result"]["multipliers"] == {"p1": 2}
+    assert snap["result"]["settlement"] == {"p1": 4, "p2": -4}
+    shot(ann, "result")
+
+    # the ledger on the second phone
+    bob.click("[data-tab=more]")
+    assert bob.inner_text("[data-ledger='Ann']") == "+4"
+    assert bob.inner_text("[data-ledger='Bob']") == "-4"
+
+    # history lists both hands with breakdowns; undo reopens the game
+    ann.click("[data-tab=history]")
+    ann.wait_for_selector(".hist-ev")
+    hist = ann.inner_text("#h-list")
+    assert "Game 1, hand 1" in hist and "Game 1, hand 2" in hist
+    assert "fifteen two, and a run of three is five" in hist
+    shot(ann, "history")
+    ann.click("#h-undo")
+    ann.click("[data-tab=table]")
+    ann.wait_for_selector("#result", state="hidden")
+    follow(bob, server)
+    assert scores(server) == [6, 11]
+    assert ann.outside == [] and bob.outside == []
+    assert ann.errors == [] and bob.errors == []
