@@ -164,10 +164,10 @@ def import_record():
         abort(400, "expected {\"record\": <the exported game record>}")
     h = hub()
     try:
-        h.table.import_record(record)
+        result = h.table.import_record(record)
     except RulesError as exc:
         return _refused(exc)
-    return jsonify({"table": h.table.snapshot()})
+    return jsonify({"result": result, "table": h.table.snapshot()})
 
 
 @bp.get("/history")
@@ -179,7 +179,10 @@ def history():
 @bp.get("/export")
 def export():
     """Return the game record (JSON) as a download named after the match."""
-    record = hub().table.export_record()
+    try:
+        record = hub().table.export_record()
+    except RulesError as exc:
+        abort(404, str(exc))
     match = str(hub().table.snapshot().get("match_id") or "game")
     name = re.sub(r"[^A-Za-z0-9_-]", "", match)[:40] or "game"
     return Response(json.dumps(record, indent=1), mimetype="application/json",

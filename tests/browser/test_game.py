@@ -116,6 +116,14 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     ann.click("#picker [data-rank='K']")
     assert ann.locator("#picker [data-card='KD']").is_disabled()      # the turn-up is greyed out
     assert ann.inner_text("#go") == "Bob says go"
+    # an illegal card is refused with the rules' reason, and nothing changes
+    seq = server.table.snapshot()["seq"]
+    pick(ann, "8H")
+    expect(ann.locator("#toast")).to_have_text(
+        "Bob cannot play 8H: the count would be 38, over 31 (say go if nobody can play)")
+    assert server.table.snapshot()["seq"] == seq
+    expect(ann.locator("#count")).to_have_text("30")
+    shot(ann, "refused")
     ann.click("#go")
     expect(ann.locator("#go")).to_have_text("Ann says go")
     ann.click("#go")
@@ -202,3 +210,66 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     assert scores(server) == [6, 11]
     assert ann.outside == [] and bob.outside == []
     assert ann.errors == [] and bob.errors == []
+
+
+LAYOUT = ["2S", "4H", "6D", "8C", "QS",
+          "2H", "4D", "6C", "8S", "KH",
+          "2D", "4C", "6S", "8H", "JD",
+          "2C", "4S", "6H", "8D", "QH",
+          "AS", "3H", "5D", "7C", "9S"]
+
+
+def test_tabletop_grid_placement_then_the_final_layout(server, phones):
+    """Tabletop Land's End, Bob deals so Ann owns the rows and counts first.
+
+    Rows 1-4 hold only even cards (2 4 6 8 and a ten-card): no fifteen (an
+    even sum), no pair, no run, no flush, so each scores 0 and the zero-line
+    bonus makes it 5. Ann has 5, 10, 15, then 20 after row 4: she reaches 16
+    first and loses before Bob counts a column. Bob has 0: ×4, stake 1.
+    """
+    ann = phones(server.url)
+    ann.click("#claim")
+    ann.select_option("#ng-game", "lands-end-tabletop")
+    ann.fill("[data-name='0']", "Ann")
+    ann.fill("[data-name='1']", "Bob")
+    ann.fill("#ng-stake", "1")
+    ann.select_option("#ng-dealer", "Bob")
+    ann.click("#new-form button[type=submit]")
+    expect(ann.locator("#step")).to_contain_text("Turn the centre card")
+    pick(ann, "6S")
+    expect(ann.locator("[data-cell='12']")).to_have_text("6\u2660")
+    # card by card: only cells touching a card are open
+    assert ann.locator("[data-cell='0']").is_disabled()
+    assert ann.locator("[data-cell='6']").is_enabled()
+    ann.click("[data-cell='6']")
+    pick(ann, "4D")
+    expect(ann.locator("[data-cell='6']")).to_have_text("4\u2666")
+    assert server.table.snapshot()["hand"]["grid"][1][1] == "4D"
+    expect(ann.locator("#step")).to_contain_text("(Bob)")
+    # a card already on the grid cannot be picked again
+    ann.click("[data-cell='7']")
+    ann.click("#picker [data-rank='4']")
+    assert ann.locator("#picker [data-card='4D']").is_disabled()
+    # take it back and enter the whole layout instead
+    ann.click("#undo")
+    expect(ann.locator("[data-cell='6']")).to_have_text("")
+    ann.click("#layout-toggle")
+    for i, card in enumerate(LAYOUT):
+        if i == 12:
+            continue
+        ann.click(f"[data-cell='{i}']")
+        pick(ann, card)
+    expect(ann.locator("[data-cell='24']")).to_have_text("9\u2660")
+    shot(ann, "tabletop")
+    ann.click("#layout-go")
+    ann.wait_for_selector("#result:not([hidden])")
+    assert ann.inner_text("#result h2") == "Ann fell off the end of the world"
+    assert ann.inner_text("[data-pay='p1']") == "-4"
+    assert ann.inner_text("[data-pay='p2']") == "+4"
+    snap = server.table.snapshot()
+    assert [s["score"] for s in snap["sides"]] == [20, 0]
+    assert snap["result"]["multipliers"] == {"p2": 4}
+    shows = ann.inner_text("#shows")
+    assert "Ann, row 1: 5" in shows and "Ann, row 4: 5" in shows
+    assert "Bob, column 1" in shows
+    assert ann.errors == [] and ann.outside == []

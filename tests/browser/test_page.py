@@ -110,3 +110,21 @@ def test_quick_count(server, phones):
     assert page.locator("#qc-picker [data-card='JH']").is_enabled()
     shot(page, "quick-count")
     assert page.outside == [] and page.errors == []
+
+
+def test_tap_targets_are_at_least_44_px_at_360_px_wide(server, phones):
+    page = phones(server.url)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.click("#claim")
+    small = []
+    for tab in ("new", "count", "history", "more", "table"):
+        page.click(f"[data-tab={tab}]")
+        if tab == "count":
+            page.click("#qc-picker [data-rank='7']")
+        for el in page.locator("button:visible, select:visible, input:visible:not([type=checkbox]), a.button:visible, label.check:visible").all():
+            box = el.bounding_box()
+            if box and (box["height"] < 44 or box["width"] < 44):
+                small.append((tab, el.evaluate("e => e.outerHTML.slice(0, 80)"), box["width"], box["height"]))
+        # nothing sticks out sideways at 360 px
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert small == []

@@ -258,7 +258,7 @@
       var chips = h("div", { cls: "chips" },
         t.dealer_side === i ? h("span", { cls: "chip dealer", text: "deals" }) : null,
         t.pocket_owner === i && t.pocket_owner !== t.dealer_side ? h("span", { cls: "chip", text: t.pocket_name || "pocket" }) : null,
-        t.turn_side === i && t.turn ? h("span", { cls: "chip", text: t.turn + " to play" }) : null,
+        t.turn_side === i && t.turn ? h("span", { cls: "chip", text: t.turn + (t.expect === "place" ? " to place" : " to play") }) : null,
         side.house ? h("span", { cls: "chip", text: "house" }) : null,
         t.series && t.series.kind !== "single" ? h("span", { cls: "chip", text: (t.series.wins[side.id] || 0) + " won" }) : null);
       var pegs = null;
@@ -339,6 +339,7 @@
     box.appendChild(h("p", { cls: "step", id: "step", text: stepText(exp) }));
     if (exp === "turnup") {
       picker(function (card) { command({ type: "turnup", card: card }).catch(function () {}); });
+      if (preset(t.game).grid) renderGrid(box);
     } else if (exp === "play") {
       box.appendChild(countEl());
       var turn = hd.expect_player || t.turn;
@@ -388,11 +389,14 @@
   }
   function renderShows() {
     var t = S.table, hd = hand(), box = clear($("shows"));
-    var cur = (hd.shows || []).length || hd.pocket || hd.grid_scores;
+    var cur = (hd.shows || []).length || hd.pocket || (hd.lines || []).length;
     var src = cur ? hd : (hd.previous || null);
     if (!src) { show(box, false); return; }
     var list = (src.shows || []).map(function (sh) { return { who: sh.player + "'s hand", sh: sh }; });
     if (src.pocket) list.push({ who: sideName(src.pocket.side) + "'s " + (t.pocket_name || "pocket"), sh: src.pocket });
+    (src.lines || []).forEach(function (ln) {
+      list.push({ who: sideName(ln.side) + ", " + ln.label, sh: { points: ln.points, cards: (ln.breakdown || {}).cards, breakdown: ln.breakdown } });
+    });
     if (!list.length) { show(box, false); return; }
     show(box, true);
     box.appendChild(h("h2", { text: cur ? "Shows" : "Last hand" + (src.turnup ? " (turn-up " + pretty(src.turnup) + ")" : "") }));
@@ -458,39 +462,60 @@
   }
 
   // ---- tabletop: the 5x5 grid ----
+  function flatGrid(g) { var out = []; (g || []).forEach(function (row) { out = out.concat(row); }); while (out.length < 25) out.push(null); return out; }
+  function touches(cells, i) {
+    var r = Math.floor(i / 5), c = i % 5;
+    for (var dr = -1; dr <= 1; dr++) for (var dc = -1; dc <= 1; dc++) {
+      var rr = r + dr, cc = c + dc;
+      if ((dr || dc) && rr >= 0 && rr < 5 && cc >= 0 && cc < 5 && cells[rr * 5 + cc]) return true;
+    }
+    return false;
+  }
   function renderGrid(box) {
-    var t = S.table, hd = hand(), grid = hd.grid || [], g = $("grid-box");
-    clear(g);
-    show(g, true);
+    var t = S.table, hd = hand(), g = $("grid-box"), p = preset(t.game);
+    var grid = flatGrid(hd.grid);
     var layoutMode = !!S.layout;
     var cells = layoutMode ? S.layout : grid;
+    var placing = t.expect === "place" && !layoutMode;
+    clear(g);
+    show(g, true);
     var el = h("div", { cls: "grid5", id: "grid" });
     for (var i = 0; i < 25; i++) {
       (function (i) {
         var c = cells[i];
+        var legal = layoutMode || (placing && !c && !hd.must_crib && (hd.placement !== "adjacent" || touches(cells, i)));
         var cls = (c ? "filled" + (/[HD]$/.test(c) ? " red" : "") : "") + (S.gridSel === i ? " sel" : "") + (i === 12 ? " center" : "");
-        el.appendChild(h("button", { type: "button", cls: cls, "data-cell": i, disabled: !layoutMode && c ? true : null,
+        el.appendChild(h("button", { type: "button", cls: cls, "data-cell": i, disabled: legal ? null : true,
+          "aria-label": "row " + (Math.floor(i / 5) + 1) + ", column " + (i % 5 + 1) + (c ? ": " + c : ""),
           onclick: function () { S.gridSel = i; render(); } }, c ? pretty(c) : ""));
       })(i);
     }
     g.appendChild(el);
-    var cribN = preset(t.game).grid_crib || 0;
-    if (cribN) {
-      var crib = layoutMode ? S.layoutCrib : (hd.crib || []);
-      g.appendChild(h("p", null, "Crib: ", cardsEl(crib),
-        h("button", { type: "button", cls: S.gridSel === "crib" ? "on" : null, onclick: function () { S.gridSel = "crib"; render(); } }, "to crib")));
+    if (p.grid_crib) {
+      var crib = layoutMode ? S.layoutCrib : [];
+      g.appendChild(h("div", { cls: "row" },
+        h("span", { text: "Crib: " + (layoutMode ? "" : (hd.crib_count || 0) + " of " + p.grid_crib) }), layoutMode ? cardsEl(crib) : null,
+        (placing || layoutMode) ? h("button", { type: "button", id: "to-crib", cls: S.gridSel === "crib" || hd.must_crib ? "on" : null,
+          onclick: function () { S.gridSel = "crib"; render(); } }, "Into the crib") : null));
     }
+    var canLayout = layoutMode || !(hd.places || []).length;
     g.appendChild(h("div", { cls: "row" },
-      h("button", { type: "button", onclick: function () {
-        S.layout = layoutMode ? null : grid.slice(0, 25).concat(Array(25).fill(null)).slice(0, 25);
-        S.layoutCrib = (hd.crib || []).slice(); S.gridSel = null; render();
-      } }, layoutMode ? "Card by card" : "Enter final layout"),
-      layoutMode ? h("button", { type: "button", cls: "primary", onclick: function () {
-        command({ type: "layout", cards: S.layout, crib: S.layoutCrib }).then(function () { S.layout = null; render(); }, function () {});
-      } }, "Count the layout") : null));
-    var seen = {};
-    (layoutMode ? S.layout.concat(S.layoutCrib) : grid.concat(hd.crib || [])).forEach(function (c) { if (c) seen[c] = 1; });
-    if (S.gridSel === null) { picker(null); return; }
+      canLayout ? h("button", { type: "button", id: "layout-toggle", onclick: function () {
+        S.layout = layoutMode ? null : grid.slice();
+        S.layoutCrib = []; S.gridSel = null; render();
+      } }, layoutMode ? "Card by card" : "Enter the final layout") : null,
+      layoutMode ? h("button", { type: "button", cls: "primary", id: "layout-go",
+        disabled: S.layout.filter(Boolean).length !== 25 || S.layoutCrib.length !== (p.grid_crib || 0) ? true : null,
+        onclick: function () {
+          command({ type: "layout", cards: S.layout, crib: S.layoutCrib }).then(function () { S.layout = null; render(); }, function () {});
+        } }, "Count the layout") : null));
+    if (hd.must_crib && placing) S.gridSel = "crib";
+    var seen = seenCards();
+    (layoutMode ? S.layout.concat(S.layoutCrib) : []).forEach(function (c) { if (c) seen[c] = 1; });
+    if (S.gridSel === null || S.gridSel === undefined) {
+      if (t.expect !== "turnup" || layoutMode) picker(null);
+      return;
+    }
     picker(function (card) {
       if (layoutMode) {
         if (S.gridSel === "crib") S.layoutCrib.push(card); else S.layout[S.gridSel] = card;
