@@ -1,0 +1,287 @@
+"""Card entry in the deal games, hand-computed: every peg, go, show and pocket of worked hands."""
+
+import pytest
+
+from companion.errors import IllegalAction, InvalidCard, RulesError
+from engine_play import new_table
+
+
+def scores(t):
+    return [s["score"] for s in t.snapshot()["sides"]]
+
+
+def cmd(kind, card=None, **kw):
+    c = {"type": kind, **kw}
+    if card is not None:
+        c["card"] = card
+    return c
+
+
+def run(t, *commands):
+    for c in commands:
+        t.submit(c)
+
+
+def refused(t, command, exc=IllegalAction):
+    """Assert ``command`` is refused and changes nothing; return the message."""
+    before = t.snapshot()
+    n = len(t.history())
+    with pytest.raises(exc) as info:
+        t.submit(command)
+    assert t.snapshot() == before
+    assert len(t.history()) == n
+    return str(info.value)
+
+
+# --- Land's End, two-hand: one whole hand -----------------------------------------------------
+
+LE_HAND_1 = [
+    # (command, Ann, Bob, last text, credited)
+    (cmd("turnup", "2C"), 0, 0, None, None),
+    (cmd("play", "10H"), 0, 0, "ten", "Bob"),
+    (cmd("play", "5S"), 2, 0, "fifteen for two", "Ann"),               # Bob's fifteen counts for Ann (L2)
+    (cmd("play", "6D"), 2, 0, "twenty-one", "Bob"),
+    (cmd("play", "4C"), 5, 0, "twenty-five for a run of three", "Ann"),
+    (cmd("play", "3H"), 5, 4, "twenty-eight for a run of four", "Bob"),
+    (cmd("go"), 5, 4, "twenty-eight for a run of four", "Bob"),        # Bob cannot play
+    (cmd("go"), 5, 5, "go", "Bob"),                                    # Ann neither: Ann's go point is Bob's
+    (cmd("play", "KS"), 5, 5, "ten", "Ann"),                           # Bob, first to say go, leads (M2)
+    (cmd("play", "KD"), 5, 7, "twenty, a pair for two", "Bob"),
+    (cmd("play", "9C"), 6, 7, "one for last", "Ann"),                  # Bob's last card: 1 for Ann
+    (cmd("show"), 10, 7, "fifteen two, and fifteen four", "Ann"),      # 10H 6D 3H KD + 2C
+    (cmd("show"), 10, 11, "fifteen two, and fifteen four", "Bob"),     # 5S 4C KS 9C + 2C
+    (cmd("pocket", cards=["AS", "7D", "9H", "QS"]), 10, 11, "nothing", "Bob"),  # a 0 pocket stays 0 (L3)
+]
+
+
+def test_lands_end_hand_credits_every_matching_point_to_the_opponent():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    for command, ann, bob, text, credited in LE_HAND_1:
+        t.submit(command)
+        snap = t.snapshot()
+        assert scores(t) == [ann, bob], command
+        if text is not None:
+            assert (snap["last"]["text"], snap["last"]["credited"]) == (text, credited), command
+    snap = t.snapshot()
+    # the next hand started by itself: Ann deals, Bob cuts
+    assert (snap["hand_no"], snap["dealer"], snap["expect"], snap["expect_player"]) == (2, "Ann", "turnup", "Bob")
+    prev = snap["hand"]["previous"]
+    assert [s["points"] for s in prev["shows"]] == [4, 4] and prev["pocket"]["points"] == 0
+
+
+def test_zero_hand_scores_five_but_zero_pocket_scores_nothing():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, cmd("turnup", "2C"), cmd("play", "QS"), cmd("play", "KH"), cmd("play", "9H"))
+    assert scores(t) == [0, 0]
+    run(t, cmd("go"), cmd("play", "AS"), cmd("go"))            # Bob go at 29, Ann plays on to 30, then go
+    assert scores(t) == [0, 1] and t.snapshot()["turn"] == "Bob"
+    run(t, cmd("play", "6C"), cmd("play", "7D"), cmd("play", "4H"), cmd("play", "3D"))
+    assert scores(t) == [1, 1]                                  # Bob's last card: 1 for Ann
+    t.submit(cmd("show"))                                       # AS 7D 9H QS + 2C: nothing
+    last = t.snapshot()["last"]
+    assert scores(t) == [6, 1] and last["text"] == "nothing, so the zero-hand bonus scores five"
+    t.submit(cmd("show"))                                       # KH 6C 4H 3D + 2C: 15s K32, 6432; run 234
+    assert scores(t) == [6, 8]
+    t.submit(cmd("pocket", cards=["AD", "8S", "QH", "9S"]))
+    assert scores(t) == [6, 8]
+    assert t.state.steps[-1]["kind"] == "pocket" and t.state.steps[-1]["points"] == 0
+
+
+def test_cribbage_credits_pegging_to_the_player_who_made_it():
+    t = new_table("cribbage", ["Ann", "Bob"], first_dealer="Bob")
+    for command, *_ in LE_HAND_1[:11]:
+        t.submit(command)
+    # same plays as the Land's End hand: Ann made run-of-four 4, pair... credited to herself now
+    # Bob: fifteen 2, run of three 3, last 1 = 6 ; Ann: run of four 4, go 1, pair 2 = 7
+    assert scores(t) == [7, 6]
+
+
+def test_thirty_one_scores_two_and_no_last_card_on_top():
+    t = new_table("cribbage", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, cmd("turnup", "2C"), cmd("play", "KH"), cmd("play", "QH"), cmd("play", "5D"), cmd("play", "6D"))
+    snap = t.snapshot()
+    assert snap["last"]["text"] == "thirty-one for two" and scores(t) == [0, 2]
+    assert snap["count"] == 0 and snap["turn"] == "Ann"          # after 31 the next holder leads
+    run(t, cmd("play", "AS"), cmd("play", "3S"), cmd("play", "7C"), cmd("play", "JC"))
+    # A, 3 (4), 7 (11), J (21): nothing; Bob played the last card: 1 for last
+    assert scores(t) == [0, 3] and t.snapshot()["last"]["text"] == "one for last"
+
+
+def test_card_refusals_change_nothing():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    assert "cannot play a card now" in refused(t, cmd("play", "5H"))
+    t.submit(cmd("turnup", "2C"))
+    assert refused(t, cmd("turnup", "3C")) == "the turn-up is already 2C"
+    assert refused(t, cmd("play", "2C")) == "2C is already out: it is the turn-up"
+    refused(t, cmd("play", "XX"), InvalidCard)
+    run(t, cmd("play", "KH"), cmd("play", "QH"))
+    assert refused(t, cmd("play", "KH")) == "KH is already out: played by Ann"
+    run(t, cmd("play", "5S"))                                    # 25
+    assert refused(t, cmd("play", "7C")) == ("Bob cannot play 7C: the count would be 32, over 31 "
+                                             "(say go if nobody can play)")
+    # naming Ann means Bob said go: impossible to tell at 25, so it is accepted ...
+    # ... but at a count of 15, every card fits: a go there is refused
+    t2 = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    run(t2, cmd("turnup", "2C"), cmd("play", "KH"), cmd("play", "5H"))
+    assert refused(t2, cmd("go")) == "Ann cannot say go: at a count of 15 every card fits"
+    assert refused(t2, cmd("play", "4S", player="Bob")) == (
+        "it is Ann's turn; Bob can play 4S only if Ann said go, but at a count of 15 every card fits")
+    assert "expects Ann's play" in refused(t2, cmd("show"))
+    assert refused(t2, cmd("play", "4S", player="Zed")) == "'Zed' is not playing; the players are Ann, Bob"
+    assert refused(t2, cmd("place", "4S", row=0, col=0)) == "Land's End is not a tabletop game: there is no grid"
+
+
+def test_a_go_the_engine_cannot_see_is_caught_at_the_show():
+    t = new_table("cribbage", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, cmd("turnup", "2C"), cmd("play", "KH"), cmd("play", "QH"), cmd("play", "5D"))   # 25
+    run(t, cmd("go"), cmd("play", "4S", player="Ann"))          # Bob said go at 25 ...
+    run(t, cmd("go"))                                            # 29: Ann go -> go point to Ann
+    assert scores(t) == [1, 0]
+    run(t, cmd("play", "6D"), cmd("play", "3C"), cmd("play", "8C"), cmd("play", "9S"))
+    assert t.snapshot()["expect"] == "show"
+    t.submit(cmd("show", cards=["KH", "5D", "4S", "3C"]))
+    # ... but Bob still held 6D at 25 (it fits: 31)
+    msg = refused(t, cmd("show"))
+    assert msg == ("Bob said go at a count of 25 while holding 6D, which fits (31): "
+                   "undo back to the go and fix it")
+
+
+def test_show_validation():
+    t = new_table("five-card", ["Ann", "Bob"], first_dealer="Bob")
+    assert scores(t) == [3, 0]                                   # Ann cut high: 3 for last (F1)
+    run(t, cmd("turnup", "4S"), cmd("play", "KH"), cmd("play", "QD"), cmd("play", "9C"))
+    run(t, cmd("go"), cmd("go"))                                 # one count only: Ann last -> 1 for last
+    assert scores(t) == [4, 0] and t.snapshot()["last"]["text"] == "one for last"
+    snap = t.snapshot()
+    assert snap["expect"] == "show" and snap["expect_player"] == "Ann"
+    assert refused(t, cmd("show")) == "Ann played 2 of 3 cards: list the 3 cards Ann held"
+    assert refused(t, cmd("show", cards=["KH", "9C"]), InvalidCard) == "Ann's hand holds 3 cards, not 2"
+    assert refused(t, cmd("show", cards=["KH", "QD", "7H"])) == "Ann played 9C, so it must be in the hand shown"
+    assert refused(t, cmd("show", cards=["KH", "9C", "4S"])) == "4S is already out: it is the turn-up"
+    assert refused(t, cmd("show", cards=["8D", "6S", "7H"], player="Bob")) == "it is Ann's show next (order: Ann, Bob)"
+    t.submit(cmd("show", cards=["KH", "9C", "7H"]))              # + 4S: nothing
+    assert scores(t) == [4, 0]
+    assert refused(t, cmd("show", cards=["QD", "7H", "6S"])) == "7H is already out: shown by Ann"
+    t.submit(cmd("show", cards=["QD", "8D", "6S"]))              # + 4S: nothing
+    assert refused(t, cmd("pocket", cards=["5H", "5C", "JD"]), InvalidCard) == "the crib holds 4 cards, not 3"
+    t.submit(cmd("pocket", cards=["5H", "5C", "JD", "10S"]))     # 15s: 5J 5J 5T 5T = 8, pair 2
+    assert scores(t) == [4, 10]
+    assert t.snapshot()["dealer"] == "Ann"
+
+
+def test_five_card_single_count_stops_at_31_without_a_last_point():
+    t = new_table("five-card", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, cmd("turnup", "4S"), cmd("play", "KH"), cmd("play", "QD"), cmd("play", "9C"), cmd("play", "2D"))
+    snap = t.snapshot()
+    assert scores(t) == [3, 2] and snap["last"]["text"] == "thirty-one for two"
+    assert snap["expect"] == "show" and snap["hand"]["cards_left"] == {"Ann": 1, "Bob": 1}
+
+
+def test_heels_at_the_cut_can_end_the_game():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob", stake=5)
+    run(t, {"type": "peg", "side": "p2", "points": 15}, cmd("turnup", "JS"))
+    snap = t.snapshot()
+    assert scores(t) == [0, 16] and snap["last"]["text"] == "one for his heels"
+    res = snap["result"]
+    assert (res["loser"], res["winner"], res["phase"], res["hand"]) == ("p2", "p1", "cut", 1)
+    assert res["multipliers"] == {"p1": 4} and res["settlement"] == {"p1": 20, "p2": -20}
+    assert refused(t, cmd("play", "5H")) == "the game is over: start a new game (or undo)"
+    assert snap["expect"] == "none"
+
+
+def test_peg_out_in_the_middle_of_the_matching_phase():
+    t = new_table("cribbage", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, {"type": "peg", "side": "p1", "points": 29}, *[{"type": "peg", "side": "p1", "points": 29}] * 3,
+        {"type": "peg", "side": "p1", "points": 3})
+    assert scores(t) == [119, 0]
+    run(t, cmd("turnup", "3C"), cmd("play", "10H"), cmd("play", "5S"), cmd("play", "5D"))
+    snap = t.snapshot()
+    assert scores(t) == [121, 2]
+    assert snap["result"]["phase"] == "pegging" and snap["result"]["winner"] == "p1"
+    assert snap["result"]["multipliers"] == {"p2": 3}            # double skunk: Bob under 61
+    assert "game is over" in refused(t, cmd("play", "6D"))
+
+
+def test_go_point_can_end_the_game():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, {"type": "peg", "side": "p2", "points": 15})
+    run(t, cmd("turnup", "2C"), cmd("play", "KH"), cmd("play", "QH"), cmd("play", "9C"))   # 29
+    t.submit(cmd("go"))                                          # Bob go
+    t.submit(cmd("go"))                                          # Ann go: her go point is Bob's 16th
+    snap = t.snapshot()
+    assert scores(t) == [0, 16] and snap["result"]["phase"] == "pegging" and snap["result"]["loser"] == "p2"
+
+
+def test_three_hand_go_leader_and_credit_to_the_next_player():
+    t = new_table("lands-end-3", ["Ann", "Bob", "Cy"], first_dealer="Cy")
+    run(t, cmd("turnup", "2C"), cmd("play", "KH"), cmd("play", "QH"), cmd("play", "8C"))   # 28
+    assert t.snapshot()["turn"] == "Ann"
+    t.submit(cmd("play", "2D", player="Bob"))                    # naming Bob: Ann said go
+    snap = t.snapshot()
+    assert snap["hand"]["gone"] == ["Ann"] and snap["turn"] == "Cy" and snap["count"] == 30
+    t.submit(cmd("go"))                                          # Cy
+    assert t.snapshot()["turn"] == "Bob"                          # Bob still holds cards and has not said go
+    t.submit(cmd("go"))                                          # Bob: the count ends, Bob was last: go
+    snap = t.snapshot()
+    assert scores(t) == [0, 0, 1] and snap["last"]["credited"] == "Cy"   # Bob's go point goes to the next player
+    assert snap["turn"] == "Ann" and snap["count"] == 0          # Ann said go first: she leads (M2)
+
+
+def test_three_hand_31_leader_is_the_next_holder():
+    t = new_table("lands-end-3", ["Ann", "Bob", "Cy"], first_dealer="Cy")
+    run(t, cmd("turnup", "2C"), cmd("play", "KH"), cmd("play", "QH"), cmd("play", "AC"), cmd("play", "KS"))
+    snap = t.snapshot()
+    assert snap["last"]["text"] == "thirty-one for two" and scores(t) == [0, 2, 0]   # Ann's 31: Bob's points
+    assert snap["turn"] == "Bob" and snap["count"] == 0
+
+
+def test_three_hand_pocket_gets_one_dealt_card_and_the_show_order_is_clockwise_from_the_left():
+    t = new_table("lands-end-3", ["Ann", "Bob", "Cy"], first_dealer="Bob")
+    assert t.snapshot()["hand"]["show_order"] == ["Cy", "Ann", "Bob"]
+    assert t.snapshot()["expect_player"] == "Cy"                 # left of the dealer cuts (M2)
+
+
+def test_four_hand_teams_show_order_and_shared_score():
+    t = new_table("lands-end-4", ["Ann", "Bob", "Cy", "Di"], first_dealer="Di",
+                  teams=[["Ann", "Cy"], ["Bob", "Di"]])
+    snap = t.snapshot()
+    assert snap["hand"]["show_order"] == ["Ann", "Cy", "Bob", "Di"]
+    run(t, cmd("turnup", "2C"), cmd("play", "10H"), cmd("play", "5S"))
+    assert scores(t) == [2, 0]                                   # Bob's fifteen: for the opposing team
+    assert t.snapshot()["last"]["credited"] == "Ann & Cy"
+
+
+def test_snapshot_hand_section_for_the_page():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, cmd("turnup", "2C"), cmd("play", "10H"), cmd("play", "5S"))
+    h = t.snapshot()["hand"]
+    assert h["kind"] == "cards" and h["stage"] == "pegging"
+    assert (h["expect"], h["expect_player"]) == ("play", "Ann")
+    assert h["seen"] == ["2C", "5S", "10H"]
+    assert h["plays"] == {"Ann": ["10H"], "Bob": ["5S"]}
+    assert h["order"] == [{"player": "Ann", "card": "10H", "count": 10}, {"player": "Bob", "card": "5S", "count": 15}]
+    assert h["cards_left"] == {"Ann": 3, "Bob": 3}
+    assert h["show_order"] == ["Ann", "Bob"] and h["shows"] == [] and h["pocket"] is None
+    assert h["pocket_owner"] == "p2"
+    snap = t.snapshot()
+    assert snap["count_cards"] == ["10H", "5S"] and snap["turnup"] == "2C"
+    assert snap["last"]["items"] == [{"kind": "fifteen", "cards": ["10H", "5S"], "points": 2}]
+
+
+def test_show_breakdown_is_in_the_snapshot():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    for command, *_ in LE_HAND_1[:12]:
+        t.submit(command)
+    show = t.snapshot()["hand"]["shows"][0]
+    assert show["player"] == "Ann" and show["points"] == 4
+    assert show["breakdown"]["items"] == [
+        {"kind": "fifteen", "cards": ["2C", "3H", "10H"], "points": 2},
+        {"kind": "fifteen", "cards": ["2C", "3H", "KD"], "points": 2},
+    ]
+
+
+def test_commands_need_a_hand_in_progress_and_refuse_after_the_end():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, {"type": "peg", "side": "p1", "points": 16})
+    with pytest.raises(RulesError, match="the game is over"):
+        t.submit(cmd("turnup", "5H"))
