@@ -246,3 +246,20 @@ def test_serve_refuses_a_wrong_config_with_its_line(tmp_path):
         f"landsend serve: config refused: {bad}, line 3, strip.type: must be one of GRB, RGB, BRG, RBG, GBR, BGR, "
         "GRBW, RGBW, got 'GRBX'")
     assert not (tmp_path / "x.db").exists()
+
+
+def test_menu_hold_of_5_s_releases_the_table_through_the_web_app(tmp_path, monkeypatch):
+    monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
+    d = build(DEFAULTS, sim=True, table=Table.memory())
+    try:
+        hub = d.app.extensions["landsend"]
+        epoch = hub.access.epoch
+        assert d.buttons.press("menu", hold=True) == {"type": "new_game"}
+        assert hub.access.epoch == epoch
+        assert d.buttons.press("menu", seconds=5.5) is None
+        assert hub.access.epoch == epoch + 1
+        brightness = d.loop.brightness
+        d.buttons.press("menu")
+        assert d.loop.brightness == 0.8 != brightness       # 0.5 -> the next step
+    finally:
+        d.close()

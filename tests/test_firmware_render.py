@@ -197,3 +197,19 @@ def test_default_light_of_a_real_frame():
     s = snap([("p1", 7, 5), ("p2", 3, 0)], phase="pegging", dealer_side=1, pocket_owner=1, turn_side=0)
     assert lit(render(s, G)) == {6: (0, 128, 0), 4: (0, 7, 0), 34: (0, 128, 0), 48: (128, 128, 128),
                                  50: (128, 12, 0), 51: (0, 128, 0)}
+
+
+def test_the_brightest_frame_the_renderer_draws_is_the_number_in_hardware_readme():
+    # every peg white (lap 8 of 121), two sides flashing their lanes at once, status LEDs lit
+    worst = snap([("p1", 121, 118), ("p2", 119, 118), ("p3", 117, 116)], target=121, reach="wins", phase="over",
+                 dealer_side=0, turn_side=1, pocket_owner=2,
+                 result={"winner": "p1", "loser": "p3", "multipliers": {"p1": 2, "p2": 2}, "skunk": 1})
+    frames = int(animation_length(worst, G) * 30) + 2
+
+    def peak(brightness):
+        light_ = Light(brightness=brightness, gamma=2.8, budget_ma=1e9, ma_per_channel=20)
+        return max(render(worst, G, i / 30, settings=light_).current_ma(20) for i in range(frames))
+    # two lanes of 16 white LEDs at flash level 0.6: 0.6^2.8 x 255 = 61 per channel -> 32 x 3 x 61 / 255 x 20 mA
+    # = 459.3 mA, + the other pegs and the status LEDs (hardware/README.md, "Power")
+    assert round(peak(1.0), 1) == 585.0
+    assert round(peak(0.5), 1) == 296.6
