@@ -123,7 +123,8 @@ class WebConfig:
 
     host: str = "0.0.0.0"
     port: int = 8000
-    threads: int = 16
+    threads: int = 24
+    """Web server threads; each open page holds one on its live stream."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,6 +17,7 @@ def test_defaults_are_the_documented_board():
     assert (c.strip.driver, c.strip.type, c.strip.spi_hz, c.strip.gpio) == ("spi", "GRB", 2_400_000, 18)
     assert c.buttons.pins() == {"p1": 17, "p2": 27, "p3": 22, "menu": 23}
     assert (c.buttons.hold_s, c.buttons.release_s, c.buttons.debounce_ms) == (1.0, 5.0, 30.0)
+    assert (c.web.host, c.web.port, c.web.threads) == ("0.0.0.0", 8000, 24)   # waitress threads >= 16
     # the default pins stay clear of SPI0 (7-11), PWM0 (18), I2C (2, 3) and the UART (14, 15)
     assert not set(c.buttons.pins().values()) & {2, 3, 7, 8, 9, 10, 11, 14, 15, 18}
 
