@@ -64,7 +64,7 @@ def in_process(presses: int) -> dict:
         cond = threading.Condition()
 
         def on_show(frame) -> None:
-            seq = d.loop._snapshot.get("seq") if d.loop._snapshot else None
+            seq = (d.loop.snapshot or {}).get("seq")
             with cond:
                 shown[seq] = time.perf_counter()
                 cond.notify_all()

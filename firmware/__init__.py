@@ -9,4 +9,9 @@ Layers, top to bottom:
 * ``firmware.buttons``   gpiozero buttons that only submit table commands.
 * ``firmware.render_loop`` one thread: static frames on change, animations at a steady rate.
 * ``firmware.daemon``    ``build()``/``serve()``/``main()``: the only place that reads the environment.
+
+Around them: ``firmware.cli`` (``landsend serve``), ``firmware.sdnotify``
+(systemd notify/watchdog), ``firmware.terminal`` (``--sim`` keys),
+``firmware.png`` (PNG writer), ``firmware.picture`` (the README's board
+picture) and ``firmware.selftest`` (checks a newly built board).
 """

@@ -114,6 +114,11 @@ class RenderLoop:
 
     # --- outputs ---------------------------------------------------------------------
     @property
+    def snapshot(self) -> Mapping[str, Any] | None:
+        """Return the snapshot being drawn (set before the strip is given its frame)."""
+        return self._snapshot
+
+    @property
     def frame(self) -> Frame:
         """Return the frame last drawn."""
         with self._cond:
