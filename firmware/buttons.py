@@ -10,7 +10,7 @@ costs no CPU.
 ================  =====================  ==========================================
 button            released after < hold  released after >= hold (default 1 s)
 ================  =====================  ==========================================
-``p1``-``p3``     peg 1 for that side    undo the last event
+``p1``-``p3``     peg 1 for its lane     undo the last event
 ``menu``          next brightness step   new game (same settings); >= 5 s: release
                                          the table (every phone must join again)
 ================  =====================  ==========================================
@@ -63,7 +63,12 @@ class SimClock:
             return self._base() + self._offset
 
     def advance(self, seconds: float) -> None:
-        """Move the clock ``seconds`` forward."""
+        """Move the clock ``seconds`` forward.
+
+        :raises ValueError: ``seconds`` is negative.
+        """
+        if seconds < 0:
+            raise ValueError(f"a monotonic clock cannot go back ({seconds} s)")
         with self._lock:
             self._offset += seconds
 

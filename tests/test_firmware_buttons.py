@@ -174,3 +174,12 @@ def test_unknown_button_names_and_pins_in_use_are_refused():
     first.close()
     # the failed panel released the pin it had claimed (GPIO5)
     ButtonPanel({"p1": 5}, [].append, pin_factory=factory).close()
+
+
+def test_sim_clock_only_moves_forward():
+    clock = SimClock(lambda: 10.0)
+    clock.advance(2.5)
+    assert clock() == 12.5
+    with pytest.raises(ValueError, match="cannot go back"):
+        clock.advance(-1)
+    assert clock() == 12.5
