@@ -25,7 +25,7 @@ from gpiozero.pins.mock import MockFactory
 
 from companion.table import Table
 from firmware.config import DEFAULTS
-from firmware.daemon import build, default_config_path, default_db_path
+from firmware.daemon import build, default_config_path, default_db_path, serve
 from firmware.drivers.spi import SpiStrip
 from firmware.sdnotify import Notifier
 
@@ -263,3 +263,43 @@ def test_menu_hold_of_5_s_releases_the_table_through_the_web_app(tmp_path, monke
         assert d.loop.brightness == 0.8 != brightness       # 0.5 -> the next step
     finally:
         d.close()
+
+
+class RecordingNotifier(Notifier):
+    """A notifier with a watchdog that keeps its messages instead of sending them."""
+
+    def __init__(self):
+        super().__init__({"WATCHDOG_USEC": "2000000"})
+        self.sent = []
+
+    def notify(self, message):
+        self.sent.append(message)
+        return True
+
+
+class ScriptedStop:
+    """A stop event whose wait() runs one scripted step per call (no real waiting)."""
+
+    def __init__(self, steps):
+        self.steps = list(steps)
+        self.timeouts = []
+
+    def wait(self, timeout=None):
+        self.timeouts.append(timeout)
+        return self.steps.pop(0)()
+
+
+def test_watchdog_pings_only_while_the_render_and_web_threads_live(tmp_path, monkeypatch):
+    monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
+    d = build(DEFAULTS, sim=True, table=Table.memory())
+    notifier = RecordingNotifier()
+
+    def kill_render_thread():
+        d.loop.stop(blank=False)
+        return False
+    stop = ScriptedStop([lambda: False, kill_render_thread, lambda: False, lambda: True])
+    code = serve(d, host="127.0.0.1", port=0, notifier=notifier, stop=stop)
+    assert code == 1
+    assert stop.timeouts == [1.0, 1.0, 1.0, 1.0]                # WatchdogSec 2 s -> a ping every 1 s
+    assert [m.split("\n")[0] for m in notifier.sent] == ["READY=1", "WATCHDOG=1", "STOPPING=1"]
+    assert set(d.strip.frame.pixels) == {(0, 0, 0)}               # closed: LEDs off
