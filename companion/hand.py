@@ -193,7 +193,7 @@ class EntryHand:
     def muggins_open(self, state: MatchState) -> dict | None:
         """Return the under-claim that muggins may still be called on, or None."""
         p = self.pending
-        if p is None or p["seq"] != state.seq or state.over or state.rules.muggins == "none":
+        if p is None or p["seq"] != state.applied or state.over or state.rules.muggins == "none":
             return None
         return {"side": state.sides[p["side"]].id, "who": p["who"]}
 
@@ -203,7 +203,7 @@ class EntryHand:
             raise IllegalAction("muggins is only called in claim mode")
         if state.rules.muggins == "none":
             raise IllegalAction(f"{state.rules.title} plays without muggins")
-        if p is None or p["seq"] != state.seq:
+        if p is None or p["seq"] != state.applied:
             raise IllegalAction("muggins must be called on an under-claim before the next command")
         claimant = p["side"]
         caller_v = cmd.get("side", cmd.get("player"))
@@ -453,6 +453,8 @@ class DealHand(EntryHand):
 
         :raises IllegalAction: when one of those gos is one the engine can tell is wrong.
         """
+        if self.turn == seat:
+            return [], self
         sim = self._clone()
         gos: list[int] = []
         for _ in range(2 * len(self.plays) + 2):
@@ -575,7 +577,7 @@ class DealHand(EntryHand):
                 if c not in before and c.value <= 31 - g["count"]:
                     raise IllegalAction(f"{name} said go at a count of {g['count']} while holding {c}, "
                                         f"which fits ({g['count'] + c.value}): undo back to the go and fix it")
-        total = score_hand(cards, self.turnup, game=state.rules).total
+        total = score_hand(cards, self.turnup, game=state.rules).total if state.rules.claim_mode else 0
         claimed = self.claim_of(state, cmd, total, name)
         ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}
         if claimed is not None:
@@ -609,7 +611,7 @@ class DealHand(EntryHand):
         if len(cards) != 4:
             raise InvalidCard(f"the {state.rules.pocket_name} holds 4 cards, not {len(cards)}")
         self.check_unseen(cards)
-        total = score_hand(cards, self.turnup, crib=True, game=state.rules).total
+        total = score_hand(cards, self.turnup, crib=True, game=state.rules).total if state.rules.claim_mode else 0
         owner = state.sides[state.pocket_owner()].name
         claimed = self.claim_of(state, cmd, total, f"{owner} ({state.rules.pocket_name})")
         ev = {"type": "pocket", "cards": [str(c) for c in cards]}
@@ -717,8 +719,8 @@ def _register(kind: str) -> None:
             hand = state.hand
             if kind == "muggins":
                 _note_muggins(hand, ev)
-            else:
-                hand.entries += 1
+            else:   # the hand's position: every card entry and every single go
+                hand.entries += 1 + len(ev.get("gos", ()))
             getattr(hand, "apply_" + ev["type"])(state, ev)
 
     Entry.__name__ = Entry.__qualname__ = f"Entry_{kind}"

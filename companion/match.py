@@ -70,6 +70,7 @@ class MatchState:
     settlements: list[dict] = field(default_factory=list)  # one per finished game
     hand: Any = None                                       # card-entry state (companion.hand)
     seq: int = -1
+    applied: int = -1                                      # seq of the last event folded in (undos aside)
 
     # --- seating -------------------------------------------------------------
     @property
@@ -488,6 +489,7 @@ def apply_event(state: MatchState, ev: dict) -> None:
     if ev["type"] == "new_match":
         state.match_id = ev.get("match_id", state.match_id)
     state.seq = ev.get("seq", state.seq + 1)
+    state.applied = state.seq
     HANDLERS[ev["type"]].apply(state, ev)
 
 

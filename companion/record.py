@@ -131,7 +131,6 @@ class _Driver:
         extras = sorted([("muggins", m) for m in hand.get("muggins") or []] + [("peg", p) for p in hand.get("pegs") or []],
                         key=lambda e: (e[1].get("at", 0) if isinstance(e[1], dict) else 0, e[0] != "muggins"))
         self._extras = extras
-        self._k = 0
         self._i = i
         if st.rules.grid:
             self.grid_hand(i, hand)
@@ -140,7 +139,10 @@ class _Driver:
         if not self.state.over:
             self.flush(10 ** 9)
 
-    def flush(self, k: int) -> None:
+    def flush(self, k: int | None = None) -> None:
+        """Submit the manual pegs and muggins calls due at hand position ``k`` (default: now)."""
+        if k is None:
+            k = self.state.hand.entries
         while self._extras and not self.state.over:
             kind, e = self._extras[0]
             _check(isinstance(e, dict), f"hand {self._i}: {kind} entries must be objects")
@@ -155,11 +157,10 @@ class _Driver:
 
     def entry(self, cmd: dict, where: str) -> bool:
         """Submit one card entry after the extras due before it; return True when the game is over."""
-        self.flush(self._k)
+        self.flush()
         if self.state.over:
             return True
         self.submit(cmd, where)
-        self._k += 1
         return self.state.over
 
     def deal_hand(self, i: int, hand: dict) -> None:
@@ -189,9 +190,13 @@ class _Driver:
                 raise RecordError(f"hand {i}, play {n}: {exc}") from None
             who = holder.get(str(card))
             _check(who is not None, f"hand {i}, play {n}: {card} is played but nobody holds it")
-            while self.state.hand.stage == "pegging" and self.state.hand.count + card.value > 31:
-                turn = self.state.seats[self.state.hand.turn]
-                if self.entry_go(turn, f"hand {i}, before play {n} ({card}): {turn} says go"):
+            # everyone before the card's holder, or everyone while the card does not fit, said go
+            for _ in range(4 * len(self.state.seats)):
+                h = self.state.hand
+                if h.stage != "pegging" or (self.state.seats[h.turn] == who and h.count + card.value <= 31):
+                    break
+                turn = self.state.seats[h.turn]
+                if self.entry_go(turn, f"hand {i}, before play {n} ({card} by {who}): {turn} says go"):
                     return
             if self.entry({"type": "play", "card": str(card), "player": who},
                           f"hand {i}, play {n} ({card} by {who})"):
@@ -235,8 +240,7 @@ class _Driver:
                 return
 
     def entry_go(self, player: str, where: str) -> bool:
-        # a go is inferred, not a card entry of the record: it does not move the extras' position
-        self.flush(self._k)
+        self.flush()
         if self.state.over:
             return True
         self.submit({"type": "go", "player": player}, where)

@@ -77,6 +77,7 @@ class Table:
             self._events = store.events(matches[-1])
             self._live = effective(self._events)
             self._state = fold(self._live)
+            self._state.seq = self._events[-1]["seq"]
         elif default_match is not None:
             self.submit(default_match)
         self._refresh()
@@ -101,7 +102,7 @@ class Table:
     def snapshot(self) -> dict:
         """Return the table state as JSON data (docs/architecture.md)."""
         with self._lock:
-            return copy.deepcopy(self._snapshot)
+            return copy.deepcopy(self._current_snapshot())
 
     def history(self) -> list[dict]:
         """Return every event of the current match, oldest first, each with
@@ -122,7 +123,7 @@ class Table:
     def ledger(self) -> dict[str, float]:
         """Return money won (+) and lost (-) per player over every game in the store."""
         with self._lock:
-            return dict(self._snapshot["ledger"])
+            return dict(self._current_snapshot()["ledger"])
 
     # --- writing -------------------------------------------------------------------
     def subscribe(self, fn: Callable[[dict], None]) -> Callable[[], None]:
@@ -197,6 +198,8 @@ class Table:
             except BaseException:
                 if new_state is self._state:
                     self._state = fold(self._live)
+                    if self._events:
+                        self._state.seq = self._events[-1]["seq"]
                 raise
             if kind == "new_match":
                 if self._state.rules is not None:
@@ -211,13 +214,14 @@ class Table:
             self._state = new_state
             self._refresh()
             subscribers = list(self._subscribers)
-            snap = copy.deepcopy(self._snapshot) if subscribers else None
+            snap = copy.deepcopy(self._current_snapshot()) if subscribers else None
         for fn in subscribers:
             try:
                 fn(snap)
             except Exception:  # a broken listener must not break the table
                 log.exception("table subscriber failed")
-        return copy.deepcopy(event)
+        return copy.deepcopy(event) if kind == "new_match" else {
+            k: list(v) if isinstance(v, list) else v for k, v in event.items()}
 
     def export_record(self) -> dict:
         """Return the current game as a game record (the replay format, :mod:`companion.record`).
@@ -253,6 +257,15 @@ class Table:
 
     # --- internals ---------------------------------------------------------------------
     def _refresh(self) -> None:
+        # the snapshot is built when first asked for after a change (cheap when nobody looks)
+        self._snapshot = None
+
+    def _current_snapshot(self) -> dict:
+        if self._snapshot is None:
+            self._build_snapshot()
+        return self._snapshot
+
+    def _build_snapshot(self) -> None:
         if self._state.rules is None:
             self._snapshot = {"match_id": None, "seq": -1, "game": None, "sides": [], "phase": "none",
                               "ledger": dict(self._past_ledger)}

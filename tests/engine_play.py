@@ -85,9 +85,10 @@ class RandomPlayer:
         self.hands = {st.seats[i]: list(kept[i]) for i in range(n)}
         self.kept = {k: list(v) for k, v in self.hands.items()}
         self.send({"type": "turnup", "card": str(turnup)})
-        while not st.over and st.hand.stage == "pegging":
+        while not self.st.over and self.st.hand.stage == "pegging":
             self.peg_step()
-        while not st.over and st.hand.stage == "show":
+        while not self.st.over and self.st.hand.stage == "show":
+            st = self.st
             name = st.hand.expect_player(st)
             cmd = {"type": "show"}
             if self.hands[name] or rng.random() < 0.5:
@@ -97,9 +98,9 @@ class RandomPlayer:
             self.claim(cmd, self.kept[name], st.hand.turnup, crib=False)
             self.send(cmd)
             self.maybe_muggins()
-        if not st.over and st.hand.stage == "pocket":
+        if not self.st.over and self.st.hand.stage == "pocket":
             cmd = {"type": "pocket", "cards": [str(c) for c in pocket]}
-            self.claim(cmd, pocket, st.hand.turnup, crib=True)
+            self.claim(cmd, pocket, self.st.hand.turnup, crib=True)
             self.send(cmd)
             self.maybe_muggins()
 
@@ -165,7 +166,8 @@ class RandomPlayer:
             self.layout(piles, centre)
             return
         self.send({"type": "turnup", "card": str(centre)})
-        while not st.over and st.hand.stage == "place":
+        while not self.st.over and self.st.hand.stage == "place":
+            st = self.st
             hand = st.hand
             seat = hand.turn
             name = st.seats[seat]

@@ -1,0 +1,95 @@
+"""One contract for every event store: MemoryStore and SQLiteStore pass the same suite."""
+
+import sqlite3
+
+import pytest
+
+from companion.errors import ConflictError
+from companion.store import MemoryStore, SQLiteStore, iter_all
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request, tmp_path):
+    s = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "events.db")
+    yield s
+    s.close()
+
+
+def ev(kind, **kw):
+    return {"type": kind, **kw}
+
+
+def test_events_come_back_in_sequence_order(store):
+    store.append("m1", 0, ev("new_match", players=["Ann", "Bob"]))
+    store.append("m1", 2, ev("peg", side="p1", points=2))
+    store.append("m1", 1, ev("peg", side="p2", points=1))
+    assert [e["type"] for e in store.events("m1")] == ["new_match", "peg", "peg"]
+    assert [e.get("points") for e in store.events("m1")] == [None, 1, 2]
+    assert store.events("nope") == []
+
+
+def test_a_taken_sequence_number_is_a_conflict(store):
+    store.append("m1", 0, ev("new_match"))
+    with pytest.raises(ConflictError):
+        store.append("m1", 0, ev("peg", side="p1", points=1))
+    assert store.events("m1") == [ev("new_match")]
+
+
+def test_the_same_sequence_number_in_another_match_is_fine(store):
+    store.append("m1", 0, ev("new_match"))
+    store.append("m2", 0, ev("new_match"))
+    assert store.matches() == ["m1", "m2"]
+
+
+def test_matches_are_listed_oldest_first(store):
+    for m in ("b", "a", "c"):
+        store.append(m, 0, ev("new_match"))
+    assert store.matches() == ["b", "a", "c"]
+    assert [m for m, _ in iter_all(store)] == ["b", "a", "c"]
+
+
+def test_client_ids_are_found_and_never_stored_twice(store):
+    store.append("m1", 0, ev("new_match"))
+    store.append("m1", 1, ev("peg", side="p1", points=3), client_id="phone-1")
+    assert store.find_client("phone-1") == ev("peg", side="p1", points=3)
+    assert store.find_client("phone-2") is None
+    with pytest.raises(ConflictError):
+        store.append("m1", 2, ev("peg", side="p1", points=3), client_id="phone-1")
+    assert len(store.events("m1")) == 2
+
+
+def test_returned_events_are_copies(store):
+    store.append("m1", 0, ev("new_match", players=["Ann"]))
+    store.events("m1")[0]["players"].append("Mallory")
+    assert store.events("m1")[0]["players"] == ["Ann"]
+
+
+def test_events_round_trip_through_json(store):
+    body = ev("layout", cards=["5H", "10S"], crib=[], nested={"a": [1, 2.5, None, True]}, text="Ann's ♥")
+    store.append("m1", 0, body)
+    assert store.events("m1") == [body]
+
+
+def test_sqlite_keeps_events_across_reopening(tmp_path):
+    path = tmp_path / "deep" / "dir" / "events.db"
+    s = SQLiteStore(path)
+    s.append("m1", 0, ev("new_match"))
+    s.append("m1", 1, ev("peg", side="p1", points=2), client_id="c1")
+    s.close()
+    s = SQLiteStore(path)
+    assert [e["type"] for e in s.events("m1")] == ["new_match", "peg"]
+    assert s.find_client("c1")["points"] == 2
+    s.close()
+
+
+def test_sqlite_runs_in_wal_mode_with_full_sync(tmp_path):
+    path = tmp_path / "events.db"
+    s = SQLiteStore(path)
+    assert s._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert s._db.execute("PRAGMA synchronous").fetchone()[0] == 2      # FULL
+    s.append("m1", 0, ev("new_match"))
+    # a second connection (another process) sees the committed row at once
+    other = sqlite3.connect(str(path))
+    assert other.execute("SELECT count(*) FROM events").fetchone()[0] == 1
+    other.close()
+    s.close()

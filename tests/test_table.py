@@ -1,0 +1,188 @@
+"""The table: the one writer (submit, refusals, client ids, undo, history, subscribers, restart, records)."""
+
+import threading
+
+import pytest
+
+from companion import match
+from companion.errors import IllegalAction
+from companion.table import Table
+from engine_play import new_table
+from test_hand_deal import LE_HAND_1, refused, scores
+
+
+def test_fresh_store_starts_the_default_match():
+    t = Table.memory()
+    snap = t.snapshot()
+    assert snap["game"] == "lands-end" and snap["players"] == ["Player 1", "Player 2"] and snap["seq"] == 0
+    assert snap["dealer"] == "Player 2" and snap["expect"] == "turnup"
+
+
+def test_submit_returns_the_stored_event():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    ev = t.submit({"type": "turnup", "card": "5h"})
+    assert (ev["type"], ev["card"], ev["seq"]) == ("turnup", "5H", 1)
+    assert t.store.events(t.state.match_id)[-1] == {k: v for k, v in ev.items()}
+
+
+def test_refusals_store_nothing():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    assert refused(t, {"type": "fly"}) == "unknown command 'fly'"
+    assert refused(t, {"type": "peg", "side": "p9", "points": 1}) == "no side 'p9'; sides are p1, p2"
+    with pytest.raises(IllegalAction, match="a command must be a JSON object"):
+        t.submit(["peg"])
+    assert len(t.store.events(t.state.match_id)) == 1
+
+
+def test_a_repeated_client_id_is_acknowledged_once():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    first = t.submit({"type": "peg", "side": "p1", "points": 2}, client_id="tap-17")
+    again = t.submit({"type": "peg", "side": "p1", "points": 2}, client_id="tap-17")
+    assert again == {**first, "duplicate": True}
+    assert scores(t) == [2, 0] and t.snapshot()["seq"] == 1
+    with pytest.raises(IllegalAction, match="client id must be text of 1 to 64 characters"):
+        t.submit({"type": "peg", "side": "p1", "points": 2}, client_id="x" * 65)
+
+
+def test_undo_reverts_the_last_event_and_is_itself_an_event():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "turnup", "card": "2C"})
+    before = t.snapshot()
+    t.submit({"type": "play", "card": "10H"})
+    t.submit({"type": "play", "card": "5S"})
+    assert scores(t) == [2, 0]
+    t.submit({"type": "undo"})
+    t.submit({"type": "undo"})
+    after = t.snapshot()
+    assert {k: v for k, v in after.items() if k != "seq"} == {k: v for k, v in before.items() if k != "seq"}
+    hist = t.history()
+    assert [(h["type"], h["undone"]) for h in hist] == [
+        ("new_match", False), ("turnup", False), ("play", True), ("play", True), ("undo", False), ("undo", False)]
+    assert hist[4]["undoes"] == 3 and hist[5]["undoes"] == 2
+    t.submit({"type": "undo"})
+    with pytest.raises(IllegalAction, match="nothing to undo"):
+        t.submit({"type": "undo"})
+    assert t.snapshot()["can_undo"] is False
+
+
+def test_undo_after_the_game_ended_reopens_it():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "peg", "side": "p1", "points": 16})
+    assert t.snapshot()["result"] is not None
+    t.submit({"type": "undo"})
+    assert t.snapshot()["result"] is None and t.snapshot()["phase"] == "cut"
+
+
+def test_history_lists_the_score_steps_of_each_event():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    for c, *_ in LE_HAND_1[:8]:
+        t.submit(c)
+    hist = t.history()
+    go = hist[-1]
+    assert go["type"] == "go" and [(s["kind"], s["points"], s["credited"]) for s in go["steps"]] == [("go", 1, "Bob")]
+    play = hist[3]
+    assert play["card"] == "5S" and play["steps"][0]["text"] == "fifteen for two"
+
+
+def test_subscribers_get_every_snapshot_and_a_broken_one_does_not_break_the_table():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    seen = []
+    unsubscribe = t.subscribe(lambda snap: seen.append(snap["seq"]))
+    t.subscribe(lambda snap: 1 / 0)
+    t.submit({"type": "peg", "side": "p1", "points": 1})
+    t.submit({"type": "peg", "side": "p1", "points": 1})
+    unsubscribe()
+    t.submit({"type": "peg", "side": "p1", "points": 1})
+    assert seen == [1, 2] and scores(t) == [3, 0]
+
+
+def test_restart_rebuilds_the_acknowledged_state(tmp_path):
+    path = tmp_path / "table.db"
+    t = Table.open(path, default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    for c, *_ in LE_HAND_1[:10]:
+        t.submit(c)
+    t.submit({"type": "undo"})
+    snap = t.snapshot()
+    t.close()
+    t2 = Table.open(path)
+    assert t2.snapshot() == snap
+    t2.close()
+
+
+def test_ledger_runs_across_matches(tmp_path):
+    path = tmp_path / "table.db"
+    t = Table.open(path, default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob", "stake": 2})
+    t.submit({"type": "peg", "side": "p2", "points": 16})               # Bob loses at x4
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Cy"], "first_dealer": "Cy", "stake": 1})
+    t.submit({"type": "peg", "side": "p1", "points": 12})
+    t.submit({"type": "peg", "side": "p2", "points": 16})               # Cy loses at x1
+    assert t.snapshot()["ledger"] == {"Ann": 9, "Bob": -8, "Cy": -1}
+    t.close()
+    assert Table.open(path).ledger() == {"Ann": 9, "Bob": -8, "Cy": -1}
+
+
+def test_concurrent_commands_are_serialised():
+    t = new_table("cribbage", ["Ann", "Bob"], first_dealer="Bob")
+
+    def tap(side):
+        for _ in range(25):
+            t.submit({"type": "peg", "side": side, "points": 1})
+
+    threads = [threading.Thread(target=tap, args=(s,)) for s in ("p1", "p2", "p1", "p2")]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert scores(t) == [50, 50]
+    assert [e["seq"] for e in t.store.events(t.state.match_id)] == list(range(101))
+
+
+def test_a_failing_apply_leaves_the_state_and_the_store_untouched(monkeypatch):
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "peg", "side": "p1", "points": 3})
+    before = t.snapshot()
+
+    real = match.HANDLERS["peg"]
+
+    def broken_apply(state, ev):
+        if ev["points"] != 1:
+            return real.apply(state, ev)
+        state.sides[0].score += 100       # a half-done change, then a bug
+        raise KeyError("boom")
+
+    monkeypatch.setitem(match.HANDLERS, "peg", match.Handler(decide=real.decide, apply=broken_apply))
+    with pytest.raises(IllegalAction, match="internal error applying peg"):
+        t.submit({"type": "peg", "side": "p1", "points": 1})
+    monkeypatch.undo()
+    assert t.snapshot() == before and t.state.sides[0].score == 3
+    assert len(t.store.events(t.state.match_id)) == 2
+
+
+def test_export_and_import_a_record():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob", stake=5)
+    for c, *_ in LE_HAND_1:
+        t.submit(c)
+    rec = t.export_record()
+    assert rec["hands"][0] == {"dealer": "Bob", "turnup": "2C",
+                               "held": {"Ann": ["10H", "6D", "3H", "KD"], "Bob": ["5S", "4C", "KS", "9C"]},
+                               "pocket": ["AS", "7D", "9H", "QS"],
+                               "plays": ["10H", "5S", "6D", "4C", "3H", "KS", "KD", "9C"]}
+    assert len(rec["hands"]) == 1                       # the next hand has nothing entered yet
+    other = Table.memory()
+    result = other.import_record(rec)
+    assert result["valid"] and result["scores"] == {"Ann": 10, "Bob": 11}
+    assert other.snapshot()["players"] == ["Ann", "Bob"] and scores(other) == [10, 11]
+    assert other.snapshot()["hand_no"] == 2
+
+
+def test_import_of_an_invalid_record_changes_nothing():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "peg", "side": "p1", "points": 3})
+    before = t.snapshot()
+    rec = {"game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob", "stake": 1,
+           "hands": [{"turnup": "2C", "held": {"Ann": ["2C"]}, "plays": ["2C"]}]}
+    with pytest.raises(IllegalAction, match="hand 1, play 1 \\(2C by Ann\\): 2C is already out: it is the turn-up"):
+        t.import_record(rec)
+    assert t.snapshot() == before
