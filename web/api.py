@@ -280,5 +280,8 @@ def sim_press():
         abort(400, f"button must be one of {', '.join(SIM_BUTTONS)}")
     if not isinstance(hold, bool):
         abort(400, "hold must be true or false")
-    buttons.press(name, hold=hold)
+    try:
+        buttons.press(name, hold=hold)
+    except (ValueError, RuntimeError) as exc:     # e.g. a board wired without a third button
+        abort(400, str(exc))
     return jsonify({"pressed": name, "hold": hold, "table": hub().table.snapshot()})

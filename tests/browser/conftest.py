@@ -65,7 +65,8 @@ class Server:
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+    expect.set_options(timeout=15000)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
@@ -76,13 +77,14 @@ def browser():
 def make_server(tmp_path):
     servers = []
 
-    def make(*, table=None, board=None, buttons=None, faults=None):
+    def make(*, table=None, board=None, buttons=None, faults=None, config=None):
         from companion.table import Table
         from web import create_app
         t = table or Table.memory()
-        app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path / f"state{len(servers)}"),
-                          "TRUSTED_HOSTS": ["127.0.0.1"], "SSE_HEARTBEAT": 2.0},
-                         table=t, board=board, buttons=buttons, faults=faults)
+        cfg = {"TESTING": True, "STATE_DIR": str(tmp_path / f"state{len(servers)}"),
+               "TRUSTED_HOSTS": ["127.0.0.1"], "SSE_HEARTBEAT": 2.0}
+        cfg.update(config or {})
+        app = create_app(cfg, table=t, board=board, buttons=buttons, faults=faults)
         s = Server(app)
         servers.append(s)
         return s
@@ -106,7 +108,7 @@ def phones(browser):
         ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
         contexts.append(ctx)
         page = ctx.new_page()
-        page.set_default_timeout(8000)
+        page.set_default_timeout(15000)        # generous: the suite may share two cores with others
         page.outside = []
         host = url.split("//", 1)[1]
         page.on("request", lambda req: page.outside.append(req.url)

@@ -128,3 +128,95 @@ def test_tap_targets_are_at_least_44_px_at_360_px_wide(server, phones):
         # nothing sticks out sideways at 360 px
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert small == []
+
+
+def test_every_preset_starts_from_the_form(server, phones):
+    from companion import RULESETS
+    page = phones(server.url)
+    page.click("#claim")
+    names = ["Ann", "Bob", "Cy", "Dee"]
+    for name, rules in RULESETS.items():
+        page.click("[data-tab=new]")
+        page.select_option("#ng-game", name)
+        expect(page.locator("#ng-desc")).to_have_text(rules.description)
+        n = page.locator("[data-name]").count()
+        for i in range(n):
+            page.fill(f"[data-name='{i}']", names[i])
+        page.click("#new-form button[type=submit]")
+        expect(page.locator("#game-title")).to_have_text(rules.title)
+        snap = server.table.snapshot()
+        assert snap["game"] == name
+        humans = [p for p in snap["players"] if p != "House"]
+        assert humans == names[:n] or sorted(humans) == sorted(names[:n])
+        assert len(snap["sides"]) == rules.sides
+        assert any(s["house"] for s in snap["sides"]) == rules.house
+    # a series and a house rule from the form reach the table
+    page.click("[data-tab=new]")
+    page.select_option("#ng-game", "lands-end")
+    page.select_option("#ng-series", "best_of")
+    page.fill("#ng-n", "3")
+    page.click("#new-form summary")
+    page.fill("[data-opt='zero_bonus']", "3")
+    page.click("#new-form button[type=submit]")
+    expect(page.locator("#game-title")).to_have_text("Land's End")
+    snap = server.table.snapshot()
+    assert snap["series"]["kind"] == "best_of" and snap["series"]["n"] == 3
+    assert snap["options"] == {"zero_bonus": 3}
+    assert page.errors == []
+
+
+def test_sim_buttons_panel_and_release_from_the_board(make_server, phones):
+    from companion.table import Table
+
+    class Buttons:
+        """The simulated board buttons: a short press pegs one for that lane's side."""
+
+        def __init__(self, table):
+            self.table, self.presses = table, []
+
+        def press(self, name, hold=False):
+            self.presses.append((name, hold))
+            if name in ("p1", "p2") and not hold:
+                self.table.submit({"type": "peg", "side": int(name[1]) - 1, "points": 1})
+
+    table = Table.memory()
+    buttons = Buttons(table)
+    server = make_server(table=table, buttons=buttons, faults=["LED strip: not found"])
+    page = phones(server.url)
+    assert page.inner_text("#faults") == "LED strip: not found"
+    page.click("#claim")
+    page.click("[data-tab=more]")
+    page.click("[data-sim=p2]")
+    page.click("[data-sim=p2]")
+    page.check("#sim-hold")
+    page.click("[data-sim=menu]")
+    page.click("[data-tab=table]")
+    expect(page.locator("[data-score='p2']")).to_have_text("2")
+    assert buttons.presses == [("p2", False), ("p2", False), ("menu", True)]
+    assert page.inner_text("#role") == "host"
+    # the menu button held 5 s on the board: the daemon calls release(); the page turns read-only at once
+    server.app.extensions["landsend"].release()
+    expect(page.locator("#role")).to_have_text("watching")
+    expect(page.locator("#claim-box")).to_be_visible()
+    assert page.locator(".pegs").count() == 0
+    page.click("#claim")
+    expect(page.locator("#role")).to_have_text("host")
+
+
+def test_reconnects_and_catches_up_after_a_dropped_connection(make_server, phones):
+    # streams end after a second (as they do after SSE_MAX_AGE), so going offline really drops the page
+    server = make_server(config={"SSE_MAX_AGE": 1.0})
+    page = phones(server.url)
+    streams = []
+    page.on("request", lambda r: streams.append(r.url) if "/api/events" in r.url else None)
+    page.context.set_offline(True)
+    expect(page.locator("#conn")).to_have_text("reconnecting")
+    server.table.submit({"type": "peg", "side": "p1", "points": 3})
+    server.table.submit({"type": "peg", "side": "p2", "points": 2})
+    assert page.inner_text("[data-score='p1']") == "0"
+    page.context.set_offline(False)
+    expect(page.locator("[data-score='p1']")).to_have_text("3")
+    expect(page.locator("[data-score='p2']")).to_have_text("2")
+    expect(page.locator("#conn")).to_have_text("live")
+    assert streams        # a new stream caught up; it named the last state the page had
+    assert any("last=" in u for u in streams)

@@ -119,7 +119,18 @@
     es.addEventListener("ping", function () { S.lastMsg = Date.now(); setConn(true); });
     es.onerror = function () { setConn(false); };
   }
+  var connTimer = null;
   function setConn(ok) {
+    if (!ok && $("conn").textContent === "live") {
+      // a stream that ends on schedule reconnects within its retry time: only say so if it takes longer
+      if (!connTimer) connTimer = setTimeout(function () { connTimer = null; showConn(false); }, 2500);
+      return;
+    }
+    clearTimeout(connTimer);
+    connTimer = null;
+    showConn(ok);
+  }
+  function showConn(ok) {
     var c = $("conn");
     c.textContent = ok ? "live" : "reconnecting";
     c.className = "pill " + (ok ? "ok" : "warn");
