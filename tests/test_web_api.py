@@ -521,3 +521,48 @@ def test_unknown_routes_and_methods_answer_json_errors(app):
     assert r.status_code == 404 and "error" in r.get_json()
     r = c.get("/api/command")
     assert r.status_code == 405 and "error" in r.get_json()
+
+
+def test_a_table_without_a_match_still_serves_the_page_and_says_why_there_is_no_export(tmp_path):
+    from companion.store import MemoryStore
+    t = Table(MemoryStore(), default_match=None)
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=t)
+    c = app.test_client()
+    assert c.get("/").status_code == 200
+    assert c.get("/api/table").get_json()["game"] is None
+    r = c.get("/api/export")
+    assert r.status_code == 404
+    assert r.get_json() == {"error": "no game is set up: nothing to export"}
+    phone = Phone(app)
+    phone.claim()
+    r = phone.cmd({"type": "peg", "side": "p1", "points": 1})
+    assert r.status_code == 400
+    assert r.get_json() == {"error": "no game is set up: start a new match first"}
+
+
+class PanelWithoutP3(TableButtons):
+    """A board wired with two player buttons: pressing p3 is refused like the daemon's panel does."""
+
+    def press(self, name: str, hold: bool = False) -> None:
+        if name == "p3":
+            raise ValueError("unknown button 'p3' (known: p1, p2, menu)")
+        super().press(name, hold)
+
+
+def test_sim_press_of_a_button_the_board_lacks_is_400(tmp_path, table):
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]},
+                     table=table, buttons=PanelWithoutP3(table))
+    r = app.test_client().post("/api/sim/press", json={"button": "p3"}, headers={"Origin": ORIGIN})
+    assert r.status_code == 400
+    assert r.get_json() == {"error": "unknown button 'p3' (known: p1, p2, menu)"}
+    assert scores(app) == [0, 0]
+
+
+def test_faults_reach_the_page(tmp_path, table):
+    faults = ["LED strip: /dev/spidev0.0 not found"]
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]},
+                     table=table, faults=faults)
+    c = app.test_client()
+    assert c.get("/api/session").get_json()["faults"] == faults
+    faults.append("button p3: no GPIO")
+    assert c.get("/api/session").get_json()["faults"] == ["LED strip: /dev/spidev0.0 not found", "button p3: no GPIO"]

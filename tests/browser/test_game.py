@@ -273,3 +273,38 @@ def test_tabletop_grid_placement_then_the_final_layout(server, phones):
     assert "Ann, row 1: 5" in shows and "Ann, row 4: 5" in shows
     assert "Bob, column 1" in shows
     assert ann.errors == [] and ann.outside == []
+
+
+def test_claim_mode_and_muggins(server, phones):
+    """Hand 1 of the game above in claim mode: Ann claims her 5, Bob claims 0 for a hand worth 2;
+    Ann calls muggins and, by Land's End's rule, Bob scores double the two he missed: 4 (L8)."""
+    ann = phones(server.url)
+    ann.click("#claim")
+    ann.fill("[data-name='0']", "Ann")
+    ann.fill("[data-name='1']", "Bob")
+    ann.select_option("#ng-dealer", "Bob")
+    ann.click("#new-form summary")
+    ann.check("[data-opt='claim_mode']")
+    ann.click("#new-form button[type=submit]")
+    expect(ann.locator("#step")).to_contain_text("Ann cuts")
+    assert server.table.snapshot()["options"] == {"claim_mode": True}
+    for card in ("KD", "AS", "3H", "7C", "9D", "QS"):
+        pick(ann, card)
+    expect(ann.locator("#count")).to_have_text("30")
+    ann.click("#go")
+    expect(ann.locator("#go")).to_have_text("Ann says go")
+    ann.click("#go")
+    for card in ("8H", "6S", "2H"):
+        pick(ann, card)
+    ann.fill("#claimed", "5")
+    ann.click("#count-known")
+    expect(ann.locator("#count-known")).to_have_text("Count Bob's hand")
+    ann.fill("#claimed", "0")
+    ann.click("#count-known")
+    expect(ann.locator("#muggins")).to_have_text("Muggins! Bob under-claimed")
+    assert scores(server) == [6, 1]
+    ann.click("#muggins")
+    expect(ann.locator("#announce")).to_contain_text("muggins: Bob missed two and scores four more")
+    assert scores(server) == [6, 5]
+    assert ann.locator("#muggins").count() == 0
+    assert ann.errors == []

@@ -220,3 +220,26 @@ def test_reconnects_and_catches_up_after_a_dropped_connection(make_server, phone
     expect(page.locator("#conn")).to_have_text("live")
     assert streams        # a new stream caught up; it named the last state the page had
     assert any("last=" in u for u in streams)
+
+
+def test_export_then_import_a_record_from_the_history_view(server, phones):
+    page = phones(server.url)
+    host_new_game(page)
+    page.click("[data-side='p1'] .pegs button:text-is('+2')")
+    page.click("[data-side='p2'] .pegs button:text-is('+1')")
+    expect(page.locator("[data-score='p2']")).to_have_text("1")
+    page.click("[data-tab=history]")
+    with page.expect_download() as dl:
+        page.click("#h-export")
+    record = dl.value.path().read_bytes()
+    assert b'"lands-end"' in record
+    server.table.submit({"type": "new_match", "game": "cribbage", "players": ["X", "Y"], "first_dealer": "X"})
+    expect(page.locator("#game-title")).to_have_text("Cribbage")
+    page.set_input_files("#h-import", files=[{"name": "game.json", "mimeType": "application/json", "buffer": record}])
+    expect(page.locator("#toast")).to_have_text("Record imported")
+    expect(page.locator("#game-title")).to_have_text("Land's End")
+    assert [(s["name"], s["score"]) for s in server.table.snapshot()["sides"]] == [("Ann", 2), ("Bob", 1)]
+    # a file that is not a record is refused with the reason
+    page.set_input_files("#h-import", files=[{"name": "x.json", "mimeType": "application/json", "buffer": b"[1, 2]"}])
+    expect(page.locator("#toast")).to_have_text("expected {\"record\": <the exported game record>}")
+    assert server.table.snapshot()["game"] == "lands-end"

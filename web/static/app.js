@@ -347,6 +347,11 @@
       return;
     }
     show(box, true);
+    if (hd.muggins_open) {
+      box.appendChild(h("button", { type: "button", id: "muggins", cls: "big",
+        onclick: function () { command({ type: "muggins" }).catch(function () {}); } },
+        "Muggins! " + hd.muggins_open.who + " under-claimed"));
+    }
     box.appendChild(h("p", { cls: "step", id: "step", text: stepText(exp) }));
     if (exp === "turnup") {
       picker(function (card) { command({ type: "turnup", card: card }).catch(function () {}); });
@@ -376,10 +381,19 @@
       var need = exp === "pocket" ? 4 : (preset(t.game).held || 4);
       var name = hd.expect_player;
       var played = exp === "show" ? ((hd.plays || {})[name] || []) : [];
+      var claim = (t.options || {}).claim_mode;
+      var withClaim = function (cmd) {
+        if (claim) cmd.claimed = Number($("claimed").value);
+        return cmd;
+      };
+      if (claim) {
+        box.appendChild(h("label", null, name + " claims",
+          h("input", { id: "claimed", type: "number", min: "0", max: "29", value: "0", inputmode: "numeric" }), "points"));
+      }
       if (exp === "show" && played.length === need) {
         box.appendChild(cardsEl(played));
         box.appendChild(h("button", { type: "button", cls: "big primary", id: "count-known",
-          onclick: function () { command({ type: "show" }).catch(function () {}); } }, "Count " + name + "'s hand"));
+          onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } }, "Count " + name + "'s hand"));
         picker(null);
         return;
       }
@@ -389,7 +403,7 @@
         h("button", { type: "button", onclick: function () { S.tray = played.slice(); render(); } }, "Clear"),
         h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
           onclick: function () {
-            command({ type: exp, cards: S.tray.slice() }).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
+            command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
           } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
       picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } });
     } else if (exp === "place") {
