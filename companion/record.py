@@ -373,3 +373,43 @@ def format_result(result: dict) -> str:
     if not result.get("valid"):
         lines.append(f"INVALID: {result.get('error')}")
     return "\n".join(lines)
+
+
+# --- the ``landsend replay`` command --------------------------------------------------------
+
+def _configure_replay(parser) -> None:
+    parser.add_argument("record", help="a game record (JSON file, or - for stdin)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _run_replay(args, io) -> int:
+    import json
+    try:
+        text = io.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()
+    except OSError as exc:
+        io.stderr.write(f"landsend: cannot read {args.record}: {exc.strerror or exc}\n")
+        return 2
+    try:
+        record = json.loads(text)
+    except ValueError as exc:
+        io.stderr.write(f"landsend: {args.record} is not JSON: {exc}\n")
+        return 1
+    result = replay(record)
+    if args.json:
+        keys = ("valid", "error", "finished", "scores", "winner", "loser", "ended_at", "multipliers",
+                "settlement", "hands")
+        io.stdout.write(json.dumps({k: result[k] for k in keys if k in result}, ensure_ascii=False) + "\n")
+    else:
+        io.stdout.write(format_result(result) + "\n")
+        if not result["valid"]:
+            io.stderr.write(f"landsend: error: {result['error']}\n")
+    return 0 if result["valid"] else 1
+
+
+def _register_cli() -> None:
+    from .cli import Command, register
+    register(Command("replay", "replay a game record hand by hand and print the result",
+                     _configure_replay, _run_replay))
+
+
+_register_cli()
