@@ -562,7 +562,8 @@
       var src = "/qr.svg?e=" + s.epoch + "-" + s.join_code;
       if ($("share-qr").getAttribute("src") !== src) $("share-qr").setAttribute("src", src);
     }
-    var led = clear($("ledger")), names = Object.keys(t.ledger || {});
+    var led = clear($("ledger")), here = t.players || [];
+    var names = Object.keys(t.ledger || {}).filter(function (n) { return t.ledger[n] || here.indexOf(n) >= 0; });
     if (!names.length) led.appendChild(h("tr", null, h("td", { cls: "muted", text: "No stakes settled yet." })));
     names.forEach(function (n) {
       var v = t.ledger[n];
@@ -576,11 +577,18 @@
     call("GET", "/api/history").then(function (d) { S.history = d.events; renderHistory(); }, function (e) { toast(e.message); });
   }
   function renderHistory() {
-    var box = clear($("h-list")), groups = [], cur = null;
-    (S.history || []).forEach(function (ev) {
-      var steps = ev.steps || [];
-      var key = steps.length ? "Game " + steps[0].game + ", hand " + steps[0].hand : (cur ? cur.key : "Start");
-      if (ev.type === "new_match" || ev.type === "new_game") key = ev.type === "new_match" ? "New match" : "New game";
+    var box = clear($("h-list")), evs = S.history || [], keys = [], groups = [], cur = null, next = null, game = 1;
+    // an event belongs to the hand of its score steps; one without steps (a turn-up, a go) to the next that has them
+    for (var i = evs.length - 1; i >= 0; i--) {
+      var st = evs[i].steps || [];
+      if (evs[i].type === "new_match" || evs[i].type === "new_game") { keys[i] = null; next = null; continue; }
+      if (st.length) next = "Game " + st[0].game + ", hand " + st[0].hand;
+      keys[i] = next;
+    }
+    evs.forEach(function (ev, i) {
+      if (ev.type === "new_match") game = 1;
+      if (ev.type === "new_game" && !ev.undone) game += 1;
+      var key = keys[i] || (ev.type === "new_match" ? "New match" : ev.type === "new_game" ? "Game " + game : "Game " + game + ", next hand");
       if (!cur || cur.key !== key) { cur = { key: key, items: [] }; groups.push(cur); }
       cur.items.push(ev);
     });
@@ -593,9 +601,12 @@
     var what = ev.type.replace("_", " ");
     if (ev.card) what += " " + pretty(ev.card);
     if (ev.cards && ev.cards.length) what += " " + ev.cards.filter(Boolean).map(pretty).join(" ");
+    if (ev.player && ev.type !== "new_match") what = ev.player + ": " + what;
+    if (ev.gos && ev.gos.length) what = ev.gos.join(", ") + " said go; " + what;
     if (ev.type === "peg") what = sideName(ev.side) + " pegs " + ev.points;
-    if (ev.type === "new_match") what = "new match: " + (ev.players || []).join(", ");
+    if (ev.type === "new_match") what = "new match: " + (ev.players || []).join(", ") + (ev.stake ? " \u00b7 stake " + ev.stake : "");
     if (ev.type === "undo") what = "undo (event " + ev.undoes + ")";
+    if (ev.type === "layout") what = "layout of 25 cards" + (ev.crib && ev.crib.length ? " and the crib" : "");
     var el = h("div", { cls: "hist-ev" + (ev.undone ? " undone" : "") }, h("div", { text: what }));
     (ev.steps || []).forEach(function (st) {
       var line = h("div", { cls: "breakdown" },
