@@ -176,11 +176,15 @@ class _Driver:
         from .cards import parse_card
         for name, cards in held.items():
             _check(isinstance(cards, list), f"hand {i}: {name}'s held cards must be a list")
+            _check(len(cards) <= rules.held, f"hand {i}: {name} holds {len(cards)} cards; "
+                                             f"a {rules.title} hand holds {rules.held}")
             for c in cards:
                 try:
-                    holder[str(parse_card(c))] = name
+                    key = str(parse_card(c))
                 except RulesError as exc:
                     raise RecordError(f"hand {i}, {name}'s held cards: {exc}") from None
+                _check(key not in holder, f"hand {i}: {key} is held by both {holder.get(key)} and {name}")
+                holder[key] = name
         plays = hand.get("plays") or []
         _check(isinstance(plays, list), f"hand {i}: plays must be a list of cards")
         for n, c in enumerate(plays, start=1):
@@ -190,13 +194,15 @@ class _Driver:
                 raise RecordError(f"hand {i}, play {n}: {exc}") from None
             who = holder.get(str(card))
             _check(who is not None, f"hand {i}, play {n}: {card} is played but nobody holds it")
+            if card in self.state.hand.seen:
+                raise RecordError(f"hand {i}, play {n} ({card} by {who}): {self.state.hand.where(card)}")
             # everyone before the card's holder, or everyone while the card does not fit, said go
             for _ in range(4 * len(self.state.seats)):
                 h = self.state.hand
                 if h.stage != "pegging" or (self.state.seats[h.turn] == who and h.count + card.value <= 31):
                     break
                 turn = self.state.seats[h.turn]
-                if self.entry_go(turn, f"hand {i}, before play {n} ({card} by {who}): {turn} says go"):
+                if self.entry_go(turn, f"hand {i}, play {n} ({card} by {who}) means {turn} said go"):
                     return
             if self.entry({"type": "play", "card": str(card), "player": who},
                           f"hand {i}, play {n} ({card} by {who})"):
@@ -350,7 +356,7 @@ def format_result(result: dict) -> str:
         lines.append(f"Hand {hand['hand']}")
         for st in hand["steps"]:
             who = st.get("player")
-            head = f"{who} {st['card']}: " if st.get("card") else (f"{who}: " if who and st["kind"] in ("show",) else "")
+            head = f"{who} {st['card']}: " if st.get("card") else (f"{who}: " if who else "")
             credit = f" -> {st['credited']} +{st['points']} = {st['score']}" if st["points"] else ""
             lines.append(f"  [{st['kind']}] {head}{st['text']}{credit}")
             if st["kind"] in ("show", "pocket", "line", "crib"):

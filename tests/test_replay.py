@@ -1,0 +1,140 @@
+"""Game records: replay of hand-written records (worked games, the seeds' examples, broken records),
+export -> replay round trips, and the ``landsend replay`` command."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.record import replay
+from engine_play import new_table
+from test_hand_deal import LE_HAND_1
+
+RECORDS = Path(__file__).parent / "data" / "records"
+CASES = sorted(p for p in RECORDS.glob("*.json") if not p.name.endswith(".result.json"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_record_replays_to_its_expected_result(path):
+    want = json.loads(path.with_name(path.stem + ".result.json").read_text())
+    got = replay(json.loads(path.read_text()))
+    assert {k: got.get(k) for k in want} == want
+
+
+def test_every_record_has_an_expected_result():
+    assert len(CASES) >= 10
+    for p in CASES:
+        assert p.with_name(p.stem + ".result.json").exists(), p
+
+
+def run_cli(*argv, stdin=""):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_prints_every_peg_and_show_with_who_was_credited():
+    code, out, err = run_cli("replay", str(RECORDS / "lands-end-two-hands.json"))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[:3] == ["Hand 1", "  [play] Ann 10H: ten", "  [play] Bob 5S: fifteen for two -> Ann +2 = 2"]
+    assert "  [go] Ann: go -> Bob +1 = 5" in lines
+    assert "  [show] Ann: fifteen two, and fifteen four -> Ann +4 = 10" in lines
+    assert "      fifteen: 2C 3H 10H (2)" in lines
+    assert "  [pocket] Bob: nothing" in lines
+    assert lines[-5:] == ["      run: 7S 8H 9D (3)", "Scores: Ann 13, Bob 19",
+                          "Game over in hand 2 (show): winner Ann, loser Bob",
+                          "Multipliers: Ann x1", "Settlement: Ann +5, Bob -5"]
+
+
+def test_cli_json_result():
+    code, out, _ = run_cli("replay", str(RECORDS / "lands-end-two-hands.json"), "--json")
+    res = json.loads(out)
+    assert code == 0
+    assert {k: res[k] for k in ("valid", "finished", "scores", "winner", "loser", "ended_at", "multipliers",
+                                "settlement")} == {
+        "valid": True, "finished": True, "scores": {"Ann": 13, "Bob": 19}, "winner": "Ann", "loser": "Bob",
+        "ended_at": {"hand": 2, "phase": "show"}, "multipliers": {"Ann": 1}, "settlement": {"Ann": 5, "Bob": -5}}
+    assert [h["hand"] for h in res["hands"]] == [1, 2]
+
+
+def test_cli_invalid_record_reports_the_first_wrong_step():
+    code, out, err = run_cli("replay", str(RECORDS / "invalid-out-of-turn.json"))
+    assert code == 1
+    assert err == ("landsend: error: hand 1, play 1 (5S by Bob) means Ann said go: "
+                   "Ann cannot say go: at a count of 0 every card fits\n")
+    code, out, _ = run_cli("replay", "-", "--json", stdin=(RECORDS / "invalid-card-held-twice.json").read_text())
+    assert code == 1 and json.loads(out)["error"] == "hand 1: 10H is held by both Ann and Bob"
+
+
+def test_cli_unreadable_input():
+    code, _, err = run_cli("replay", "/nonexistent/record.json")
+    assert code == 2 and err.startswith("landsend: cannot read /nonexistent/record.json")
+    code, _, err = run_cli("replay", "-", stdin="{not json")
+    assert code == 1 and err.startswith("landsend: - is not JSON")
+    code, out, _ = run_cli("replay", "-", "--json", stdin='{"game": "lands-end"}')
+    assert code == 1 and json.loads(out)["error"] == "the record has no 'players'"
+
+
+def test_partnership_sides_are_team1_and_team2():
+    rec = {"game": "lands-end-4", "players": ["Ann", "Bob", "Cy", "Di"], "teams": [["Ann", "Cy"], ["Bob", "Di"]],
+           "stake": 1, "first_dealer": "Di",
+           "hands": [{"turnup": "2C", "held": {"Ann": ["10H"], "Bob": ["5S"]}, "plays": ["10H", "5S"]}]}
+    res = replay(rec)
+    assert res["valid"] and res["scores"] == {"team1": 2, "team2": 0}
+    assert res["hands"][0]["steps"][1]["credited"] == "team1"
+
+
+def test_export_carries_manual_pegs_so_the_replay_matches():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob", stake=5)
+    t.submit({"type": "peg", "side": "p2", "points": 15})
+    t.submit({"type": "turnup", "card": "JS"})                          # heels: Bob's 16th point
+    rec = t.export_record()
+    assert rec["hands"] == [{"dealer": "Bob", "turnup": "JS", "held": {"Ann": [], "Bob": []}, "pocket": None,
+                             "plays": [], "pegs": [{"at": 0, "side": "p2", "points": 15}]}]
+    res = replay(rec)
+    assert (res["valid"], res["loser"], res["ended_at"], res["settlement"]) == (
+        True, "Bob", {"hand": 1, "phase": "cut"}, {"Ann": 20, "Bob": -20})
+
+
+def test_export_of_a_game_ended_by_a_go():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "peg", "side": "p2", "points": 15})
+    for c in ({"type": "turnup", "card": "2C"}, {"type": "play", "card": "KH"}, {"type": "play", "card": "QH"},
+              {"type": "play", "card": "9C"}, {"type": "go"}, {"type": "go"}):
+        t.submit(c)
+    rec = t.export_record()
+    assert rec["hands"][0]["then_go"] == 2
+    res = replay(rec)
+    assert res["scores"] == {"Ann": 0, "Bob": 16} and res["ended_at"] == {"hand": 1, "phase": "pegging"}
+
+
+def test_second_game_of_a_five_card_match_has_no_cut_bonus():
+    t = new_table("five-card", ["Ann", "Bob"], first_dealer="Bob")
+    assert [s["score"] for s in t.snapshot()["sides"]] == [3, 0]
+    rec1 = t.export_record()
+    assert rec1["first_cut_bonus"] is True
+    t.submit({"type": "peg", "side": "p2", "points": 29})
+    t.submit({"type": "peg", "side": "p2", "points": 29})
+    t.submit({"type": "peg", "side": "p2", "points": 3})
+    t.submit({"type": "new_game"})
+    t.submit({"type": "turnup", "card": "4S"})
+    rec = t.export_record()
+    assert rec["first_cut_bonus"] is False and rec["first_dealer"] == "Ann"
+    assert replay(rec)["scores"] == {"Ann": 0, "Bob": 0}
+
+
+def test_claims_and_muggins_round_trip():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True})
+    for c, *_ in LE_HAND_1[:11]:
+        t.submit(c)
+    t.submit({"type": "show", "claimed": 2})
+    t.submit({"type": "muggins"})
+    t.submit({"type": "show", "claimed": 4})
+    rec = t.export_record()
+    h = rec["hands"][0]
+    assert h["claims"] == {"Ann": 2, "Bob": 4}
+    assert h["muggins"] == [{"at": 12, "claimant": "p1", "caller": "p2"}]
+    assert replay(rec)["scores"] == {"Ann": 12, "Bob": 11}
