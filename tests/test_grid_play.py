@@ -181,3 +181,33 @@ def test_grid_snapshot_section():
 def test_grid_game_refuses_deal_commands(game):
     t = new_table(game, ["Ann", "Bob"], first_dealer="Bob")
     assert "is a tabletop game: there is no show" in refused(t, {"type": "show"})
+
+
+def test_seed_placement_example_after_three_turns():
+    """Seed 001: East deals, the centre is 8D; South 5C, West 3H, North 7D (top row): where may East play?"""
+    t = new_table("table-top-cribbage", ["North", "East", "South", "West"], first_dealer="East",
+                  options={"players": 4})
+    t.submit({"type": "turnup", "card": "8D"})
+    for card, row, col in (("5C", 1, 3), ("3H", 1, 2), ("7D", 0, 2)):
+        t.submit(place(card, row, col))
+    assert t.snapshot()["expect_player"] == "East"
+    # north of the 7D is off the 5x5; the south row and the west column touch no card yet
+    assert refused(t, place("9S", -1, 2)) == "row must be 0..4 (or say crib: true)"
+    for row, col in [(4, c) for c in range(5)] + [(r, 0) for r in range(5)]:
+        assert refused(t, place("9S", row, col)).endswith("touches no card: a card must touch another by side or corner")
+    ok = [(r, c) for r in range(5) for c in range(5) if t.state.hand.cells[r][c] is None and t.state.hand.touches(r, c)]
+    assert ok == [(0, 1), (0, 3), (0, 4), (1, 1), (1, 4), (2, 1), (2, 3), (2, 4), (3, 1), (3, 2), (3, 3)]
+
+
+def test_seed_nobs_example_in_the_centre_row():
+    """Seed 001: 7, J, 9, 10, J of hearts in a centre line with a heart starter: 9 with his nobs."""
+    cards = ["3S", "10S", "KD", "6H", "QH",
+             "JD", "AD", "8H", "2D", "6S",
+             "7C", "JS", "10H", "9D", "JH",             # the centre row; 10H is the centre card
+             "8C", "AS", "QS", "JC", "3D",
+             "5C", "9S", "7D", "7S", "KS"]
+    t = new_table("table-top-cribbage", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "layout", "cards": cards, "crib": ["2H", "4C", "5D", "5H"]})
+    row3 = next(s for s in t.state.steps if s["text"].startswith("row 3"))
+    assert row3["points"] == 9
+    assert [i["kind"] for i in row3["items"]] == ["pair", "run", "run", "nobs"]
