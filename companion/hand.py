@@ -531,6 +531,8 @@ class DealHand(EntryHand):
         if self.stage != "pegging":
             raise self._wrong_stage(state, "say go")
         seat = self._player(state, cmd)
+        if self.left(seat) == 0:
+            raise IllegalAction(f"{state.seats[seat]} has no cards left: there is nothing to say go about")
         gos, sim = self._walk(state, seat, "say go")
         why = sim.go_wrong(state, seat)
         if why:

@@ -285,3 +285,13 @@ def test_commands_need_a_hand_in_progress_and_refuse_after_the_end():
     run(t, {"type": "peg", "side": "p1", "points": 16})
     with pytest.raises(RulesError, match="the game is over"):
         t.submit(cmd("turnup", "5H"))
+
+
+def test_five_card_heels_is_two_and_a_go_needs_cards():
+    t = new_table("five-card", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit(cmd("turnup", "JD"))
+    assert scores(t) == [3, 2] and t.snapshot()["last"]["text"] == "two for his heels"
+    run(t, cmd("play", "AH"), cmd("play", "2D"), cmd("play", "3S"), cmd("play", "4D"), cmd("play", "5C"))
+    # A-2-3: run of three (Ann 3); 4: run of four (Bob 4); 5: fifteen and a run of five (Ann 7)
+    assert scores(t) == [13, 6] and t.snapshot()["last"]["text"] == "fifteen and a run of five for seven"
+    assert refused(t, cmd("go", player="Ann")) == "Ann has no cards left: there is nothing to say go about"
