@@ -170,7 +170,7 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     expect(bob.locator("#count")).to_have_text("17")
     follow(ann, server)
     assert_board_mirrors_the_frame(ann, server)
-    shot(ann, "card-entry")
+    shot(ann, "game")
     pick(bob, "QH")
     bob.wait_for_selector("#count-known")
     assert scores(server) == [6, 11]
