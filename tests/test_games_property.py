@@ -123,3 +123,31 @@ def _same_but_seq(a, b):
     ha, hb = a.get("hand") or {}, b.get("hand") or {}
     mo_a, mo_b = ha.get("muggins_open"), hb.get("muggins_open")
     return a == b and la == lb and mo_a == mo_b
+
+
+MULTI = [c for c in CASES if c[1] in ("lands-end", "lands-end-3", "lands-end-casino-2", "lands-end-tabletop",
+                                       "five-card", "lands-end-casino-4")]
+
+
+@pytest.mark.parametrize("label, game, players, options, teams", MULTI, ids=[c[0] for c in MULTI])
+def test_matches_of_several_games_keep_the_deal_passing_and_each_game_replays(label, game, players, options, teams):
+    for seed in range(40):
+        rng = random.Random(5000 + seed)
+        t = new_table(game, players, seed=seed, options=options, teams=teams, series={"kind": "first_to", "n": 99})
+        for g in range(3):
+            first_dealer = t.snapshot()["dealer"]
+            play_checked(t, rng, claims=False)
+            rec = t.export_record()
+            assert rec["first_dealer"] == first_dealer and len(rec["hands"]) == t.state.hand_no
+            got = replay(rec)
+            want = result_view(t)
+            assert got["valid"] and got["scores"] == want["scores"] and got["settlement"] == want["settlement"]
+            last_dealer = t.snapshot()["dealer"]
+            t.submit({"type": "new_game"})
+            snap = t.snapshot()
+            assert snap["game_no"] == g + 2 and all(s["score"] == 0 for s in snap["sides"])
+            if t.state.rules.house_deals:
+                assert snap["dealer"] == "House"
+            else:
+                assert snap["dealer"] == t.state.seats[t.state.next_seat(t.state.seats.index(last_dealer))]
+        assert sum(t.state.wins) >= 3
