@@ -186,3 +186,33 @@ def test_import_of_an_invalid_record_changes_nothing():
     with pytest.raises(IllegalAction, match="hand 1, play 1 \\(2C by Ann\\): 2C is already out: it is the turn-up"):
         t.import_record(rec)
     assert t.snapshot() == before
+
+
+def test_malformed_commands_are_refused_with_a_rules_error_only():
+    """Random junk in every field of every card-entry command: a RulesError or a valid event, nothing else."""
+    import random
+
+    from companion.errors import RulesError
+
+    rng = random.Random(7)
+    junk = [None, 0, -1, 5, 99, True, "", "5H", "JS", "10h", "ZZ", "Ann", "Zed", "p1", "team1", [], ["5H"],
+            ["5H", "5H"], ["5H", "6H", "7H", "8H"], {"a": 1}, 1.5, "crib"]
+    fields = ["card", "player", "cards", "row", "col", "crib", "claimed", "points", "side"]
+    kinds = ["turnup", "play", "go", "show", "pocket", "claim", "muggins", "place", "layout", "peg"]
+    for game, players in (("lands-end", ["Ann", "Bob"]), ("table-top-cribbage", ["Ann", "Bob"]),
+                          ("lands-end-4", ["Ann", "Bob", "Cy", "Di"])):
+        t = new_table(game, players, first_dealer="Bob", options={"claim_mode": True} if game == "lands-end" else {})
+        accepted = 0
+        for _ in range(1500):
+            cmd = {"type": rng.choice(kinds)}
+            for f in rng.sample(fields, rng.randrange(4)):
+                cmd[f] = rng.choice(junk)
+            before = t.snapshot()
+            try:
+                t.submit(cmd)
+                accepted += 1
+            except RulesError:
+                assert t.snapshot() == before
+            if t.state.over:
+                t.submit({"type": "undo"})
+        assert accepted > 0
