@@ -6,7 +6,7 @@ import pytest
 
 from companion.table import Table
 from web import create_app
-from web.security import Access, JoinLimiter, load_secret_key, same_origin
+from web.security import Access, JoinLimiter, TrustedHosts, load_secret_key, local_addresses, same_origin
 
 ORIGIN = "http://localhost"
 
@@ -233,10 +233,31 @@ def test_untrusted_host_header_is_refused(app):
 def test_trusted_hosts_default_lists_this_machine(tmp_path):
     t = Table.memory()
     a = create_app({"TESTING": True, "STATE_DIR": str(tmp_path)}, table=t)
-    hosts = a.config["TRUSTED_HOSTS"]
+    hosts = list(a.config["TRUSTED_HOSTS"])
     assert {"landsend.local", "localhost", "127.0.0.1"} <= set(hosts)
     assert a.test_client().get("/api/table", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+    assert a.test_client().get("/api/table", headers={"Host": "landsend.local"}).status_code == 200
     assert a.test_client().get("/api/table", headers={"Host": "attacker.example"}).status_code == 400
+
+
+def test_a_new_address_is_trusted_without_a_restart(tmp_path):
+    current = ["127.0.0.1", "192.168.4.1"]
+    t = Table.memory()
+    a = create_app({"TESTING": True, "STATE_DIR": str(tmp_path),
+                    "TRUSTED_HOSTS": TrustedHosts(["landsend.local"], addresses=lambda: current)}, table=t)
+    c = a.test_client()
+    assert c.get("/api/table", headers={"Host": "192.168.4.1"}).status_code == 200
+    assert c.get("/api/table", headers={"Host": "10.0.0.7"}).status_code == 400
+    current.append("10.0.0.7")                       # the DHCP lease changed
+    assert c.get("/api/table", headers={"Host": "10.0.0.7"}).status_code == 200
+    current.remove("192.168.4.1")
+    assert c.get("/api/table", headers={"Host": "192.168.4.1"}).status_code == 400
+
+
+def test_local_addresses_include_loopback_and_every_interface():
+    addrs = local_addresses()
+    assert "127.0.0.1" in addrs
+    assert all(a.count(".") == 3 for a in addrs)
 
 
 def test_session_cookie_is_httponly_and_samesite_strict(app):

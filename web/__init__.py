@@ -17,7 +17,7 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from .hub import Hub
-from .security import Access, JoinLimiter, default_trusted_hosts, load_secret_key
+from .security import Access, JoinLimiter, TrustedHosts, load_secret_key
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
     app.config.from_mapping(
         STATE_DIR=None,                      # default: the Flask instance folder
         DATABASE=None,                       # default: STATE_DIR/landsend.db
-        TRUSTED_HOSTS=None,                  # default: default_trusted_hosts()
+        TRUSTED_HOSTS=None,                  # default: TrustedHosts() (names + current addresses)
         MAX_CONTENT_LENGTH=256 * 1024,
         SESSION_COOKIE_NAME="landsend",
         SESSION_COOKIE_HTTPONLY=True,
@@ -67,7 +67,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(state_dir)
     if app.config["TRUSTED_HOSTS"] is None:
-        app.config["TRUSTED_HOSTS"] = default_trusted_hosts()
+        app.config["TRUSTED_HOSTS"] = TrustedHosts()
     if app.config["DATABASE"] is None:
         app.config["DATABASE"] = str(state_dir / "landsend.db")
 

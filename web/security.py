@@ -18,7 +18,6 @@ The access state (epoch, host device, join code) is kept in
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 import os
@@ -59,39 +58,74 @@ def load_secret_key(state_dir: "str | os.PathLike[str]") -> bytes:
     return key
 
 
-def default_trusted_hosts() -> list[str]:
-    """Return the host names and addresses this machine answers to (the ``TRUSTED_HOSTS`` default).
+def local_addresses() -> list[str]:
+    """Return this machine's IPv4 addresses now (every interface, loopback included).
 
-    ``landsend.local``, ``localhost``, the loopback addresses, the machine's
-    host name (with and without ``.local``) and every address that name, or
-    the default route, resolves to. No packet is sent: the default-route trick
-    only asks the kernel which local address it would use.
+    On Linux each interface is asked with the ``SIOCGIFADDR`` ioctl (tens of
+    microseconds, no DNS), so an access-point Pi with no default route still
+    lists its Wi-Fi address; elsewhere the host name's addresses are looked
+    up. The default-route address is added too. No packet is sent.
     """
-    hosts = {"landsend.local", "landsend", "localhost", "127.0.0.1", "::1"}
-    name = socket.gethostname()
-    if name:
-        hosts.update({name, name.split(".")[0] + ".local"})
+    found = {"127.0.0.1"}
+    try:
+        import fcntl
+        import struct
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for _, name in socket.if_nameindex():
+                try:
+                    req = struct.pack("256s", name.encode()[:15])
+                    found.add(socket.inet_ntoa(fcntl.ioctl(s.fileno(), 0x8915, req)[20:24]))  # SIOCGIFADDR
+                except OSError:
+                    pass                                  # an interface without an IPv4 address
+    except ImportError:                                   # not Linux: ask the resolver (may be slow)
         try:
-            for info in socket.getaddrinfo(name, None):
-                hosts.add(info[4][0])
+            for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+                found.add(info[4][0])
         except OSError:
             pass
-    for family, probe in ((socket.AF_INET, "10.255.255.255"), (socket.AF_INET6, "fd00::1")):
-        try:
-            with socket.socket(family, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 1))
-                hosts.add(s.getsockname()[0])
-        except OSError:
-            pass
-    out = []
-    for h in sorted(hosts):
-        try:
-            if ipaddress.ip_address(h).version == 6:
-                h = f"[{h}]"
-        except ValueError:
-            pass
-        out.append(h)
-    return out
+    except (OSError, AttributeError):
+        pass
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))              # picks a route; sends nothing
+            found.add(s.getsockname()[0])
+    except OSError:
+        pass
+    return sorted(found)
+
+
+def default_host_names() -> list[str]:
+    """Return the names this machine answers to: ``landsend.local``, ``localhost``, its host name."""
+    names = {"landsend.local", "landsend", "localhost"}
+    host = socket.gethostname()
+    if host:
+        names.update({host, host.split(".")[0] + ".local"})
+    return sorted(names)
+
+
+class TrustedHosts:
+    """The ``TRUSTED_HOSTS`` allow-list: fixed names plus this machine's addresses *at each request*.
+
+    Iterating yields ``names`` then ``addresses()``, so a Pi whose DHCP lease
+    changes keeps answering on its new address without a restart, while a
+    foreign name (a DNS-rebinding attack) is refused. IPv6 literals cannot be
+    matched by Werkzeug's check: use the name or the IPv4 address.
+    """
+
+    def __init__(self, names: "list[str] | None" = None, *,
+                 addresses: Callable[[], "list[str]"] = local_addresses) -> None:
+        self.names = list(default_host_names() if names is None else names)
+        self.addresses = addresses
+
+    def __iter__(self):
+        yield from self.names
+        yield from self.addresses()
+
+    def __bool__(self) -> bool:
+        return True        # an empty allow-list would mean "allow all" to Werkzeug
+
+    def __repr__(self) -> str:
+        return f"TrustedHosts({self.names!r} + local addresses)"
 
 
 class JoinLimiter:
