@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,8 +95,13 @@ def dealer_name(state: MatchState) -> str:
     return state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME
 
 
-class EntryHand:
-    """What the deal hand and the grid hand share: seen cards, the hand's record, manual pegs."""
+class EntryHand(ABC):
+    """What the deal hand and the grid hand share: seen cards, the hand's record, manual pegs.
+
+    Subclasses must provide ``record``, ``summary``, ``expect``, ``expect_player`` and
+    ``snapshot``, and a ``decide_<command>``/``apply_<command>`` pair per card-entry
+    command they take; a command without one is refused with :meth:`wrong_command`.
+    """
 
     kind = "none"
     stage = "done"
@@ -109,7 +115,8 @@ class EntryHand:
         self.dealer_name = dealer_name(state)
         self.turnup: Card | None = None
         self.seen: dict[Card, str] = {}          # card -> where it is ("the turn-up", "played by Ann")
-        self.entries = 0                         # card-entry commands applied in this hand
+        self.entries = 0                         # position in the hand: card entries and single gos
+        self.muggins_log: list[dict] = []        # muggins called in this hand, with their position
         self.pegs: list[dict] = []               # manual pegs of this hand, with their position
         self.done: list[dict] = (prev.done + [prev.record(state)]) if same_game else []
         self.previous: dict | None = prev.summary() if same_game else None
@@ -117,21 +124,25 @@ class EntryHand:
         self.turn: int | None = None
 
     # the parts a subclass fills in
+    @abstractmethod
     def record(self, state: MatchState) -> dict:
         """Return this hand as a game-record hand (companion.record)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def summary(self) -> dict:
         """Return what the page shows of this hand once the next one starts."""
-        raise NotImplementedError
 
+    @abstractmethod
     def expect(self, state: MatchState) -> str:
         """Return the next card-entry command expected: turnup|play|show|pocket|place|none."""
-        raise NotImplementedError
 
+    @abstractmethod
     def expect_player(self, state: MatchState) -> str | None:
         """Return who the next card-entry command is for (a player's or side's name)."""
-        raise NotImplementedError
+
+    @abstractmethod
+    def snapshot(self, state: MatchState) -> dict:
+        """Return the ``hand`` part of the table snapshot."""
 
     def wrong_command(self, state: MatchState, kind: str) -> str:
         """Return why command ``kind`` does not belong to this kind of game."""
@@ -661,7 +672,7 @@ class DealHand(EntryHand):
             rec["claims"] = claims
         if self.pocket and self.pocket["claimed"] is not None:
             rec["pocket_claim"] = self.pocket["claimed"]
-        if getattr(self, "muggins_log", None):
+        if self.muggins_log:
             rec["muggins"] = copy.deepcopy(self.muggins_log)
         return rec
 
@@ -690,10 +701,7 @@ class DealHand(EntryHand):
 
 
 def _note_muggins(hand: EntryHand, ev: dict) -> None:
-    log_ = getattr(hand, "muggins_log", None)
-    if log_ is None:
-        log_ = hand.muggins_log = []
-    log_.append({"at": hand.entries, "claimant": ev["claimant"], "caller": ev["caller"]})
+    hand.muggins_log.append({"at": hand.entries, "claimant": ev["claimant"], "caller": ev["caller"]})
 
 
 # --- command registration ------------------------------------------------------------------

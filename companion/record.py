@@ -42,7 +42,7 @@ def export_record(state: MatchState, new_match: dict) -> dict:
     hands = list(getattr(hand, "done", []))
     if hand is not None:
         current = hand.record(state)
-        if hand.entries or hand.pegs or getattr(hand, "muggins_log", None) or not hands:
+        if hand.entries or hand.pegs or hand.muggins_log or not hands:
             hands.append(current)
     rules = state.rules
     rec = {"game": rules.name, "options": dict(rules.options), "players": list(new_match["players"]),
