@@ -71,6 +71,12 @@ def test_read_only_visitor_cannot_change_anything(server, phones):
     assert visitor.locator(".pegs").count() == 0
     assert visitor.locator("#table-actions").is_hidden()
     assert visitor.locator("#share").is_hidden()
+    visitor.click("[data-tab=new]")
+    expect(visitor.locator("#ng-start")).to_be_disabled()
+    assert visitor.inner_text("#ng-start") == "Join the table to start a game"
+    visitor.click("[data-tab=history]")
+    assert visitor.locator("#h-import-label").is_hidden() and visitor.locator("#h-undo").is_hidden()
+    visitor.click("[data-tab=table]")
     # even a hand-made request with the visitor's own CSRF token is refused
     status = visitor.evaluate("""async () => {
         const s = await (await fetch('/api/session')).json();
@@ -145,6 +151,9 @@ def test_every_preset_starts_from_the_form(server, phones):
         page.click("#new-form button[type=submit]")
         expect(page.locator("#game-title")).to_have_text(rules.title)
         snap = server.table.snapshot()
+        if not rules.house:      # nobody picked a dealer: the companion cut for it and says so
+            expect(page.locator("#toast")).to_contain_text(f"{snap['dealer']} deals")
+            assert page.inner_text("#toast").startswith("Cut for deal: ")
         assert snap["game"] == name
         humans = [p for p in snap["players"] if p != "House"]
         assert humans == names[:n] or sorted(humans) == sorted(names[:n])

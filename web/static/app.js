@@ -256,9 +256,13 @@
     $("undo").disabled = !joined() || t.can_undo === false;
     $("h-undo").disabled = $("undo").disabled;
     show($("table-actions"), joined());
+    show($("h-import-label"), joined());
+    show($("h-undo"), joined());
     show($("next-game"), joined() && !!t.result);
     $("next-game").textContent = t.result && t.series && t.series.kind !== "single" && t.series.over ? "New series" : "Next game";
     renderMore();
+    $("ng-start").disabled = !joined();
+    $("ng-start").textContent = joined() ? "Start" : "Join the table to start a game";
     if (S.view === "history" && S.history) renderHistory();
     keepAwake();
   }
@@ -633,6 +637,8 @@
   }
   function renderNew() {
     var p = ngPreset();
+    $("ng-start").disabled = !joined();
+    $("ng-start").textContent = joined() ? "Start" : "Join the table to start a game";
     $("ng-desc").textContent = p.description;
     var choices = [p.players].concat(p.player_choices || []);
     show($("ng-players-wrap"), choices.length > 1);
@@ -684,7 +690,12 @@
       options: options, first_dealer: $("ng-dealer").value || null,
       series: { kind: $("ng-series").value, n: $("ng-series").value === "single" ? 1 : Number($("ng-n").value) } };
     if (names.length === 4 && (p.partnerships || options.players === 4)) cmd.teams = [[names[0], names[2]], [names[1], names[3]]];
-    command(cmd).then(function () { S.tray = []; S.layout = null; go("table"); toast("New game: " + p.title, "info"); }, function () {});
+    command(cmd).then(function (d) {
+      S.tray = []; S.layout = null; go("table");
+      var cut = d.event && d.event.cut;
+      toast(cut ? "Cut for deal: " + Object.keys(cut.cards).map(function (n) { return n + " " + pretty(cut.cards[n]); }).join(", ") +
+        " \u2014 " + cut.dealer + " deals" : "New game: " + p.title, "info");
+    }, function () {});
   }
 
   // ---- quick count ----
