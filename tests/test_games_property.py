@@ -92,7 +92,7 @@ def strip(snap):
 
 @pytest.mark.parametrize("label, game, players, options, teams", CASES, ids=[c[0] for c in CASES])
 def test_undo_of_every_event_restores_the_previous_state(label, game, players, options, teams):
-    for seed in range(2):
+    for seed in range(4):
         rng = random.Random(1000 + seed)
         t = new_table(game, players, seed=seed, options=options, teams=teams)
         checked = [0]
