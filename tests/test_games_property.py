@@ -65,11 +65,15 @@ def play_checked(t, rng, *, claims: bool):
     return p
 
 
+PARTS = 4   # each preset's games run in four slices so parallel workers share them evenly
+
+
+@pytest.mark.parametrize("part", range(PARTS))
 @pytest.mark.parametrize("label, game, players, options, teams", CASES, ids=[c[0] for c in CASES])
-def test_random_games_end_and_replay(label, game, players, options, teams):
+def test_random_games_end_and_replay(label, game, players, options, teams, part):
     runs = RUNS.get(game, DEFAULT_RUNS)
     ended_in = set()
-    for seed in range(runs):
+    for seed in range(part, runs, PARTS):
         rng = random.Random(seed)
         t = new_table(game, players, seed=seed, options=options, teams=teams, stake=2)
         play_checked(t, rng, claims=bool(options.get("claim_mode")))
