@@ -128,8 +128,15 @@ class _Driver:
         if want is not None and self.state.hand is not None:
             _check(want == self.state.hand.dealer_name,
                    f"hand {i}: the dealer is {self.state.hand.dealer_name}, the record says {want}")
-        extras = sorted([("muggins", m) for m in hand.get("muggins") or []] + [("peg", p) for p in hand.get("pegs") or []],
-                        key=lambda e: (e[1].get("at", 0) if isinstance(e[1], dict) else 0, e[0] != "muggins"))
+        extras = []
+        for kind, key in (("muggins", "muggins"), ("peg", "pegs")):
+            listed = hand.get(key) or []
+            _check(isinstance(listed, list), f"hand {i}: {key} must be a list")
+            for e in listed:
+                _check(isinstance(e, dict) and isinstance(e.get("at", 0), int) and not isinstance(e.get("at"), bool),
+                       f"hand {i}: each of {key} is an object with a whole-number \"at\"")
+                extras.append((kind, e))
+        extras.sort(key=lambda e: (e[1].get("at", 0), e[0] != "muggins"))
         self._extras = extras
         self._i = i
         if st.rules.grid:
@@ -145,7 +152,6 @@ class _Driver:
             k = self.state.hand.entries
         while self._extras and not self.state.over:
             kind, e = self._extras[0]
-            _check(isinstance(e, dict), f"hand {self._i}: {kind} entries must be objects")
             if e.get("at", 0) > k:
                 return
             self._extras.pop(0)
@@ -217,6 +223,7 @@ class _Driver:
         if self.state.over or self.state.hand.stage != "show":
             return
         claims = hand.get("claims") or {}
+        _check(isinstance(claims, dict), f"hand {i}: claims must map names to points")
         for seat in list(self.state.hand.show_order):
             name = self.state.seats[seat]
             if not complete and len(held.get(name) or []) < rules.held:
@@ -256,9 +263,11 @@ class _Driver:
         turnup = hand.get("turnup")
         places = hand.get("places")
         grid = hand.get("grid")
-        full = isinstance(grid, list) and len(grid) == 25 and all(c is not None for c in grid)
-        if places or (places is not None and not full):
-            _check(isinstance(places, list), f"hand {i}: places must be a list")
+        _check(places is None or isinstance(places, list), f"hand {i}: places must be a list")
+        _check(grid is None or (isinstance(grid, list) and len(grid) == 25),
+               f"hand {i}: grid must list 25 cards in row order")
+        placed = [c for c in grid or [] if c is not None]
+        if places:
             if turnup is None or self.entry({"type": "turnup", "card": turnup}, f"hand {i}, centre card {turnup}"):
                 return
             for n, p in enumerate(places, start=1):
@@ -269,12 +278,11 @@ class _Driver:
                 if self.entry(cmd, where):
                     return
             return
-        if grid is None or (not full and grid[12] == turnup and sum(c is not None for c in grid) == 1):
+        if len(placed) <= 1:                       # nothing placed yet: at most the centre card
             if turnup is not None:
                 self.entry({"type": "turnup", "card": turnup}, f"hand {i}, centre card {turnup}")
             return
-        _check(isinstance(grid, list) and len(grid) == 25 and all(c is not None for c in grid),
-               f"hand {i}: grid must list 25 cards in row order")
+        _check(len(placed) == 25, f"hand {i}: grid must list 25 cards in row order")
         if turnup is not None:
             if self.entry({"type": "turnup", "card": turnup}, f"hand {i}, centre card {turnup}"):
                 return
@@ -297,6 +305,9 @@ def replay(record: dict, *, on_step: Callable[[str, dict], None] | None = None) 
         _Driver(table, record, on_step).run()
     except RulesError as exc:
         error = str(exc)
+    except Exception as exc:  # a record no check foresaw must still get an answer, not a crash
+        log.exception("replay failed")
+        error = f"the record could not be replayed ({type(exc).__name__}: {exc})"
     return result_of(table, error)
 
 

@@ -138,3 +138,38 @@ def test_claims_and_muggins_round_trip():
     assert h["claims"] == {"Ann": 2, "Bob": 4}
     assert h["muggins"] == [{"at": 12, "claimant": "p1", "caller": "p2"}]
     assert replay(rec)["scores"] == {"Ann": 12, "Bob": 11}
+
+
+def test_mangled_records_are_reported_never_crash():
+    """Random damage to real records: replay always answers with valid true/false, never an exception."""
+    import copy
+    import random
+
+    rng = random.Random(11)
+    bases = [json.loads(p.read_text()) for p in CASES]
+    bases.append(json.loads((RECORDS / "lands-end-two-hands.json").read_text()))
+    junk = [None, 0, -3, "x", "5H", "JS", [], ["5H"], {}, {"at": "x"}, [{"at": 1.5}], True, 10 ** 6]
+    invalid = 0
+    for n in range(600):
+        rec = copy.deepcopy(rng.choice(bases))
+        for _ in range(rng.randrange(1, 4)):
+            target = rec
+            path = []
+            while isinstance(target, (dict, list)) and target and rng.random() < 0.7:
+                key = rng.choice(list(target)) if isinstance(target, dict) else rng.randrange(len(target))
+                path.append(key)
+                if not isinstance(target[key], (dict, list)):
+                    break
+                target = target[key]
+            if isinstance(target, dict):
+                target[rng.choice(list(target) + ["pegs", "then_go", "claims", "muggins", "dealer"])] = \
+                    copy.deepcopy(rng.choice(junk))
+            elif isinstance(target, list) and target:
+                target[rng.randrange(len(target))] = copy.deepcopy(rng.choice(junk))
+        res = replay(rec)
+        assert res["valid"] in (True, False)
+        assert "could not be replayed" not in res.get("error", ""), res["error"]
+        if not res["valid"]:
+            invalid += 1
+            assert isinstance(res["error"], str) and res["error"]
+    assert invalid > 300
