@@ -147,6 +147,10 @@ def test_matches_of_several_games_keep_the_deal_passing_and_each_game_replays(la
             want = result_view(t)
             assert got["valid"] and got["scores"] == want["scores"] and got["settlement"] == want["settlement"]
             last_dealer = t.snapshot()["dealer"]
+            before = strip(t.snapshot())
+            t.submit({"type": "new_game"})
+            t.submit({"type": "undo"})                        # undo a new game: the finished game is back
+            assert strip(t.snapshot()) == before
             t.submit({"type": "new_game"})
             snap = t.snapshot()
             assert snap["game_no"] == g + 2 and all(s["score"] == 0 for s in snap["sides"])
