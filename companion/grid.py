@@ -18,7 +18,7 @@ import copy
 
 from .cards import Card
 from .errors import IllegalAction, InvalidCard
-from .hand import EntryHand, _STAGE_WORDS, card_list, next_hand, seat_named
+from .hand import EntryHand, STAGE_WORDS, card_list, next_hand, seat_named
 from .match import HAND_FACTORIES, MatchState, parse_command_card
 from .scoring import number_words, score_grid, score_hand
 
@@ -98,7 +98,7 @@ class GridHand(EntryHand):
     def decide_place(self, state: MatchState, cmd: dict) -> dict:
         if self.stage != "place":
             raise IllegalAction("turn up the centre card first" if self.stage == "cut"
-                                else f"the round is {_STAGE_WORDS.get(self.stage, self.stage)}")
+                                else f"the round is {STAGE_WORDS.get(self.stage, self.stage)}")
         card = parse_command_card(cmd.get("card"))
         seat = self.turn
         name = state.seats[seat]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import logging
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import DECK, Card, parse_card, parse_cards
@@ -32,7 +31,7 @@ from .scoring import number_words, score_hand, score_peg
 log = logging.getLogger(__name__)
 
 ENTRY_COMMANDS = ("turnup", "play", "go", "show", "pocket", "claim", "muggins", "place", "layout")
-_STAGE_WORDS = {"cut": "waiting for the turn-up", "pegging": "in the matching phase (plays)",
+STAGE_WORDS = {"cut": "waiting for the turn-up", "pegging": "in the matching phase (plays)",
                 "show": "in the show", "pocket": "waiting for the pocket", "place": "placing cards on the grid",
                 "done": "over"}
 
@@ -244,7 +243,7 @@ class EntryHand(ABC):
         """``claim {points, cards?}``: the next show or pocket with its claimed count."""
         fn = {"show": "decide_show", "pocket": "decide_pocket"}.get(self.stage)
         if fn is None or not hasattr(self, fn):
-            raise IllegalAction(f"nothing to claim: the hand is {_STAGE_WORDS.get(self.stage, self.stage)}")
+            raise IllegalAction(f"nothing to claim: the hand is {STAGE_WORDS.get(self.stage, self.stage)}")
         return getattr(self, fn)(state, {**cmd, "claimed": cmd.get("points", cmd.get("claimed"))})
 
 
@@ -319,7 +318,7 @@ class DealHand(EntryHand):
     def _wrong_stage(self, state: MatchState, what: str) -> IllegalAction:
         want = self.expect(state)
         who = self.expect_player(state)
-        return IllegalAction(f"cannot {what} now: the hand is {_STAGE_WORDS[self.stage]}"
+        return IllegalAction(f"cannot {what} now: the hand is {STAGE_WORDS[self.stage]}"
                              + (f" and expects {who}'s {want}" if who and want != "none" else ""))
 
     # --- pegging mechanics (shared by decide's dry run and apply) -----------------------

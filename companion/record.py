@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
+from .cards import parse_card
 from .errors import RulesError
 from .match import HOUSE_NAME, MatchState
 
@@ -179,7 +180,6 @@ class _Driver:
         held = hand.get("held") or {}
         _check(isinstance(held, dict), f"hand {i}: held must map names to cards")
         holder: dict[str, str] = {}
-        from .cards import parse_card
         for name, cards in held.items():
             _check(isinstance(cards, list), f"hand {i}: {name}'s held cards must be a list")
             _check(len(cards) <= rules.held, f"hand {i}: {name} holds {len(cards)} cards; "
