@@ -691,6 +691,8 @@ class DealHand(EntryHand):
             "order": list(self.order),
             "cards_left": {name: self.left(i) for i, name in enumerate(state.seats)},
             "gone": [state.seats[s] for s in self.gone],
+            "can_go": (self.stage == "pegging" and not state.over
+                       and self.go_wrong(state, self.turn) is None),
             "show_order": [state.seats[s] for s in self.show_order],
             "shows": list(self.shows),
             "pocket": self.pocket,

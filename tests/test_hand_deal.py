@@ -261,6 +261,7 @@ def test_snapshot_hand_section_for_the_page():
     assert h["plays"] == {"Ann": ["10H"], "Bob": ["5S"]}
     assert h["order"] == [{"player": "Ann", "card": "10H", "count": 10}, {"player": "Bob", "card": "5S", "count": 15}]
     assert h["cards_left"] == {"Ann": 3, "Bob": 3}
+    assert h["can_go"] is False                                  # at 15 every card fits
     assert h["show_order"] == ["Ann", "Bob"] and h["shows"] == [] and h["pocket"] is None
     assert h["pocket_owner"] == "p2"
     snap = t.snapshot()
@@ -295,3 +296,11 @@ def test_five_card_heels_is_two_and_a_go_needs_cards():
     # A-2-3: run of three (Ann 3); 4: run of four (Bob 4); 5: fifteen and a run of five (Ann 7)
     assert scores(t) == [13, 6] and t.snapshot()["last"]["text"] == "fifteen and a run of five for seven"
     assert refused(t, cmd("go", player="Ann")) == "Ann has no cards left: there is nothing to say go about"
+
+
+def test_can_go_tells_the_page_when_a_go_would_be_accepted():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, cmd("turnup", "2C"), cmd("play", "KH"), cmd("play", "QH"))
+    assert t.snapshot()["hand"]["can_go"] is False               # 20: every card fits
+    t.submit(cmd("play", "9C"))
+    assert t.snapshot()["hand"]["can_go"] is True                # 29: Bob may well hold only cards over 2
