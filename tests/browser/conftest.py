@@ -128,3 +128,10 @@ def shot(page, name: str) -> None:
     """Save a screenshot for the README as docs/img/page-<name>.png."""
     IMG.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(IMG / f"page-{name}.png"), full_page=False)
+
+
+def claim(page) -> None:
+    """Take the table on ``page`` and wait until the page shows it hosts (on the New game form)."""
+    page.click("#claim")
+    page.wait_for_selector("#role:text-is('host')")
+    page.wait_for_selector("#view-new:not([hidden])")

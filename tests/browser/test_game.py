@@ -26,7 +26,7 @@ import pytest
 
 from playwright.sync_api import expect
 
-from conftest import shot
+from conftest import claim, shot
 
 
 @pytest.fixture
@@ -83,8 +83,7 @@ def assert_board_mirrors_the_frame(page, server) -> None:
 def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_server, phones):
     server = board_server
     ann = phones(server.url)
-    ann.click("#claim")
-    ann.wait_for_selector("#view-new:not([hidden])")
+    claim(ann)
     ann.select_option("#ng-game", "lands-end")
     assert "16" in ann.inner_text("#ng-desc")
     ann.fill("[data-name='0']", "Ann")
@@ -228,7 +227,7 @@ def test_tabletop_grid_placement_then_the_final_layout(server, phones):
     first and loses before Bob counts a column. Bob has 0: ×4, stake 1.
     """
     ann = phones(server.url)
-    ann.click("#claim")
+    claim(ann)
     ann.select_option("#ng-game", "lands-end-tabletop")
     ann.fill("[data-name='0']", "Ann")
     ann.fill("[data-name='1']", "Bob")
@@ -279,7 +278,7 @@ def test_claim_mode_and_muggins(server, phones):
     """Hand 1 of the game above in claim mode: Ann claims her 5, Bob claims 0 for a hand worth 2;
     Ann calls muggins and, by Land's End's rule, Bob scores double the two he missed: 4 (L8)."""
     ann = phones(server.url)
-    ann.click("#claim")
+    claim(ann)
     ann.fill("[data-name='0']", "Ann")
     ann.fill("[data-name='1']", "Bob")
     ann.select_option("#ng-dealer", "Bob")

@@ -6,13 +6,12 @@ import re
 
 from playwright.sync_api import expect
 
-from conftest import shot
+from conftest import claim, shot
 
 
 def host_new_game(page, *, names=("Ann", "Bob"), stake="2", dealer="Bob", game="lands-end"):
     """Take the table on ``page`` and start a game; return the join code."""
-    page.click("#claim")
-    page.wait_for_selector("#view-new:not([hidden])")
+    claim(page)
     page.select_option("#ng-game", game)
     for i, n in enumerate(names):
         page.fill(f"[data-name='{i}']", n)
@@ -121,7 +120,7 @@ def test_quick_count(server, phones):
 def test_tap_targets_are_at_least_44_px_at_360_px_wide(server, phones):
     page = phones(server.url)
     page.set_viewport_size({"width": 360, "height": 740})
-    page.click("#claim")
+    claim(page)
     small = []
     for tab in ("new", "count", "history", "more", "table"):
         page.click(f"[data-tab={tab}]")
@@ -139,7 +138,7 @@ def test_tap_targets_are_at_least_44_px_at_360_px_wide(server, phones):
 def test_every_preset_starts_from_the_form(server, phones):
     from companion import RULESETS
     page = phones(server.url)
-    page.click("#claim")
+    claim(page)
     names = ["Ann", "Bob", "Cy", "Dee"]
     for name, rules in RULESETS.items():
         page.click("[data-tab=new]")
@@ -193,7 +192,7 @@ def test_sim_buttons_panel_and_release_from_the_board(make_server, phones):
     server = make_server(table=table, buttons=buttons, faults=["LED strip: not found"])
     page = phones(server.url)
     assert page.inner_text("#faults") == "LED strip: not found"
-    page.click("#claim")
+    claim(page)
     page.click("[data-tab=more]")
     page.click("[data-sim=p2]")
     page.click("[data-sim=p2]")

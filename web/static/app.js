@@ -102,8 +102,18 @@
       throw e;
     });
   }
+  // the session as the server sees it; a claim or join in flight wins over a refresh that started before it
+  var sessionGen = 0, sessionBusy = 0;
+  function setSession(s) { sessionGen++; S.session = s; render(); }
   function refreshSession() {
-    return call("GET", "/api/session").then(function (s) { S.session = s; render(); });
+    if (sessionBusy) return Promise.resolve();
+    var gen = sessionGen;
+    return call("GET", "/api/session").then(function (s) { if (gen === sessionGen && !sessionBusy) setSession(s); });
+  }
+  function changeSession(path, body) {
+    sessionBusy++;
+    return call("POST", path, body).then(function (s) { sessionBusy--; setSession(s); return s; },
+      function (e) { sessionBusy--; throw e; });
   }
 
   // ---- live updates: SSE with heartbeat watchdog, reconnect and catch-up ----
@@ -758,11 +768,11 @@
   // ---- wiring ----
   Array.prototype.forEach.call(document.querySelectorAll("[data-tab]"), function (b) { b.addEventListener("click", function () { go(b.dataset.tab); }); });
   $("claim").addEventListener("click", function () {
-    call("POST", "/api/claim", {}).then(function (s) { S.session = s; render(); go("new"); toast("You host this table. Join code " + s.join_code, "info"); }, function (e) { toast(e.message); refreshSession(); });
+    changeSession("/api/claim", {}).then(function (s) { go("new"); toast("You host this table. Join code " + s.join_code, "info"); }, function (e) { toast(e.message); refreshSession(); });
   });
   $("join-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
-    call("POST", "/api/join", { code: $("join-code").value.trim() }).then(function (s) { S.session = s; render(); toast("Joined: you can enter cards now", "info"); }, function (e) { toast(e.message); });
+    changeSession("/api/join", { code: $("join-code").value.trim() }).then(function (s) { toast("Joined: you can enter cards now", "info"); }, function (e) { toast(e.message); });
   });
   $("undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
   $("h-undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
