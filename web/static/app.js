@@ -98,6 +98,7 @@
       return data;
     }).catch(function (e) {
       toast(e.message);
+      render();                      // back to a clean picker: the refused card is not half-entered
       if (e.status === 403) refreshSession();
       throw e;
     });
