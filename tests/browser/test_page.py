@@ -114,6 +114,17 @@ def test_quick_count(server, phones):
     assert page.locator("#qc-picker [data-card='JC']").is_disabled()
     assert page.locator("#qc-picker [data-card='JH']").is_enabled()
     shot(page, "quick-count")
+    # suits carry symbols always; the four-colour deck makes diamonds blue and clubs green
+    diamond = page.locator("#qc-result .card.D").first
+    assert diamond.inner_text() == "5\u2666"
+    assert diamond.evaluate("e => getComputedStyle(e).color") == "rgb(200, 16, 46)"
+    page.click("[data-tab=more]")
+    page.check("#set-four")
+    page.click("[data-tab=count]")
+    assert diamond.evaluate("e => getComputedStyle(e).color") == "rgb(11, 92, 196)"
+    club = page.locator("#qc-result .card.C").first
+    assert club.evaluate("e => getComputedStyle(e).color") == "rgb(19, 122, 59)"
+    assert page.evaluate("() => localStorage.getItem('le.four')") == "1"
     assert page.outside == [] and page.errors == []
 
 
