@@ -307,3 +307,26 @@ def test_claim_mode_and_muggins(server, phones):
     assert scores(server) == [6, 5]
     assert ann.locator("#muggins").count() == 0
     assert ann.errors == []
+
+
+def test_table_top_cribbage_crib_cards_from_the_grid_view(server, phones):
+    ann = phones(server.url)
+    claim(ann)
+    ann.select_option("#ng-game", "table-top-cribbage")
+    ann.fill("[data-name='0']", "Ann")
+    ann.fill("[data-name='1']", "Bob")
+    ann.select_option("#ng-dealer", "Bob")
+    ann.click("#new-form button[type=submit]")
+    pick(ann, "JS")                                   # a jack in the centre: two for his heels to Bob
+    expect(ann.locator("#announce")).to_contain_text("two for his heels")
+    assert scores(server) == [0, 2]
+    expect(ann.locator("#grid-box")).to_contain_text("Crib: 0 of 4")
+    ann.click("#to-crib")
+    pick(ann, "5H")
+    expect(ann.locator("#grid-box")).to_contain_text("Crib: 1 of 4")
+    hand = server.table.snapshot()["hand"]
+    assert hand["crib_count"] == 1 and hand["crib_owed"] == {"Ann": 1, "Bob": 2}
+    ann.click("[data-cell='7']")
+    pick(ann, "6D")
+    assert server.table.snapshot()["hand"]["grid"][1][2] == "6D"
+    assert ann.errors == []

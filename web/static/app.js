@@ -8,17 +8,15 @@
     view: "table", picked: null, player: null, pegSide: null, tray: [], trayFor: null,
     gridSel: null, layout: null, layoutCrib: [], qc: { kind: "hand", cards: [], starter: null },
     history: null, lastSaid: null, es: null, lastMsg: 0, board: null, boardMissing: false,
-    wake: null, rendered: null
+    wake: null
   };
   var RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
   var SUITS = ["S", "H", "D", "C"];
   var SYM = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  var pref = {
-    four: localStorage.getItem("le.four") === "1",
-    speak: localStorage.getItem("le.speak") === "1",
-    awake: localStorage.getItem("le.awake") !== "0"
-  };
+  function stored(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
+  function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
+  var pref = { four: stored("le.four") === "1", speak: stored("le.speak") === "1", awake: stored("le.awake") !== "0" };
 
   // ---- small DOM helpers (textContent only: names are user input) ----
   function $(id) { return document.getElementById(id); }
@@ -820,7 +818,7 @@
   [["set-four", "four"], ["set-speak", "speak"], ["set-awake", "awake"]].forEach(function (pair) {
     var el = $(pair[0]);
     el.checked = pref[pair[1]];
-    el.addEventListener("change", function () { pref[pair[1]] = el.checked; localStorage.setItem("le." + pair[1], el.checked ? "1" : "0"); render(); });
+    el.addEventListener("change", function () { pref[pair[1]] = el.checked; store("le." + pair[1], el.checked ? "1" : "0"); render(); });
   });
 
   render();
