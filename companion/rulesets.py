@@ -39,6 +39,10 @@ _CHOICES = {
 }
 
 
+#: The allowed values of every choice field of :class:`Ruleset` (forms list them).
+CHOICES = _CHOICES
+
+
 @dataclass(frozen=True, kw_only=True)
 class Ruleset:
     """The complete rules of one game, as data.
