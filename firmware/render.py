@@ -17,11 +17,13 @@ What the board shows (``docs/operation.md`` has the same list for players):
   amber = it deals. LED 4 shows the phase (:data:`PHASE_COLOURS`). A board
   with fewer status LEDs shows the side's marker dimly in the lane's last hole.
 * **Peg-out.** When the game ends, the peg of the side that reached the
-  target (the loser, or the winner when the game is won by reaching it) runs
-  from its back hole off the end of the world (:data:`RUN_S` seconds), then
-  every side that collects flashes its lane in its peg colour as many times as
-  its stake multiplier (x1..x4), then a skunk flashes the loser's lane red
-  once per skunk level. Afterwards the board settles on the final pegs.
+  target (the loser, or the winner when the game is won by reaching it, as in
+  cribbage or when the four-hand casino house reaches 16) runs from its back
+  hole off the end of the world (:data:`RUN_S` seconds), then every side that
+  collects flashes its lane in its peg colour as many times as its stake
+  multiplier (x1..x4), then a skunked loser's lane flashes red once for a
+  skunk, twice for a double skunk. Afterwards the board settles on the final
+  pegs.
 
 Every frame then goes through the same light stage: gamma, brightness (live,
 capped by the configured limit) and the power cap, which scales the whole
@@ -166,12 +168,12 @@ def _status(canvas: _Canvas, snapshot: Mapping[str, Any], lanes: list[int]) -> N
 @dataclass(frozen=True)
 class _PegOut:
     runner: int | None
-    """Index of the side whose peg runs off the end."""
+    """Index of the side whose peg runs off the end (the one that reached the target)."""
     start_hole: int
     flashes: dict[int, int]
-    """Side index -> number of flashes (its stake multiplier)."""
-    skunk: int
-    loser: int | None
+    """Side index -> number of flashes in its peg colour (the multiplier it collects at)."""
+    skunks: dict[int, int]
+    """Side index -> number of red flashes (1 for a skunk, 2 for a double skunk)."""
 
     @property
     def flash_at(self) -> float:
@@ -184,33 +186,59 @@ class _PegOut:
 
     @property
     def length(self) -> float:
-        return self.skunk_at + self.skunk * (FLASH_ON_S + FLASH_OFF_S)
+        return self.skunk_at + max(self.skunks.values(), default=0) * (FLASH_ON_S + FLASH_OFF_S)
 
 
 def _peg_out(snapshot: Mapping[str, Any], geometry: Geometry) -> _PegOut | None:
+    """Return what the peg-out animation of a finished game shows, or None while the game runs.
+
+    The table's ``result`` keys ``multipliers`` in one of two ways: by the
+    sides that collect, each at its own multiplier (a side pegged out and
+    pays every other side: L6, M5, H5), or by the sides that pay, each at its
+    multiplier (the winner reached the target and collects from each: the
+    cribbage skunk bands, S1, or the house collecting each stake once, H5).
+    In the first case every collecting side flashes its own multiplier; in
+    the second the winner flashes the largest, and every paying side with a
+    multiplier above 1 (a skunk) flashes red ``multiplier - 1`` times.
+    """
     result = snapshot.get("result")
     if not result:
         return None
     sides = _sides(snapshot)
     index = {s.get("id"): i for i, s in enumerate(sides)}
-    reach = snapshot.get("reach", "loses")
-    runner_id = result.get("loser") if reach == "loses" else result.get("winner")
-    runner = index.get(runner_id)
+    target = int(snapshot.get("target") or geometry.holes)
+
+    def score(i: int) -> int:
+        return int(sides[i].get("score") or 0)
+
+    loser = index.get(result.get("loser"))
+    if "winners" in result:
+        winners = [index[w] for w in result["winners"] if w in index]
+    elif loser is not None:
+        winners = [i for i in range(len(sides)) if i != loser]
+    else:
+        winners = [index[result["winner"]]] if result.get("winner") in index else []
+    # the peg that reached the target: the loser's where reaching it loses, else the winner's
+    # (the four-hand casino house wins by reaching 16 in a game that the teams lose by reaching it)
+    order = [loser, *winners] if snapshot.get("reach", "loses") == "loses" else [*winners, loser]
+    runner = next((i for i in order if i is not None and score(i) >= target), None)
     start = 1
     if runner is not None:
-        target = int(snapshot.get("target") or geometry.holes)
         back = geometry.place(int(sides[runner].get("previous") or 0), target)
-        front = geometry.place(int(sides[runner].get("score") or 0), target)
+        front = geometry.place(score(runner), target)
         if back is not None and front is not None and back[1] == front[1]:
             start = back[0]
-    flashes: dict[int, int] = {}
-    for sid, k in (result.get("multipliers") or {}).items():
-        if sid in index and int(k) > 0:
-            flashes[index[sid]] = int(k)
-    if not flashes and result.get("winner") in index:
-        flashes[index[result["winner"]]] = 1
-    return _PegOut(runner=runner, start_hole=start, flashes=flashes, skunk=int(result.get("skunk") or 0),
-                   loser=index.get(result.get("loser")))
+    mult = {index[sid]: int(k) for sid, k in (result.get("multipliers") or {}).items()
+            if sid in index and int(k) > 0}
+    if set(mult) <= set(winners):
+        flashes = {i: mult.get(i, 1) for i in winners}
+        skunks: dict[int, int] = {}
+    else:
+        flashes = {i: max(mult.values()) for i in winners}
+        skunks = {i: k - 1 for i, k in mult.items() if i not in winners and k > 1}
+    if result.get("skunk") and loser is not None:
+        skunks = {loser: int(result["skunk"])}
+    return _PegOut(runner=runner, start_hole=start, flashes=flashes, skunks=skunks)
 
 
 def animation_length(snapshot: Mapping[str, Any], geometry: Geometry) -> float:
@@ -245,11 +273,14 @@ def _animate(canvas: _Canvas, po: _PegOut, t: float, snapshot: Mapping[str, Any]
                 for h in range(1, g.holes + 1):
                     canvas.hole(lane, h, colour)
         return
-    if po.loser is not None and po.skunk_at <= t < po.length:
-        within = (t - po.skunk_at) % period
+    if po.skunk_at <= t < po.length:
+        dt = t - po.skunk_at
+        n, within = int(dt // period), dt % period
         colour = _scale(PEG_OUT, FLASH_LEVEL if within < FLASH_ON_S else 0.0)
-        for h in range(1, g.holes + 1):
-            canvas.hole(lanes[po.loser], h, colour)
+        for i, k in po.skunks.items():
+            if n < k:
+                for h in range(1, g.holes + 1):
+                    canvas.hole(lanes[i], h, colour)
 
 
 def light(px: list[tuple[float, float, float]], geometry: Geometry, settings: Light) -> Frame:

@@ -213,3 +213,66 @@ def test_the_brightest_frame_the_renderer_draws_is_the_number_in_hardware_readme
     # = 459.3 mA, + the other pegs and the status LEDs (hardware/README.md, "Power")
     assert round(peak(1.0), 1) == 585.0
     assert round(peak(0.5), 1) == 296.6
+
+
+# --- peg-outs of real games (the table's own results) -------------------------------------------
+def finished(game, players, pegs, **match):
+    """Return the snapshot of a real table after ``pegs`` (side id, points), pegged 29 at a time at most."""
+    from companion.table import Table
+    table = Table.memory()
+    table.submit({"type": "new_match", "game": game, "players": players, "stake": 1, **match})
+    for side, points in pegs:
+        while points:
+            step = min(points, 29)
+            table.submit({"type": "peg", "side": side, "points": step})
+            points -= step
+    snapshot = table.snapshot()
+    assert snapshot["result"], snapshot
+    return snapshot
+
+
+def all_lit(frame, lane_no, colour):
+    return all(c == colour for c in frame.lane(lane_no))
+
+
+def test_real_cribbage_double_skunk_winner_flashes_x3_then_the_loser_flashes_red_twice():
+    # p1 stopped at 60 (under 61: a double skunk, 3 games); p2 pegs out 121 from 116 (lap 8, hole 11)
+    s = finished("cribbage", ["Ann", "Bob"], [("p1", 60), ("p2", 116), ("p2", 5)])
+    assert s["result"]["multipliers"] == {"p1": 3}                  # the table keys the loser's multiplier
+    # run 1.2 + gap 0.3, 3 flashes of 0.7, gap 0.3, 2 skunk flashes of 0.7
+    assert animation_length(s, G) == pytest.approx(5.3)
+    start = render(s, G, 0.0, settings=FLAT)
+    assert {h: c for h, c in enumerate(start.lane(3), start=1) if any(c)} == {11: WHITE}   # the winner's peg runs
+    flash_on = [all_lit(render(s, G, 1.5 + 0.7 * i + 0.1, settings=FLAT), 3, (153, 153, 153)) for i in range(4)]
+    assert flash_on == [True, True, True, False]
+    assert not any(all_lit(render(s, G, 1.5 + 0.7 * i + 0.1, settings=FLAT), 1, (153, 153, 153)) for i in range(3))
+    red = [all_lit(render(s, G, 3.9 + 0.7 * i + 0.1, settings=FLAT), 1, (153, 0, 0)) for i in range(3)]
+    assert red == [True, True, False]
+    assert not all_lit(render(s, G, 4.0, settings=FLAT), 3, (153, 0, 0))
+
+
+def test_real_cribbage_without_skunk_flashes_the_winner_once_and_no_red():
+    s = finished("cribbage", ["Ann", "Bob"], [("p1", 95), ("p2", 121)])
+    assert animation_length(s, G) == pytest.approx(2.5)             # 1.5 + 1 flash + 0.3
+    assert all_lit(render(s, G, 1.6, settings=FLAT), 3, (153, 153, 153))
+    assert not any(all_lit(render(s, G, t / 10, settings=FLAT), 1, (153, 0, 0)) for t in range(26))
+
+
+def test_real_four_hand_casino_the_house_pegs_out_and_wins_its_peg_runs_and_its_lane_flashes_once():
+    s = finished("lands-end-casino-4", ["A", "B", "C", "D"], [("team1", 3), ("house", 10), ("house", 6)])
+    assert s["result"]["winner"] == "house" and s["result"]["loser"] is None
+    # the house (lane 2, backwards) runs from its back hole 10 off hole 16
+    assert {h: c for h, c in enumerate(render(s, G, 0.0, settings=FLAT).lane(2), start=1) if any(c)} == {10: GREEN}
+    assert animation_length(s, G) == pytest.approx(2.5)             # 1.5 + 1 flash + 0.3
+    at = render(s, G, 1.6, settings=FLAT)
+    assert all_lit(at, 2, (0, 153, 0))
+    assert not all_lit(at, 1, (0, 153, 0)) and not all_lit(at, 3, (0, 153, 0))     # the teams pay: no flash
+
+
+def test_real_four_hand_casino_a_team_pegs_out_and_pays_each_side_its_own_multiplier():
+    s = finished("lands-end-casino-4", ["A", "B", "C", "D"], [("team1", 3), ("house", 10), ("team2", 16)])
+    assert s["result"]["multipliers"] == {"team1": 3, "house": 2}
+    assert {h: c for h, c in enumerate(render(s, G, 0.0, settings=FLAT).lane(3), start=1) if any(c)} == {1: GREEN}
+    frames = [render(s, G, 1.5 + 0.7 * i + 0.1, settings=FLAT) for i in range(3)]
+    assert [all_lit(f, 1, (0, 153, 0)) for f in frames] == [True, True, True]       # team1 x3 (score 3)
+    assert [all_lit(f, 2, (0, 153, 0)) for f in frames] == [True, True, False]      # the house x2 (score 10)
