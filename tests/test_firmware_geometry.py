@@ -61,3 +61,37 @@ def test_side_lanes_refuses_what_does_not_fit():
         side_lanes([{"id": f"p{i}"} for i in range(4)])
     with pytest.raises(ValueError, match="more than one side is the house"):
         side_lanes([{"id": "a", "house": True}, {"id": "b", "house": True}])
+
+
+# every preset, seated by a real table: which players play on lanes 1, 2 and 3 (docs/operation.md's table)
+PRESET_LANES = {
+    ("lands-end", 2): {1: ["A"], 3: ["B"]},
+    ("lands-end-3", 3): {1: ["A"], 2: ["C"], 3: ["B"]},
+    ("lands-end-4", 4): {1: ["A", "C"], 3: ["B", "D"]},
+    ("lands-end-casino-2", 1): {1: ["A"], 2: ["House"]},
+    ("lands-end-casino-3", 2): {1: ["A"], 2: ["House"], 3: ["B"]},
+    ("lands-end-casino-4", 4): {1: ["A", "C"], 2: ["House"], 3: ["B", "D"]},
+    ("lands-end-tabletop", 2): {1: ["A"], 3: ["B"]},
+    ("cribbage", 2): {1: ["A"], 3: ["B"]},
+    ("reverse-cribbage", 2): {1: ["A"], 3: ["B"]},
+    ("five-card", 2): {1: ["A"], 3: ["B"]},
+    ("table-top-cribbage", 2): {1: ["A"], 3: ["B"]},
+    ("table-top-cribbage", 4): {1: ["A", "C"], 3: ["B", "D"]},
+    ("table-top-cribbage-31", 2): {1: ["A"], 3: ["B"]},
+}
+
+
+def test_every_preset_is_listed():
+    from companion.rulesets import RULESETS
+    assert {game for game, _ in PRESET_LANES} == set(RULESETS)
+
+
+@pytest.mark.parametrize("game, players", sorted(PRESET_LANES))
+def test_lanes_of_every_preset_from_a_real_table(game, players):
+    from companion.table import Table
+    table = Table.memory()
+    options = {"players": 4} if game == "table-top-cribbage" and players == 4 else {}
+    table.submit({"type": "new_match", "game": game, "players": list("ABCD")[:players], "options": options,
+                  "stake": 1})
+    sides = table.snapshot()["sides"]
+    assert {lane: side["players"] for side, lane in zip(sides, side_lanes(sides))} == PRESET_LANES[game, players]
