@@ -328,6 +328,8 @@ def build_seating(rules: Ruleset, players: list[str], teams: list[list[str]] | N
         else:
             k += 1
             sides.append(Side(f"p{k}", name, (name,)))
+    if rules.house and not rules.house_plays:   # a house that holds no seat still scores (its pocket, heels)
+        sides.append(Side("house", HOUSE_NAME, (HOUSE_NAME,), house=True))
     return seats, list(range(len(seats))), sides
 
 

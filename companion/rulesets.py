@@ -127,8 +127,23 @@ class Ruleset:
         if self.zero_bonus < 0 or self.heels < 0 or self.last_card < 0:
             raise UnknownGame(f"{self.name}: bonus points cannot be negative")
         bands = self.multipliers
+        if any(not isinstance(b, tuple) or len(b) != 2 or not all(_whole(v) for v in b) or b[0] < 0 or b[1] < 1
+               for b in bands):
+            raise UnknownGame(f"{self.name}: each multiplier band is (lowest score, k) with whole numbers, k at least 1")
         if not bands or bands[-1][0] != 0 or any(a[0] <= b[0] for a, b in zip(bands, bands[1:])):
             raise UnknownGame(f"{self.name}: multiplier bands must fall strictly to a band starting at 0")
+        # combinations that would seat nobody, never end, or hand points to a side that does not exist
+        if self.reach == "highest" and not self.grid:
+            raise UnknownGame(f"{self.name}: reach 'highest' (decided after a round) needs a tabletop game")
+        if self.pocket_owner == "house" and not (self.house and not self.house_plays):
+            raise UnknownGame(f"{self.name}: pocket_owner 'house' needs a house that plays no cards")
+        if self.house_deals and not self.house:
+            raise UnknownGame(f"{self.name}: house_deals needs a house")
+        if self.house and self.house_plays and self.partnerships:
+            raise UnknownGame(f"{self.name}: a house that plays cannot sit in a partnership game")
+        if self.first_cut_bonus and self.first_cut_bonus >= self.target:
+            raise UnknownGame(f"{self.name}: the first cut's {self.first_cut_bonus} points must stay below "
+                              f"the target, not {self.target}")
 
     # derived values -----------------------------------------------------
     @property
@@ -184,6 +199,10 @@ class Ruleset:
         d["multipliers"] = [list(b) for b in self.multipliers]
         d["player_choices"] = list(self.player_choices)
         return d
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 # --- presets -----------------------------------------------------------------

@@ -82,3 +82,16 @@ def test_four_hand_casino_the_house_plays_no_cards_and_its_hand_is_the_pocket():
     res = t.snapshot()["result"]
     assert (res["loser"], res["phase"]) == ("team2", "pegging")
     assert res["multipliers"] == {"team1": 2, "house": 4}
+
+
+def test_a_non_playing_house_without_partnerships_still_has_its_side():
+    """Four single players against a house that only deals and owns the pocket (an override of H4)."""
+    t = new_table("lands-end-casino-4", ["Ann", "Bob", "Cy", "Di"], options={"partnerships": False})
+    snap = t.snapshot()
+    assert [s["name"] for s in snap["sides"]] == ["Ann", "Bob", "Cy", "Di", "House"]
+    assert snap["dealer"] == "House" and snap["hand"]["pocket_owner"] == "house"
+    t.submit({"type": "turnup", "card": "JC"})            # heels: one to the dealing house
+    assert scores(t) == [0, 0, 0, 0, 1]
+    t.submit({"type": "play", "card": "5H"})              # Ann leads
+    t.submit({"type": "play", "card": "10S"})             # Bob's fifteen goes to the next player, Cy
+    assert scores(t) == [0, 0, 2, 0, 1]

@@ -165,3 +165,25 @@ def test_no_code_branches_on_a_preset_name():
     offenders = [f"{p.name}:{i}" for p in sorted(root.glob("*.py"))
                  for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
     assert offenders == []
+
+
+@pytest.mark.parametrize("game,kwargs,message", [
+    # a deal game decides the moment a score reaches the target: "highest" would never end it
+    ("lands-end", {"reach": "highest"}, "reach 'highest' (decided after a round) needs a tabletop game"),
+    ("table-top-cribbage", {"grid": False}, "reach 'highest' (decided after a round) needs a tabletop game"),
+    ("cribbage", {"pocket_owner": "house"}, "pocket_owner 'house' needs a house that plays no cards"),
+    ("lands-end-casino-2", {"house_plays": False, "pocket_owner": "house"}, None),
+    ("cribbage", {"house_deals": True}, "house_deals needs a house"),
+    ("lands-end-4", {"house": True}, "a house that plays cannot sit in a partnership game"),
+    ("five-card", {"target": 3}, "the first cut's 3 points must stay below the target, not 3"),
+    ("lands-end", {"multipliers": [[5, 2], [0, "a"]]}, "each multiplier band is (lowest score, k) with whole numbers, k at least 1"),
+    ("lands-end", {"multipliers": [[5, -2], [0, 1]]}, "each multiplier band is (lowest score, k) with whole numbers, k at least 1"),
+    ("lands-end", {"multipliers": [[5, 2, 9], [0, 1]]}, "each multiplier band is (lowest score, k) with whole numbers, k at least 1"),
+])
+def test_overrides_that_make_an_unplayable_game_are_refused(game, kwargs, message):
+    """Any field is an override, so the combinations are checked: none may give a game that cannot end."""
+    if message is None:
+        assert get_ruleset(game, **kwargs).pocket_owner == "house"
+        return
+    with pytest.raises(UnknownGame, match=re.escape(message)):
+        get_ruleset(game, **kwargs)
