@@ -1,5 +1,6 @@
 """systemd/: the unit passes `systemd-analyze verify`, its keys say what the daemon needs, avahi and install agree."""
 
+import io
 import re
 import shlex
 import shutil
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.daemon import _parser
+from firmware.daemon import _parser, run
 
 ROOT = Path(__file__).resolve().parents[1]
 UNIT = ROOT / "systemd" / "landsend.service"
@@ -62,6 +63,16 @@ def test_unit_runs_the_daemon_as_a_notify_service_with_a_watchdog():
     assert set(SERVICE["SupplementaryGroups"].split()) == {"gpio", "spi"}
     assert SERVICE["StateDirectory"] == "landsend"
     assert UNIT_KEYS["Install"]["WantedBy"] == ["multi-user.target"]
+
+
+def test_a_refused_config_is_not_restarted_in_a_loop(tmp_path):
+    # the daemon exits 2 on a refused config (tests/test_firmware_daemon.py checks the message)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[strip]\nbrightness = 2\n")
+    args = _parser().parse_args(["--config", str(bad), "--db", str(tmp_path / "x.db")])
+    assert run(args, stderr=io.StringIO()) == 2
+    assert SERVICE["RestartPreventExitStatus"].split() == ["2"]
+    assert not (tmp_path / "x.db").exists()
 
 
 def test_unit_exec_start_is_a_command_line_the_daemon_accepts():
