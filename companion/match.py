@@ -306,10 +306,11 @@ def build_seating(rules: Ruleset, players: list[str], teams: list[list[str]] | N
              + (f" (and not {HOUSE_NAME!r})" if rules.house else ""))
     if rules.partnerships:
         if teams:
-            _require(len(teams) == 2 and all(len(t) == 2 for t in teams)
-                     and sorted(sum(teams, [])) == sorted(players),
+            _require(isinstance(teams, list) and len(teams) == 2
+                     and all(isinstance(t, list) and len(t) == 2 and all(isinstance(p, str) for p in t) for t in teams)
+                     and sorted(p.strip()[:24] for p in sum(teams, [])) == sorted(players),
                      "teams must be two pairs of the players' names")
-            a, b = teams
+            a, b = ([p.strip()[:24] for p in t] for t in teams)
             seats = [a[0], b[0], a[1], b[1]]
         else:
             seats = list(players)
@@ -355,9 +356,10 @@ class NewMatch:
         _require(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99, "series n must be 1..99")
         if series.get("kind") == "best_of":
             _require(n % 2 == 1, "a best-of series needs an odd number of games")
+        teams = [[seats[0], seats[2]], [seats[1], seats[3]]] if rules.partnerships and cmd.get("teams") else None
         event = {"type": "new_match", "game": rules.name, "options": dict(rules.options),
                  "players": [s for s in seats if not (rules.house and s == HOUSE_NAME)],
-                 "teams": cmd.get("teams"), "stake": stake,
+                 "teams": teams, "stake": stake,
                  "series": {"kind": series.get("kind", "single"), "n": n}}
         cut_bonus = cmd.get("cut_bonus", True)
         _require(isinstance(cut_bonus, bool), "cut_bonus is true or false")

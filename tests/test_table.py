@@ -216,3 +216,44 @@ def test_malformed_commands_are_refused_with_a_rules_error_only():
             if t.state.over:
                 t.submit({"type": "undo"})
         assert accepted > 0
+
+
+def test_malformed_new_match_commands_are_refused_with_a_rules_error_only(tmp_path):
+    """Junk in every field of new_match: a RulesError and nothing stored, or a match that survives a restart."""
+    import random
+
+    from companion.errors import RulesError
+
+    rng = random.Random(11)
+    junk = {
+        "game": ["lands-end-4", "cribbage", "lands-end-casino-3", None, 5, "", ["cribbage"]],
+        "players": [["Ann", "Bob"], ["Ann", "Bob", "Cy", "Di"], ["Ann"], [1, 2], "Ann", None, [["Ann"], "Bob"]],
+        "teams": [None, [1, 2], "AB", [["Ann", "Cy"], ["Bob", "Di"]], [["Ann"], ["Bob"]], {"x": 1}, [[1, 2], [3, 4]],
+                  [["Ann", "Cy"], "Bob"]],
+        "stake": [0, 2.5, -1, "5", None, True],
+        "first_dealer": [None, "Ann", "Zed", 3, ["Ann"], "House"],
+        "series": [None, {"kind": "best_of", "n": 3}, {"kind": "first_to"}, [], {"n": "3"}, "best_of"],
+        "direction": [None, "ccw", "up", 1],
+        "cut_bonus": [True, False, "no"],
+        "options": [{}, None, [], {"target": 31}, {"players": 4}, {"multipliers": [[1, 2]]}, {"zero_bonus": "x"}],
+    }
+    t = Table.open(tmp_path / "t.db", default_match=None)
+    accepted = 0
+    for _ in range(600):
+        cmd = rng.choice([{"type": "new_match", "game": "cribbage", "players": ["Ann", "Bob"]},
+                          {"type": "new_match", "game": "lands-end-4", "players": ["Ann", "Bob", "Cy", "Di"]}])
+        for f in rng.sample(sorted(junk), rng.randrange(1, 4)):
+            cmd[f] = rng.choice(junk[f])
+        before = (t.snapshot(), len(t.history()))
+        try:
+            ev = t.submit(cmd)
+        except RulesError:
+            assert (t.snapshot(), len(t.history())) == before
+            continue
+        accepted += 1
+        assert ev.get("teams") is None or t.state.rules.partnerships, ev     # teams only where they mean something
+    snap = t.snapshot()
+    t.close()
+    again = Table.open(tmp_path / "t.db", default_match=None)
+    assert accepted > 20 and again.snapshot() == snap
+    again.close()
