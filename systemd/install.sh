@@ -3,95 +3,130 @@
 #
 #   sudo systemd/install.sh                # from a checkout of the project
 #   sudo systemd/install.sh --hostname     # also name the Pi "landsend" (http://landsend.local)
+#   systemd/install.sh --root DIR          # stage: write every file under DIR, only print system commands
 #
 # Idempotent: run it again after `git pull` to update. It
-#   1. installs python3-venv, python3-lgpio (GPIO for gpiozero) and avahi-daemon when missing,
+#   1. installs python3-venv, python3-dev and build-essential (pip compiles spidev and rpi-ws281x),
+#      python3-lgpio (GPIO for gpiozero) and avahi-daemon when missing,
 #   2. creates the system user `landsend` in the gpio and spi groups,
 #   3. enables SPI (dtparam=spi=on) in the boot config (a reboot is needed the first time),
 #   4. copies the source to /opt/landsend/src and installs it into the venv /opt/landsend/venv,
 #   5. writes /etc/landsend/config.toml from the defaults unless it exists (yours is never overwritten),
+#      and checks it: a refused config stops the install before the daemon is restarted,
 #   6. installs the systemd unit and the avahi service, and (re)starts the daemon.
+# With --root DIR nothing outside DIR changes and root is not needed: the files of steps 3-6 go
+# under DIR, and every command that changes the running system (apt-get, groupadd, useradd,
+# usermod, the venv and pip, hostnamectl, systemctl) is printed as "would run: ..." instead.
 set -euo pipefail
 
-prefix=/opt/landsend
-etc=/etc/landsend
-user=landsend
 src="$(cd "$(dirname "$0")/.." && pwd)"
+root=""
 set_hostname=no
-for arg in "$@"; do
-  case "$arg" in
+while [ $# -gt 0 ]; do
+  case "$1" in
     --hostname) set_hostname=yes ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-    *) echo "install.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
+    --root)
+      [ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --root needs a directory" >&2; exit 2; }
+      root="$(mkdir -p "$2" && cd "$2" && pwd)"; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
+  shift
 done
-if [ "$(id -u)" -ne 0 ]; then
+if [ -z "$root" ] && [ "$(id -u)" -ne 0 ]; then
   echo "install.sh: run as root (sudo $0)" >&2
   exit 1
 fi
+prefix="$root/opt/landsend"
+etc="$root/etc/landsend"
+user=landsend
 say() { echo "==> $*"; }
+# run a command that changes the running system (printed instead when staging)
+sys() {
+  if [ -n "$root" ]; then echo "would run: $*"; else "$@"; fi
+}
 
-# 1. packages
+# 1. packages (spidev and rpi-ws281x have no wheels for the Pi on PyPI: pip compiles them, which needs
+#    a C compiler and the Python headers)
 missing=()
-for pkg in python3-venv python3-lgpio avahi-daemon rsync; do
+for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   say "installing ${missing[*]}"
-  apt-get update -q
-  apt-get install -y -q "${missing[@]}"
+  sys apt-get update -q
+  sys apt-get install -y -q "${missing[@]}"
 fi
 
 # 2. user and groups
 for group in gpio spi; do
-  getent group "$group" >/dev/null || { say "creating group $group"; groupadd --system "$group"; }
+  getent group "$group" >/dev/null || { say "creating group $group"; sys groupadd --system "$group"; }
 done
 if ! id "$user" >/dev/null 2>&1; then
   say "creating user $user"
-  useradd --system --user-group --home-dir /var/lib/landsend --no-create-home --shell /usr/sbin/nologin "$user"
+  sys useradd --system --user-group --home-dir /var/lib/landsend --no-create-home --shell /usr/sbin/nologin "$user"
 fi
-usermod --append --groups gpio,spi "$user"
+sys usermod --append --groups gpio,spi "$user"
 
 # 3. SPI on (the default strip driver uses /dev/spidev0.0)
-boot_config=/boot/firmware/config.txt
-[ -f "$boot_config" ] || boot_config=/boot/config.txt
+boot_config="$root/boot/firmware/config.txt"
+[ -f "$boot_config" ] || boot_config="$root/boot/config.txt"
 if [ -f "$boot_config" ] && ! grep -Eq '^[[:space:]]*dtparam=spi=on' "$boot_config"; then
   say "enabling SPI in $boot_config (reboot once after this install)"
   printf '\n# Land'"'"'s End LED strip on SPI MOSI (GPIO10)\ndtparam=spi=on\n' >> "$boot_config"
 fi
 
-# 4. code and venv (system site packages: python3-lgpio comes from apt)
+# 4. code (a fresh copy swapped in whole, so no file of an old version is left behind) and venv
 say "copying the source to $prefix/src"
 install -d -m 0755 "$prefix"
-rsync -a --delete --exclude .git --exclude .venv --exclude '__pycache__' --exclude '*.egg-info' \
-  --exclude build --exclude dist "$src/" "$prefix/src/"
+rm -rf "$prefix/src.new" "$prefix/src.old"
+mkdir "$prefix/src.new"
+tar -C "$src" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.egg-info' \
+  --exclude=.pytest_cache --exclude=node_modules --exclude=build --exclude=dist -cf - . \
+  | tar -C "$prefix/src.new" -xf -
+[ -d "$prefix/src" ] && mv "$prefix/src" "$prefix/src.old"
+mv "$prefix/src.new" "$prefix/src"
+rm -rf "$prefix/src.old"
 if [ ! -x "$prefix/venv/bin/python" ]; then
-  say "creating the venv $prefix/venv"
-  python3 -m venv --system-site-packages "$prefix/venv"
+  say "creating the venv $prefix/venv (system site packages: python3-lgpio comes from apt)"
+  sys python3 -m venv --system-site-packages "$prefix/venv"
 fi
 say "installing landsend into the venv"
-"$prefix/venv/bin/pip" install -q --upgrade "$prefix/src"
+sys "$prefix/venv/bin/pip" install -q --upgrade "$prefix/src"
 
-# 5. config (never overwritten)
+# 5. config (never overwritten), checked before the daemon is restarted with it
 install -d -m 0755 "$etc"
 if [ ! -f "$etc/config.toml" ]; then
   say "writing $etc/config.toml (defaults; edit and: systemctl restart landsend)"
   install -m 0644 "$src/firmware/default_config.toml" "$etc/config.toml"
 fi
 say "checking $etc/config.toml"
-"$prefix/venv/bin/python" -c 'import sys; from firmware.config import load; load(sys.argv[1])' "$etc/config.toml"
+python="$prefix/venv/bin/python"
+[ -x "$python" ] || python="${PYTHON:-python3}"
+PYTHONPATH="$prefix/src" "$python" -c '
+import sys
+from firmware.config import ConfigError, load
+try:
+    load(sys.argv[1])
+except ConfigError as exc:
+    sys.exit(f"install.sh: config refused: {exc}")
+' "$etc/config.toml"
 
 # 6. units
-install -m 0644 "$src/systemd/landsend.service" /etc/systemd/system/landsend.service
-install -d -m 0755 /etc/avahi/services
-install -m 0644 "$src/systemd/landsend.avahi.service" /etc/avahi/services/landsend.service
+install -d -m 0755 "$root/etc/systemd/system" "$root/etc/avahi/services"
+install -m 0644 "$src/systemd/landsend.service" "$root/etc/systemd/system/landsend.service"
+install -m 0644 "$src/systemd/landsend.avahi.service" "$root/etc/avahi/services/landsend.service"
 if [ "$set_hostname" = yes ] && [ "$(hostname)" != landsend ]; then
   say "naming this Pi landsend"
-  hostnamectl set-hostname landsend
-  sed -i -E 's/^(127\.0\.1\.1[[:space:]]+).*/\1landsend/' /etc/hosts
+  sys hostnamectl set-hostname landsend
+  [ -f "$root/etc/hosts" ] && sed -i -E 's/^(127\.0\.1\.1[[:space:]]+).*/\1landsend/' "$root/etc/hosts"
 fi
-systemctl daemon-reload
-systemctl enable landsend.service >/dev/null
-systemctl restart landsend.service
-systemctl reload-or-restart avahi-daemon.service || true
-say "done: $(systemctl is-active landsend.service); logs: journalctl -u landsend -f"
+sys systemctl daemon-reload
+sys systemctl enable landsend.service
+sys systemctl restart landsend.service
+sys systemctl reload-or-restart avahi-daemon.service || true
+if [ -n "$root" ]; then
+  say "staged under $root"
+else
+  say "done: $(systemctl is-active landsend.service); logs: journalctl -u landsend -f"
+fi

@@ -102,13 +102,65 @@ def test_avahi_advertises_the_port_the_unit_serves():
     assert service.findtext("port") == "80" == str(_parser().parse_args(shlex.split(SERVICE["ExecStart"])[3:]).port)
 
 
-def test_install_script_is_valid_bash_and_installs_what_the_unit_uses():
-    assert subprocess.run(["bash", "-n", str(INSTALL)], capture_output=True).returncode == 0
+def stage(root, *args):
+    """Return the finished run of install.sh staged under ``root`` (no system change, no root needed)."""
+    return subprocess.run(["bash", str(INSTALL), "--root", str(root), *args], capture_output=True, text=True,
+                          timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable})
+
+
+def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_path):
+    root = tmp_path / "pi"
+    boot = root / "boot" / "firmware" / "config.txt"
+    boot.parent.mkdir(parents=True)
+    boot.write_text("arm_64bit=1\n")
+    first = stage(root)
+    assert first.returncode == 0, first.stderr
+    assert boot.read_text() == "arm_64bit=1\n\n# Land's End LED strip on SPI MOSI (GPIO10)\ndtparam=spi=on\n"
+    config = root / "etc" / "landsend" / "config.toml"
+    assert config.read_text() == (ROOT / "firmware" / "default_config.toml").read_text()
+    assert (root / "etc/systemd/system/landsend.service").read_text() == UNIT.read_text()
+    assert (root / "etc/avahi/services/landsend.service").read_text() == AVAHI.read_text()
+    code = root / "opt" / "landsend" / "src"
+    assert (code / "firmware" / "daemon.py").read_bytes() == (ROOT / "firmware" / "daemon.py").read_bytes()
+    assert not (code / ".git").exists() and not (code / ".venv").exists()
+    assert not list(code.rglob("__pycache__"))
+    # the system is only told what would change, in order: user and groups, venv, then the service
+    would = [line for line in first.stdout.splitlines() if line.startswith("would run: ")]
+    assert "would run: usermod --append --groups gpio,spi landsend" in would
+    assert would[-4:] == ["would run: systemctl daemon-reload", "would run: systemctl enable landsend.service",
+                          "would run: systemctl restart landsend.service",
+                          "would run: systemctl reload-or-restart avahi-daemon.service"]
+
+    # the owner edits the config and a file disappears from the checkout's copy; install again
+    config.write_text("[strip]\nbrightness = 0.3\n")
+    (code / "stale.py").write_text("old = True\n")
+    second = stage(root)
+    assert second.returncode == 0, second.stderr
+    assert config.read_text() == "[strip]\nbrightness = 0.3\n"                      # never overwritten
+    assert boot.read_text().count("dtparam=spi=on") == 1                          # enabled once
+    assert not (code / "stale.py").exists()                                        # the copy is replaced whole
+    assert "enabling SPI" not in second.stdout and "writing " not in second.stdout
+    assert not (root / "opt" / "landsend" / "src.new").exists() and not (root / "opt" / "landsend" / "src.old").exists()
+
+
+def test_install_script_stops_before_restarting_the_daemon_on_a_refused_config(tmp_path):
+    config = tmp_path / "pi" / "etc" / "landsend" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[strip]\ntype = \"GRBX\"\n")
+    out = stage(tmp_path / "pi")
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines()[-1] == (
+        f"install.sh: config refused: {config}, line 2, strip.type: must be one of GRB, RGB, BRG, RBG, GBR, BGR, "
+        "GRBW, RGBW, got 'GRBX'")
+    assert "systemctl restart" not in out.stdout
+    assert not (tmp_path / "pi" / "etc" / "systemd").exists()
+
+
+def test_install_script_refuses_unknown_options_and_needs_root_to_install_for_real():
+    out = subprocess.run(["bash", str(INSTALL), "--frobnicate"], capture_output=True, text=True)
+    assert (out.returncode, out.stderr) == (2, "install.sh: unknown option --frobnicate (see --help)\n")
     text = INSTALL.read_text()
-    assert 'python3 -m venv --system-site-packages "$prefix/venv"' in text and "prefix=/opt/landsend" in text
-    # idempotent steps: each creation is guarded by a check
-    assert 'if [ ! -f "$etc/config.toml" ]; then' in text
-    assert 'if ! id "$user" >/dev/null 2>&1; then' in text
-    assert 'if [ ! -x "$prefix/venv/bin/python" ]; then' in text
-    assert "/etc/systemd/system/landsend.service" in text and "/etc/avahi/services/landsend.service" in text
+    assert 'python3 -m venv --system-site-packages "$prefix/venv"' in text
+    # pip compiles spidev and rpi-ws281x on the Pi (no wheels there): the compiler and headers are installed
+    assert "for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon; do" in text
     assert (ROOT / "firmware" / "default_config.toml").exists()
