@@ -8,13 +8,13 @@ Pure Python; imports neither ``web`` nor ``firmware``.
 """
 
 from .cards import DECK, Card, parse_card, parse_cards
-from .errors import ConflictError, IllegalAction, InvalidCard, RulesError, UnknownGame
+from .errors import ConflictError, IllegalAction, InvalidCard, RulesError, StoreError, UnknownGame
 from .rulesets import RULESETS, Ruleset, get_ruleset
 from .scoring import Breakdown, Item, PegScore, score_grid, score_hand, score_line, score_peg
 
 __all__ = [
     "DECK", "Card", "parse_card", "parse_cards",
-    "RulesError", "InvalidCard", "IllegalAction", "UnknownGame", "ConflictError",
+    "RulesError", "InvalidCard", "IllegalAction", "UnknownGame", "ConflictError", "StoreError",
     "RULESETS", "Ruleset", "get_ruleset",
     "Breakdown", "Item", "PegScore", "score_hand", "score_peg", "score_line", "score_grid",
 ]

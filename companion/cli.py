@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterable
 
 from .cards import parse_cards
-from .errors import RulesError, UnknownGame
+from .errors import RulesError, StoreError, UnknownGame
 from .rulesets import RULESETS, Ruleset, get_ruleset
 from .scoring import Breakdown, score_grid, score_hand, score_peg
 from .stats import distribution
@@ -411,7 +411,7 @@ def main(argv: "list[str] | None" = None, *, stdin: "IO[str] | None" = None,
     except UsageError as e:
         io.stderr.write(f"{e}\n")
         return EXIT_USAGE
-    except RulesError as e:
+    except (RulesError, StoreError) as e:
         io.stderr.write(f"{PROG}: error: {e}\n")
         return EXIT_RULES
     except BrokenPipeError:

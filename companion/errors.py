@@ -23,3 +23,11 @@ class UnknownGame(RulesError):
 
 class ConflictError(RulesError):
     """A lost race in the event store: the sequence number was taken."""
+
+
+class StoreError(RuntimeError):
+    """The event store cannot be used: a damaged or locked database file, a damaged event.
+
+    Not a :class:`RulesError`: the command may be fine, the table's memory is not.
+    The message names the database file and what is wrong with it.
+    """

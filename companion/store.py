@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Iterator
 
-from .errors import ConflictError
+from .errors import ConflictError, StoreError
 
 SCHEMA_VERSION = 1
 
@@ -75,32 +75,45 @@ class SQLiteStore:
     event survives a process kill or a power cut at any instant.
     """
 
-    def __init__(self, path: "str | os.PathLike[str]") -> None:
+    def __init__(self, path: "str | os.PathLike[str]", *, busy_timeout: float = 5.0) -> None:
+        """Open (or create) the database at ``path``.
+
+        :param busy_timeout: seconds to wait for another writer's lock before giving up.
+        :raises StoreError: the file is not a database, is locked, or cannot be created.
+        """
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(
-            """
-            CREATE TABLE IF NOT EXISTS events (
-                match_id TEXT NOT NULL,
-                seq INTEGER NOT NULL,
-                type TEXT NOT NULL,
-                version INTEGER NOT NULL,
-                client_id TEXT UNIQUE,
-                body TEXT NOT NULL,
-                PRIMARY KEY (match_id, seq)
-            ) WITHOUT ROWID;
-            CREATE TABLE IF NOT EXISTS matches (
-                ord INTEGER PRIMARY KEY AUTOINCREMENT,
-                match_id TEXT NOT NULL UNIQUE
-            );
-            """
-        )
+        self._db = None
+        try:
+            if str(path) != ":memory:":
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._db.execute(f"PRAGMA busy_timeout={max(0, int(busy_timeout * 1000))}")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(
+                """
+                CREATE TABLE IF NOT EXISTS events (
+                    match_id TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    client_id TEXT UNIQUE,
+                    body TEXT NOT NULL,
+                    PRIMARY KEY (match_id, seq)
+                ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS matches (
+                    ord INTEGER PRIMARY KEY AUTOINCREMENT,
+                    match_id TEXT NOT NULL UNIQUE
+                );
+                """
+            )
+            self._db.execute("SELECT count(*) FROM events").fetchone()
+        except (sqlite3.Error, OSError) as exc:
+            if self._db is not None:
+                self._db.close()
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise StoreError(f"cannot open the table database {path}: {reason}") from exc
 
     def append(self, match_id: str, seq: int, event: dict, *, client_id: str | None = None) -> None:
         """Store ``event`` as number ``seq`` of ``match_id``, durably, in one transaction.
@@ -121,6 +134,11 @@ class SQLiteStore:
             except sqlite3.IntegrityError as exc:
                 self._db.execute("ROLLBACK")
                 raise ConflictError(f"event {seq} of match {match_id} or client id {client_id!r} exists already") from exc
+            except sqlite3.Error as exc:   # locked by another writer, disk full, I/O error
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise StoreError(f"table database {self.path}: could not store the {event.get('type', 'event')}: "
+                                 f"{exc}; nothing changed") from exc
             except BaseException:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
@@ -130,8 +148,18 @@ class SQLiteStore:
         """Return the events of ``match_id`` in order."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT body FROM events WHERE match_id = ? ORDER BY seq", (match_id,)).fetchall()
-        return [json.loads(r[0]) for r in rows]
+                "SELECT seq, body FROM events WHERE match_id = ? ORDER BY seq", (match_id,)).fetchall()
+        out = []
+        for seq, body in rows:
+            try:
+                event = json.loads(body)
+            except ValueError:
+                event = None
+            if not isinstance(event, dict):
+                raise StoreError(f"table database {self.path}: event {seq} of match {match_id} is not JSON "
+                                 f"(the file is damaged)")
+            out.append(event)
+        return out
 
     def matches(self) -> list[str]:
         """Return every match id, oldest first."""

@@ -25,7 +25,7 @@ import uuid
 from typing import Any, Callable
 
 from . import hand as _hand  # noqa: F401  (registers card-entry handlers)
-from .errors import IllegalAction, RulesError
+from .errors import IllegalAction, RulesError, StoreError
 from .match import HANDLERS, Context, MatchState, apply_event, fold
 from .store import MemoryStore, SQLiteStore
 
@@ -72,21 +72,40 @@ class Table:
         self._past_ledger: dict[str, float] = {}
         matches = store.matches()
         for m in matches[:-1]:
-            self._add_ledger(self._past_ledger, fold(effective(store.events(m))))
+            self._add_ledger(self._past_ledger, self._fold_stored(m, effective(store.events(m))))
         if matches:
             self._events = store.events(matches[-1])
             self._live = effective(self._events)
-            self._state = fold(self._live)
+            self._state = self._fold_stored(matches[-1], self._live)
             self._state.seq = self._events[-1]["seq"]
         elif default_match is not None:
             self.submit(default_match)
         self._refresh()
 
+    def _fold_stored(self, match_id: str, events: list[dict]) -> MatchState:
+        """Return the state folded from stored ``events``; a damaged one raises :class:`StoreError` naming it."""
+        state = MatchState()
+        for ev in events:
+            try:
+                if ev.get("type") not in HANDLERS:
+                    raise KeyError("unknown event type")
+                apply_event(state, ev)
+            except Exception as exc:
+                where = getattr(self.store, "path", "in memory")
+                reason = exc.args[0] if exc.args else repr(exc)
+                raise StoreError(f"table database {where}: event {ev.get('seq')} ({ev.get('type')}) of match "
+                                 f"{match_id} cannot be applied: {reason}") from exc
+        return state
+
     # --- constructors ------------------------------------------------------------
     @classmethod
-    def open(cls, path, **kwargs) -> "Table":
-        """Return the table kept in the SQLite file ``path`` (created if missing)."""
-        return cls(SQLiteStore(path), **kwargs)
+    def open(cls, path, *, busy_timeout: float = 5.0, **kwargs) -> "Table":
+        """Return the table kept in the SQLite file ``path`` (created if missing).
+
+        :param busy_timeout: seconds to wait for another writer's lock.
+        :raises StoreError: the file is not a database, is locked, or holds a damaged event.
+        """
+        return cls(SQLiteStore(path, busy_timeout=busy_timeout), **kwargs)
 
     @classmethod
     def memory(cls, **kwargs) -> "Table":

@@ -252,3 +252,13 @@ def test_extension_modules_are_imported_before_parsing(tmp_path, monkeypatch):
     finally:
         cli.COMMANDS.pop("echo", None)
         sys.modules.pop("landsend_test_ext", None)
+
+
+def test_serve_on_a_damaged_database_says_which_file_in_one_line(tmp_path):
+    import firmware.cli  # noqa: F401  (registers serve, as the console script does)
+
+    bad = tmp_path / "table.db"
+    bad.write_text("this is not a database\n" * 50)
+    rc, out, err = run("serve", "--sim", "--db", str(bad))
+    assert rc == 1 and out == ""
+    assert one_line_error(err) == f"landsend: error: cannot open the table database {bad}: file is not a database"

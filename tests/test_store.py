@@ -93,3 +93,70 @@ def test_sqlite_runs_in_wal_mode_with_full_sync(tmp_path):
     assert other.execute("SELECT count(*) FROM events").fetchone()[0] == 1
     other.close()
     s.close()
+
+
+def test_a_file_that_is_not_a_database_is_refused_by_name(tmp_path):
+    from companion.errors import StoreError
+    from companion.table import Table
+
+    path = tmp_path / "table.db"
+    path.write_bytes(b"not a database, just some text " * 200)
+    with pytest.raises(StoreError, match=f"cannot open the table database {path}: file is not a database"):
+        Table.open(path)
+    assert path.read_bytes() == b"not a database, just some text " * 200      # left as it was
+
+
+def test_a_directory_or_unwritable_place_is_refused_by_name(tmp_path):
+    from companion.errors import StoreError
+
+    with pytest.raises(StoreError, match=f"cannot open the table database {tmp_path}: unable to open database file"):
+        SQLiteStore(tmp_path)
+
+
+def test_a_database_locked_by_another_writer_fails_clearly(tmp_path):
+    from companion.errors import StoreError
+    from companion.table import Table
+
+    path = tmp_path / "table.db"
+    other = sqlite3.connect(str(path), isolation_level=None)
+    other.execute("CREATE TABLE x (a)")
+    other.execute("BEGIN EXCLUSIVE")             # another process mid-write, in rollback-journal mode
+    with pytest.raises(StoreError, match=f"cannot open the table database {path}: database is locked"):
+        Table.open(path, busy_timeout=0.01)
+    other.execute("ROLLBACK")
+    t = Table.open(path, default_match=None, busy_timeout=0.01)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    before = t.snapshot()
+    other.execute("BEGIN IMMEDIATE")             # a writer holds the WAL write lock: the peg cannot be stored
+    with pytest.raises(StoreError, match="could not store the peg: database is locked; nothing changed"):
+        t.submit({"type": "peg", "side": "p1", "points": 2})
+    assert t.snapshot() == before
+    other.execute("ROLLBACK")
+    t.submit({"type": "peg", "side": "p1", "points": 2})
+    assert t.snapshot()["sides"][0]["score"] == 2
+    t.close()
+    other.close()
+
+
+@pytest.mark.parametrize("body, message", [
+    ("{broken", "event 1 of match m1 is not JSON"),
+    ('{"type": "teleport", "seq": 1}', "event 1 (teleport) of match m1 cannot be applied: unknown event type"),
+    ('{"type": "peg", "seq": 1}', "event 1 (peg) of match m1 cannot be applied"),
+])
+def test_a_damaged_event_is_named_when_the_table_opens(tmp_path, body, message):
+    from companion.errors import StoreError
+    from companion.table import Table
+
+    path = tmp_path / "table.db"
+    t = Table.open(path, default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    t.submit({"type": "peg", "side": "p1", "points": 2})
+    t.close()
+    db = sqlite3.connect(str(path))
+    db.execute("UPDATE events SET match_id = 'm1'")
+    db.execute("UPDATE matches SET match_id = 'm1'")
+    db.execute("UPDATE events SET body = ? WHERE seq = 1", (body,))
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match=f"table database {path}: " + message.replace("(", r"\(").replace(")", r"\)")):
+        Table.open(path)
