@@ -160,7 +160,9 @@ class Table:
         """Validate ``command``, store its event, update the state; return the event.
 
         A repeated ``client_id`` returns the first event (with ``"duplicate":
-        true``) and changes nothing.
+        true``) and changes nothing. A command carrying ``if_seq`` (the
+        snapshot ``seq`` it was made from) is refused when the table has moved
+        on since, so two phones acting on the same screen apply it once.
 
         :raises RulesError: with a one-line reason; nothing is stored or changed.
         """
@@ -175,6 +177,8 @@ class Table:
                 seen = self.store.find_client(client_id)
                 if seen is not None:
                     return {**seen, "duplicate": True}
+            if "if_seq" in command:
+                self._check_fresh(command["if_seq"])
             ctx = Context(rng=self.rng, now=self.clock().isoformat(timespec="seconds"))
             if kind == "undo":
                 live = self._live
@@ -241,6 +245,15 @@ class Table:
                 log.exception("table subscriber failed")
         return copy.deepcopy(event) if kind == "new_match" else {
             k: list(v) if isinstance(v, list) else v for k, v in event.items()}
+
+    def _check_fresh(self, seen: Any) -> None:
+        """Refuse a command made from a snapshot older than the table's (``if_seq``)."""
+        if not isinstance(seen, int) or isinstance(seen, bool):
+            raise IllegalAction("if_seq must be the whole-number seq of the snapshot the command was made from")
+        now = self._state.seq if self._state.rules is not None else -1
+        if seen != now:
+            raise IllegalAction(f"the table has moved on since this was entered (event {now}, the command was "
+                                f"made at {seen}): nothing changed; look again")
 
     def export_record(self) -> dict:
         """Return the current game as a game record (the replay format, :mod:`companion.record`).

@@ -257,3 +257,21 @@ def test_malformed_new_match_commands_are_refused_with_a_rules_error_only(tmp_pa
     again = Table.open(tmp_path / "t.db", default_match=None)
     assert accepted > 20 and again.snapshot() == snap
     again.close()
+
+
+def test_a_command_made_from_an_old_snapshot_is_refused_when_it_says_so():
+    """``if_seq``: two phones press "undo" (or count a show) on the same screen; only the first applies."""
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "peg", "side": "p1", "points": 2})
+    t.submit({"type": "peg", "side": "p2", "points": 3})
+    seen = t.snapshot()["seq"]
+    t.submit({"type": "undo", "if_seq": seen})                      # the first phone
+    after = t.snapshot()
+    with pytest.raises(IllegalAction, match=rf"the table has moved on since this was entered \(event {seen + 1}, "
+                                            rf"the command was made at {seen}\): nothing changed"):
+        t.submit({"type": "undo", "if_seq": seen})                  # the second phone, same screen
+    assert t.snapshot() == after and scores(t) == [2, 0]
+    with pytest.raises(IllegalAction, match="if_seq must be the whole-number seq of the snapshot"):
+        t.submit({"type": "peg", "side": "p1", "points": 1, "if_seq": "3"})
+    ev = t.submit({"type": "peg", "side": "p1", "points": 1, "if_seq": after["seq"]})
+    assert "if_seq" not in ev and scores(t) == [3, 0]
