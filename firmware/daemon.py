@@ -13,8 +13,9 @@ takes its dependencies as parameters.
   keeps serving.
 * Under systemd (``Type=notify``) it sends ``READY=1`` once the page is
   listening and ``WATCHDOG=1`` from the main loop every ``WatchdogSec/2``
-  while the render and web threads are alive. SIGTERM/SIGINT turn the LEDs
-  off and close everything.
+  while the render and web threads are alive and the board keeps drawing
+  (a strip write that never returns stops the pings too). SIGTERM/SIGINT
+  turn the LEDs off and close everything.
 
 Paths: the database is ``--db``, else ``$LANDSEND_DB``, else
 ``$STATE_DIRECTORY/landsend.db`` (systemd's ``StateDirectory=``), else
@@ -220,8 +221,10 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
     """Serve the page with waitress until ``stop`` is set (SIGTERM/SIGINT set it); return the exit status.
 
     Sends ``READY=1`` once listening and ``WATCHDOG=1`` every half watchdog
-    period while the render loop and the web server threads are alive. On the
-    way out the LEDs are turned off and everything is closed.
+    period while the render loop and the web server threads are alive and the
+    board is not stalled (:meth:`RenderLoop.stalled`: a change waiting, or a
+    frame drawing, for longer than that period). On the way out the LEDs are
+    turned off and everything is closed.
     """
     from web import create_server
 
@@ -240,7 +243,7 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
     if started is not None:
         log.info("ready in %.2f s", time.monotonic() - started)
     interval = notifier.ping_interval
-    healthy = True
+    healthy, stalled = True, False
     while not stop.wait(interval if interval else 3600.0):
         if not (daemon.loop.alive and web_thread.is_alive()):
             if healthy:
@@ -248,6 +251,13 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
                           daemon.loop.alive, web_thread.is_alive())
             healthy = False
             continue
+        if interval and daemon.loop.stalled(interval):
+            if not stalled:
+                log.error("the board has not drawn for over %.0f s (a strip write hangs?); "
+                          "no watchdog ping until it does", interval)
+            stalled = True
+            continue
+        stalled = False
         if interval:
             notifier.notify("WATCHDOG=1")
     notifier.notify("STOPPING=1")

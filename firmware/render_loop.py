@@ -76,6 +76,10 @@ class RenderLoop:
         self._frame_seq: int | None = None
         self._failed: str | None = None
         self._thread: threading.Thread | None = None
+        self._waiting_since: float | None = None
+        """When the oldest change not yet taken up by the thread arrived (None: nothing waits)."""
+        self._drawing_since: float | None = None
+        """When the step in progress started (None: not drawing)."""
 
     # --- inputs (any thread) -----------------------------------------------------
     def update(self, snapshot: Mapping[str, Any]) -> None:
@@ -83,6 +87,8 @@ class RenderLoop:
         with self._cond:
             self._pending = snapshot
             self._dirty = True
+            if self._waiting_since is None:
+                self._waiting_since = self.clock()
             self._cond.notify()
 
     @property
@@ -102,6 +108,8 @@ class RenderLoop:
             self.settings = Light(brightness=used, gamma=self.settings.gamma, budget_ma=self.settings.budget_ma,
                                   ma_per_channel=self.settings.ma_per_channel)
             self._dirty = True
+            if self._waiting_since is None:
+                self._waiting_since = self.clock()
             self._cond.notify()
         return used
 
@@ -146,10 +154,12 @@ class RenderLoop:
 
         The thread calls this; tests call it directly with a fake clock.
         """
+        now = self.clock()
         with self._cond:
             pending, self._pending = self._pending, None
             dirty, self._dirty = self._dirty, False
-        now = self.clock()
+            self._waiting_since = None
+            self._drawing_since = now
         if pending is not None:
             if starts_peg_out(self._snapshot, pending):
                 self._anim_start = now
@@ -157,6 +167,8 @@ class RenderLoop:
                 self._anim_start = None
             self._snapshot = pending
         if not dirty and self._anim_start is None:
+            with self._cond:
+                self._drawing_since = None
             return None
         t = None
         if self._anim_start is not None and self._snapshot is not None:
@@ -188,6 +200,7 @@ class RenderLoop:
             self._frame = frame
             self._frame_seq = (self._snapshot or {}).get("seq")
             self.frames += 1
+            self._drawing_since = None
 
     def _run(self) -> None:
         delay: float | None = None
@@ -210,6 +223,19 @@ class RenderLoop:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="render-loop", daemon=True)
             self._thread.start()
+
+    def stalled(self, limit: float) -> bool:
+        """Return True when a change has waited, or a frame has been drawing, longer than ``limit`` seconds.
+
+        The thread sleeps while the board is static, so being asleep is not
+        a stall; a change it has not taken up, or a strip write that does not
+        return (a hung SPI or DMA transfer), is. The daemon stops its
+        watchdog pings then, and systemd restarts it.
+        """
+        now = self.clock()
+        with self._cond:
+            since = [t for t in (self._waiting_since, self._drawing_since) if t is not None]
+        return any(now - t > limit for t in since)
 
     @property
     def alive(self) -> bool:

@@ -303,3 +303,37 @@ def test_watchdog_pings_only_while_the_render_and_web_threads_live(tmp_path, mon
     assert stop.timeouts == [1.0, 1.0, 1.0, 1.0]                # WatchdogSec 2 s -> a ping every 1 s
     assert [m.split("\n")[0] for m in notifier.sent] == ["READY=1", "WATCHDOG=1", "STOPPING=1"]
     assert set(d.strip.frame.pixels) == {(0, 0, 0)}               # closed: LEDs off
+
+
+def test_watchdog_pings_stop_while_a_strip_write_hangs_and_resume_when_it_returns(tmp_path, monkeypatch):
+    from firmware.buttons import SimClock
+    monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
+    d = build(DEFAULTS, sim=True, table=Table.memory())
+    clock = SimClock(lambda: 0.0)
+    d.loop.clock = clock
+    entered, release = threading.Event(), threading.Event()
+    show = d.strip.show
+
+    def hanging_show(frame):
+        entered.set()
+        release.wait(30)
+        show(frame)
+
+    def hang():
+        d.strip.show = hanging_show
+        d.loop.set_brightness(0.3)
+        assert entered.wait(10)                          # the render thread is inside the write
+        clock.advance(1.5)                               # longer than the 1 s ping interval
+        return False
+
+    def unhang():
+        frames = d.loop.frames
+        release.set()
+        deadline = time.monotonic() + 10
+        while d.loop.frames == frames and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return False
+    notifier = RecordingNotifier()
+    stop = ScriptedStop([lambda: False, hang, lambda: False, unhang, lambda: True])
+    assert serve(d, host="127.0.0.1", port=0, notifier=notifier, stop=stop) == 0
+    assert [m.split("\n")[0] for m in notifier.sent] == ["READY=1", "WATCHDOG=1", "WATCHDOG=1", "STOPPING=1"]

@@ -146,3 +146,30 @@ def test_the_thread_draws_updates_and_stop_turns_the_leds_off(rig):
     loop.stop()
     assert not loop.alive
     assert strip.frame == Frame.blank(G)
+
+
+def test_a_change_not_taken_up_or_a_strip_write_that_hangs_is_a_stall(rig):
+    loop, strip, clock, _ = rig
+    assert loop.stalled(10) is False                     # asleep on a static board is not a stall
+    loop.update(PLAYING)
+    clock.advance(10)
+    assert loop.stalled(10) is False
+    clock.advance(0.5)
+    assert loop.stalled(10) is True                      # the change has waited 10.5 s
+    loop.step()
+    assert loop.stalled(10) is False
+    clock.advance(60)
+    assert loop.stalled(10) is False                     # static again: no stall however long
+
+    seen = []
+    shown = strip.show
+
+    def slow_show(frame):                                # a write that takes 11 s, watched from inside
+        seen.append(loop.stalled(10))
+        clock.advance(11)
+        seen.append(loop.stalled(10))
+        shown(frame)
+    strip.show = slow_show
+    loop.set_brightness(0.3)
+    loop.step()
+    assert seen == [False, True] and loop.stalled(10) is False
