@@ -302,9 +302,10 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
         return 2
     db = Path(args.db) if args.db else default_db_path()
     stop = threading.Event()
-    daemon = build(config, sim=args.sim, db=db)
+    # before build() lights the board: a stop during start-up must still turn the LEDs off
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    daemon = build(config, sim=args.sim, db=db)
     terminal = None
     if args.sim and sys.stdin.isatty():
         from firmware.terminal import Terminal

@@ -337,3 +337,25 @@ def test_watchdog_pings_stop_while_a_strip_write_hangs_and_resume_when_it_return
     stop = ScriptedStop([lambda: False, hang, lambda: False, unhang, lambda: True])
     assert serve(d, host="127.0.0.1", port=0, notifier=notifier, stop=stop) == 0
     assert [m.split("\n")[0] for m in notifier.sent] == ["READY=1", "WATCHDOG=1", "WATCHDOG=1", "STOPPING=1"]
+
+
+def test_sigterm_is_caught_before_the_board_is_lit(tmp_path, monkeypatch):
+    # a SIGTERM during start-up (systemctl stop right after start) must still end in serve's clean close,
+    # which turns the LEDs off; with the default handler the process dies with the board lit
+    import firmware.daemon as daemon_module
+    order = []
+
+    class Built(Exception):
+        pass
+
+    def fake_build(*args, **kwargs):
+        order.append("build")
+        raise Built
+    monkeypatch.setattr(daemon_module.signal, "signal", lambda sig, handler: order.append(sig))
+    monkeypatch.setattr(daemon_module, "build", fake_build)
+    (tmp_path / "c.toml").write_text("")
+    args = daemon_module._parser().parse_args(["--sim", "--config", str(tmp_path / "c.toml"),
+                                               "--db", str(tmp_path / "x.db")])
+    with pytest.raises(Built):
+        daemon_module.run(args)
+    assert order == [signal.SIGTERM, signal.SIGINT, "build"]
