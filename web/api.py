@@ -14,7 +14,7 @@ import re
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
 from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand
-from companion.rulesets import _CHOICES, OPTIONS
+from companion.rulesets import CHOICES, OPTIONS
 
 from .guard import ensure_session, hub, json_body, require_joined, role
 
@@ -198,8 +198,8 @@ def _option_spec(rules, name: str, help_text: str) -> "dict | None":
         spec.update(type="choice", choices=[rules.players, *rules.player_choices], default=rules.players)
     elif name == "direction" and not rules.house:
         return None
-    elif name in _CHOICES and name in fields:
-        spec.update(type="choice", choices=list(_CHOICES[name]), default=getattr(rules, name))
+    elif name in CHOICES and name in fields:
+        spec.update(type="choice", choices=list(CHOICES[name]), default=getattr(rules, name))
     elif name in fields:
         value = getattr(rules, name)
         spec.update(type="bool" if isinstance(value, bool) else "int", default=value)
