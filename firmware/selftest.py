@@ -15,7 +15,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -76,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.buttons > 0 and not args.sim:
             from gpiozero import DigitalInputDevice
             print(f"3. press each button ({args.buttons:.0f} s)")
+            # lgpio makes its notification pipe in the working directory, which the landsend user
+            # may not be able to write (sudo -u keeps the caller's): work in a fresh temporary one
+            os.chdir(tempfile.mkdtemp(prefix="landsend-selftest-"))
             devices = []
             for name, pin in config.buttons.pins().items():
                 d = DigitalInputDevice(pin, pull_up=True)

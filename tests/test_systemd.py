@@ -62,6 +62,8 @@ def test_unit_runs_the_daemon_as_a_notify_service_with_a_watchdog():
     assert (SERVICE["User"], SERVICE["Group"]) == ("landsend", "landsend")
     assert set(SERVICE["SupplementaryGroups"].split()) == {"gpio", "spi"}
     assert SERVICE["StateDirectory"] == "landsend"
+    # lgpio creates .lgd-nfy* pipes in the working directory (gpiozero issue 1106): it must be writable
+    assert SERVICE["WorkingDirectory"] == "/var/lib/landsend"
     assert UNIT_KEYS["Install"]["WantedBy"] == ["multi-user.target"]
 
 
