@@ -3,8 +3,8 @@
 The subprocess test runs the daemon as systemd would (a notify socket with a
 watchdog), presses simulated buttons through POST /api/sim/press, reads the
 LED frame back from GET /api/board, restarts the daemon on the same database
-to check that the board comes back with exactly the stored state, and stops
-it with SIGTERM.
+to check that the board comes back with exactly the stored state (after a
+clean stop and after a SIGKILL), and stops it with SIGTERM.
 """
 
 import json
@@ -224,13 +224,26 @@ def test_serve_sim_presses_buttons_and_the_board_follows(tmp_path):
         assert code == 0, out
         assert "STOPPING=1" in receive(sock, "STOPPING=1")
 
-        # a restart (or a power cut) shows exactly the stored state
+        # a restart shows exactly the stored state
         d = Daemon(tmp_path, db, notify)
         try:
             receive(sock, "READY=1")
             board = d.board_at(d.get("/api/table")["seq"])
             assert board["lanes"] == before["lanes"] and board["status"] == before["status"]
             assert lane(board, 1) == {3: (0, 128, 0), 2: (0, 7, 0)} and lane(board, 3) == {}
+            pressed = d.press("p1")["table"]
+            killed = d.board_at(pressed["seq"])
+            assert lane(killed, 1) == {4: (0, 128, 0), 3: (0, 7, 0)}
+        finally:
+            d.proc.kill()                                # a power cut: SIGKILL, no clean close
+            d.proc.communicate(timeout=15)
+
+        # ... and so does the start after a power cut, with the press acknowledged just before it
+        d = Daemon(tmp_path, db, notify)
+        try:
+            receive(sock, "READY=1")
+            board = d.board_at(pressed["seq"])
+            assert board["lanes"] == killed["lanes"] and board["status"] == killed["status"]
         finally:
             code, out = d.stop()
         assert code == 0, out
