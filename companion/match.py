@@ -61,6 +61,7 @@ class MatchState:
     wins: list[int] = field(default_factory=list)
     game_no: int = 0
     first_dealer: int = 0
+    cut_bonus: bool = True             # F1: the non-dealer of each game's first hand pegs the cut bonus
     dealer: int = 0                    # seat index (-1: a house that holds no seat)
     hand_no: int = 0
     phase: str = "none"
@@ -387,6 +388,7 @@ class NewMatch:
         state.series = dict(ev["series"])
         state.wins = [0] * len(state.sides)
         state.first_dealer = state.seats.index(ev["first_dealer"]) if ev["first_dealer"] in state.seats else -1
+        state.cut_bonus = ev.get("cut_bonus", True)
         state.game_no = 0
         state.steps = []
         state.settlements = []
@@ -414,16 +416,20 @@ def start_game(state: MatchState, ev: dict) -> None:
     state.last = None
     if state.game_no == 1:
         state.dealer = state.first_dealer
+    elif ev.get("first_dealer") is not None:
+        state.dealer = state.seats.index(ev["first_dealer"])     # the players cut again for this game
     elif not state.rules.house_deals:
-        # the loser of a game deals the next in cribbage custom; here the deal simply keeps passing
+        # otherwise the deal simply keeps passing
         state.dealer = state.next_seat(state.dealer)
     state.hand_no = 0
     bonus = state.rules.first_cut_bonus
     cut = ev.get("cut")
-    if bonus and cut and state.game_no == 1 and ev.get("cut_bonus", True):
+    if bonus and state.cut_bonus and len(state.seats) == 2 and state.dealer >= 0:
+        # F1: each game starts with a cut; the low cutter deals, so the other player cut high
+        high = cut["high"] if cut and state.game_no == 1 else state.seats[state.next_seat(state.dealer)]
         state.phase = "cut"
-        state.award(state.side_of(cut["high"]), bonus, kind="last",
-                    text=f"{cut['high']} cut high: {number_words(bonus)} for last", player=cut["high"], step="start")
+        state.award(state.side_of(high), bonus, kind="last",
+                    text=f"{high} cut high: {number_words(bonus)} for last", player=high, step="start")
     begin_hand(state)
 
 
@@ -444,6 +450,11 @@ class NewGame:
     @staticmethod
     def decide(state: MatchState, cmd: dict, ctx: Context) -> dict:
         ev = {"type": "new_game"}
+        first = cmd.get("first_dealer")
+        if first is not None:
+            _require(not state.rules.house_deals, "the house deals every game: no first dealer to name")
+            _require(isinstance(first, str) and first in state.seats, f"first dealer {first!r} is not at the table")
+            ev["first_dealer"] = first
         if state.result is not None and state.result.get("series_over"):
             ev["new_series"] = True
         return ev

@@ -51,7 +51,7 @@ def export_record(state: MatchState, new_match: dict) -> dict:
            "first_dealer": hands[0]["dealer"] if hands else (state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME),
            "hands": hands}
     if rules.first_cut_bonus:
-        rec["first_cut_bonus"] = state.game_no == 1
+        rec["first_cut_bonus"] = state.cut_bonus
     return rec
 
 

@@ -153,9 +153,14 @@ def test_matches_of_several_games_keep_the_deal_passing_and_each_game_replays(la
             assert strip(t.snapshot()) == before
             t.submit({"type": "new_game"})
             snap = t.snapshot()
-            assert snap["game_no"] == g + 2 and all(s["score"] == 0 for s in snap["sides"])
             if t.state.rules.house_deals:
                 assert snap["dealer"] == "House"
             else:
                 assert snap["dealer"] == t.state.seats[t.state.next_seat(t.state.seats.index(last_dealer))]
+            # every game starts at 0, but five-card's non-dealer, who cut high, pegs 3 for last (F1)
+            bonus = t.state.rules.first_cut_bonus
+            non_dealer = t.state.seats[t.state.next_seat(t.state.dealer)] if bonus else None
+            assert snap["game_no"] == g + 2
+            assert [s["score"] for s in snap["sides"]] == [bonus if non_dealer in s["players"] else 0
+                                                            for s in snap["sides"]]
         assert sum(t.state.wins) >= 3

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from companion.errors import IllegalAction
 from companion.record import replay
 from engine_play import new_table
 from test_hand_deal import LE_HAND_1
@@ -111,7 +112,8 @@ def test_export_of_a_game_ended_by_a_go():
     assert res["scores"] == {"Ann": 0, "Bob": 16} and res["ended_at"] == {"hand": 1, "phase": "pegging"}
 
 
-def test_second_game_of_a_five_card_match_has_no_cut_bonus():
+def test_every_game_of_a_five_card_match_gives_the_non_dealer_three_for_last():
+    """F1: each game starts with the cut; the low cutter deals, so the other player pegs 3 for last."""
     t = new_table("five-card", ["Ann", "Bob"], first_dealer="Bob")
     assert [s["score"] for s in t.snapshot()["sides"]] == [3, 0]
     rec1 = t.export_record()
@@ -119,11 +121,41 @@ def test_second_game_of_a_five_card_match_has_no_cut_bonus():
     t.submit({"type": "peg", "side": "p2", "points": 29})
     t.submit({"type": "peg", "side": "p2", "points": 29})
     t.submit({"type": "peg", "side": "p2", "points": 3})
-    t.submit({"type": "new_game"})
+    t.submit({"type": "new_game"})                            # the deal passes: Ann deals, Bob pegs 3
+    assert [s["score"] for s in t.snapshot()["sides"]] == [0, 3]
+    assert t.snapshot()["last"]["text"] == "Bob cut high: three for last"
     t.submit({"type": "turnup", "card": "4S"})
     rec = t.export_record()
-    assert rec["first_cut_bonus"] is False and rec["first_dealer"] == "Ann"
-    assert replay(rec)["scores"] == {"Ann": 0, "Bob": 0}
+    assert rec["first_cut_bonus"] is True and rec["first_dealer"] == "Ann"
+    assert replay(rec)["scores"] == {"Ann": 0, "Bob": 3}
+
+
+def test_a_five_card_match_without_the_cut_bonus_never_gives_it():
+    t = new_table("five-card", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "new_match", "game": "five-card", "players": ["Ann", "Bob"], "first_dealer": "Bob",
+              "cut_bonus": False})
+    t.submit({"type": "peg", "side": "p2", "points": 29})
+    t.submit({"type": "peg", "side": "p2", "points": 29})
+    t.submit({"type": "peg", "side": "p2", "points": 3})
+    t.submit({"type": "new_game"})
+    assert [s["score"] for s in t.snapshot()["sides"]] == [0, 0]
+    rec = t.export_record()
+    assert rec["first_cut_bonus"] is False and replay(rec)["scores"] == {"Ann": 0, "Bob": 0}
+
+
+def test_new_game_may_name_its_first_dealer_after_a_new_cut():
+    t = new_table("five-card", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "peg", "side": "p2", "points": 29})
+    t.submit({"type": "peg", "side": "p2", "points": 29})
+    t.submit({"type": "peg", "side": "p2", "points": 3})
+    t.submit({"type": "new_game", "first_dealer": "Bob"})     # Bob cut low again: he deals, Ann pegs 3
+    snap = t.snapshot()
+    assert snap["dealer"] == "Bob" and [s["score"] for s in snap["sides"]] == [3, 0]
+    with pytest.raises(IllegalAction, match="first dealer 'Zed' is not at the table"):
+        t.submit({"type": "new_game", "first_dealer": "Zed"})
+    casino = new_table("lands-end-casino-2", ["Ann"])
+    with pytest.raises(IllegalAction, match="the house deals every game"):
+        casino.submit({"type": "new_game", "first_dealer": "Ann"})
 
 
 def test_claims_and_muggins_round_trip():
