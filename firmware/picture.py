@@ -2,10 +2,14 @@
 
     .venv/bin/python -m firmware.picture docs/img/board.png
 
-The game is real: a three-hand casino match on an in-memory table, a few
-manual pegs, then the turn-up starts the matching phase. The frame comes
-from the same renderer and light stage as the strip (default config), drawn
-by the simulator's picture code.
+The game is real: a three-hand casino match on an in-memory table, its first
+hand entered card by card (turn-up, the matching phase, the three shows and
+Ann's pocket), then the second hand's turn-up and three cards of its matching
+phase. The board then shows a back and a front peg on every lane, whose turn
+it is (Ann, lane 1, white), who deals (the house, lane 2, amber) and who owns
+the pocket this hand (Bob, lane 3, blue), with the phase LED green. The frame
+comes from the same renderer and light stage as the strip (default config),
+drawn by the simulator's picture code.
 """
 
 from __future__ import annotations
@@ -22,13 +26,15 @@ from firmware.render import Light, render
 #: The commands played before the picture is taken.
 SCRIPT = (
     {"type": "new_match", "game": "lands-end-casino-3", "players": ["Ann", "Bob"], "stake": 5},
-    {"type": "peg", "side": "house", "points": 6},
-    {"type": "peg", "side": "p1", "points": 10},
-    {"type": "peg", "side": "p2", "points": 2},
-    {"type": "peg", "side": "house", "points": 3},
-    {"type": "peg", "side": "p1", "points": 2},
-    {"type": "peg", "side": "p2", "points": 2},
+    # hand 1: the house deals, Ann leads; matching points go to the next player
     {"type": "turnup", "card": "7H"},
+    *({"type": "play", "card": card} for card in ("10S", "5D", "KC", "4H", "2S", "AD", "3C", "JD", "9S", "8D",
+                                                   "6C", "QH")),
+    {"type": "show"}, {"type": "show"}, {"type": "show"},
+    {"type": "pocket", "cards": ["2H", "5C", "6D", "KH"]},
+    # hand 2: Bob owns the pocket; three cards into the matching phase, Ann to play at 25
+    {"type": "turnup", "card": "4S"},
+    *({"type": "play", "card": card} for card in ("9H", "6S", "JC")),
 )
 
 

@@ -336,14 +336,28 @@ def test_board_png_is_deterministic():
 def test_readme_picture_is_what_the_simulator_draws_mid_game(tmp_path):
     from firmware.picture import main, mid_game_snapshot
     snap = mid_game_snapshot()
-    assert [(s["id"], s["score"], s["previous"]) for s in snap["sides"]] == [("house", 9, 6), ("p1", 12, 10),
-                                                                            ("p2", 4, 2)]
+    # a real game: hand 1 counted (pegging, shows, pocket), hand 2 in its matching phase
+    assert [(s["id"], s["score"], s["previous"]) for s in snap["sides"]] == [("house", 11, 9), ("p1", 12, 5),
+                                                                            ("p2", 9, 2)]
+    assert (snap["hand_no"], snap["phase"], snap["count"], snap["turn"]) == (2, "pegging", 25, "Ann")
     main([str(tmp_path / "board.png")])
     width, height, rgb = png.decode((tmp_path / "board.png").read_bytes())
     assert (width, height) == picture_size(G, scale=2)
+
+    def px(x, y):
+        o = (y * width + x) * 3
+        return tuple(rgb[o:o + 3])
     # lane 1 (Ann, 12): hole 12 centre at x = 2 x (86 + 11 x 36) = 964, y = 2 x 72 = 144; 128 looks like 199
-    o = (144 * width + 964) * 3
-    assert tuple(rgb[o:o + 3]) == (0, 199, 0)
+    assert px(964, 144) == (0, 199, 0)
+    # status LEDs at x = 72: Ann's turn (white), the house deals (amber), Bob owns the pocket (blue)
+    assert [px(72, y) for y in (144, 216, 288)] == [(199, 199, 199), (199, 86, 0), (0, 63, 199)]
+    # the README's power numbers for this board
+    from firmware.render import Light, render
+    text = (Path(__file__).resolve().parents[1] / "hardware" / "README.md").read_text()
+    row = next(line for line in text.splitlines() if "a static mid-game board (`docs/img/board.png`)" in line)
+    drawn = [round(render(snap, G, settings=Light(brightness=b, gamma=2.8, budget_ma=1500)).current_ma(20))
+             for b in (0.5, 0.8, 1.0)]
+    assert row.endswith(f"| {drawn[0]} / {drawn[1]} / {drawn[2]} mA |") and drawn == [93, 149, 186]
     committed = Path(__file__).resolve().parents[1] / "docs" / "img" / "board.png"
     assert committed.read_bytes() == (tmp_path / "board.png").read_bytes(), \
         "regenerate with: python -m firmware.picture docs/img/board.png"
