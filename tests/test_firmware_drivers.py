@@ -361,3 +361,21 @@ def test_readme_picture_is_what_the_simulator_draws_mid_game(tmp_path):
     committed = Path(__file__).resolve().parents[1] / "docs" / "img" / "board.png"
     assert committed.read_bytes() == (tmp_path / "board.png").read_bytes(), \
         "regenerate with: python -m firmware.picture docs/img/board.png"
+
+
+@pytest.mark.parametrize("model, source_hz, real_hz", [
+    ("Pi 3 / Zero 2 W, core 250 MHz", 250_000_000, 2_358_490),
+    ("Zero 2 W, core 400 MHz", 400_000_000, 2_380_952),
+    ("Pi 4, core pinned at 500 MHz", 500_000_000, 2_380_952),
+    ("Pi 5, RP1 SPI clock 200 MHz", 200_000_000, 2_380_952),
+])
+def test_the_clock_a_pi_really_makes_for_2_4_mhz_keeps_the_datasheet_timing(model, source_hz, real_hz):
+    # spi-bcm2835 and the RP1's dw-spi divide their source clock by an even divisor, rounded up
+    divisor = -(-source_hz // 2_400_000)
+    divisor += divisor % 2
+    assert source_hz // divisor == real_hz
+    t = timing_ns(real_hz)
+    for name, (lo, hi) in spi_mod.DATASHEET_NS.items():
+        assert lo <= t[name] <= hi, (model, name, t[name])
+    # the reset is sent as zero bytes counted for 2.4 MHz: at the slower real clock it only gets longer
+    assert reset_bytes() * 8 / real_hz * 1e6 >= spi_mod.LATCH_US

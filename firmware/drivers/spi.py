@@ -11,7 +11,11 @@ WS2812 bit SPI bits    high / low at 2.4 MHz            WS2812B datasheet
 =========  ==========  ===============================  ======================
 
 All four times stay inside the datasheet windows for 2.2-2.8 MHz (the range
-``strip.spi_hz`` accepts). After the colour data the line is held low for
+``strip.spi_hz`` accepts). A Pi cannot make exactly 2.4 MHz: its SPI
+controller divides a source clock by an even divisor, rounded up, so it
+sends at 2.358 MHz (Pi 3, Zero 2 W at a 250 MHz core; T0H 424 ns) or
+2.381 MHz (Pi 4 with the core pinned at 500 MHz, Zero 2 W at 400 MHz, the
+Pi 5's RP1 at 200 MHz; T0H 420 ns), well inside the same windows. After the colour data the line is held low for
 :data:`RESET_US` µs (zero bytes), more than the 280 µs latch time of current
 WS2812B/SK6812 parts. On a Pi 3/4 pin the core clock (``core_freq=250`` /
 ``core_freq_min=500`` in ``config.txt``) so the SPI clock does not drift.
