@@ -1,0 +1,243 @@
+"""The table against an independent referee: whole hands of every deal preset, scored twice.
+
+The referee below knows every hand (it deals them from a seeded deck), plays
+like people do (a player who can play must play), and keeps the score from
+the rulings alone: its own pegging count (15, 31, pairs, runs, go, last card,
+single count), its own seating (direction of play, who leads, who is credited,
+show order, who owns the pocket). It shares nothing with the engine but
+``score_hand`` for the shows, whose totals are pinned by the exhaustive
+distributions in test_stats. The table is told only what a table is told
+(turn-up, each card with its player, every go, the shows, the pocket), and
+after every command its scores must equal the referee's, to the point.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.cards import DECK
+from companion.rulesets import get_ruleset
+from companion.scoring import score_hand
+from engine_play import new_table
+
+PRESETS = [
+    # (game, players, options, teams)
+    ("lands-end", ["Ann", "Bob"], {}, None),
+    ("lands-end-3", ["Ann", "Bob", "Cy"], {}, None),
+    ("lands-end-3", ["Ann", "Bob", "Cy"], {"direction": "ccw"}, None),
+    ("lands-end-4", ["Ann", "Bob", "Cy", "Di"], {}, [["Ann", "Cy"], ["Bob", "Di"]]),
+    ("lands-end-casino-2", ["Ann"], {}, None),
+    ("lands-end-casino-3", ["Ann", "Bob"], {}, None),
+    ("lands-end-casino-3", ["Ann", "Bob"], {"direction": "ccw"}, None),
+    ("lands-end-casino-4", ["Ann", "Bob", "Cy", "Di"], {}, [["Ann", "Cy"], ["Bob", "Di"]]),
+    ("lands-end-casino-4", ["Ann", "Bob", "Cy", "Di"], {"direction": "ccw"}, [["Ann", "Cy"], ["Bob", "Di"]]),
+    ("cribbage", ["Ann", "Bob"], {}, None),
+    ("reverse-cribbage", ["Ann", "Bob"], {}, None),
+    ("five-card", ["Ann", "Bob"], {}, None),
+    ("lands-end", ["Ann", "Bob"], {"pegging_credit": "self", "zero_bonus_pocket": True}, None),
+]
+
+
+class Referee:
+    """Seats, credits and the pegging count, worked out from the rulings (not from the engine)."""
+
+    def __init__(self, snap: dict, rules) -> None:
+        self.rules = rules
+        self.seats = snap["players"]                      # clockwise; a playing house is a seat
+        self.side_of = {}
+        for i, side in enumerate(snap["sides"]):
+            for p in side["players"]:
+                self.side_of[p] = i
+        self.house = next((i for i, s in enumerate(snap["sides"]) if s["house"]), None)
+        self.step = -1 if rules.direction == "ccw" else 1
+        self.scores = [s["score"] for s in snap["sides"]]
+        self.over = False
+
+    def after(self, seat: int, k: int = 1) -> int:
+        return (seat + self.step * k) % len(self.seats)
+
+    def left_of_dealer(self, dealer: str) -> int:
+        if dealer in self.seats:
+            return self.after(self.seats.index(dealer))
+        return 0 if self.step == 1 else len(self.seats) - 1      # a house without a seat deals "before" seat 0
+
+    def credit(self, player: str) -> int:
+        own = self.side_of[player]
+        if self.rules.pegging_credit == "self":
+            return own
+        seat = self.seats.index(player)
+        for k in range(1, len(self.seats)):
+            other = self.side_of[self.seats[self.after(seat, k)]]
+            if other != own:
+                return other
+        raise AssertionError("no opponent")
+
+    def add(self, side: int, points: int) -> None:
+        if self.over or not points:
+            return
+        self.scores[side] += points
+        if self.scores[side] >= self.rules.target:
+            self.over = True
+
+    @staticmethod
+    def peg_points(count: list) -> int:
+        total = sum(c.value for c in count)
+        pts = 2 if total in (15, 31) else 0
+        same = 1
+        while same < len(count) and count[-1 - same].rank == count[-1].rank:
+            same += 1
+        pts += {1: 0, 2: 2, 3: 6, 4: 12}[same]
+        for n in range(len(count), 2, -1):
+            ranks = sorted(c.rank for c in count[-n:])
+            if ranks == list(range(ranks[0], ranks[0] + n)):
+                pts += n
+                break
+        return pts
+
+
+def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
+    """Deal, then tell the table the hand while the referee scores it; compare after every command."""
+    snap = t.snapshot()
+    rules = ref.rules
+    dealer = snap["dealer"]
+    deck = list(DECK)
+    rng.shuffle(deck)
+    n = len(ref.seats)
+    dealt = {p: deck[i * rules.dealt:(i + 1) * rules.dealt] for i, p in enumerate(ref.seats)}
+    pos = n * rules.dealt
+    pocket = deck[pos:pos + rules.pocket_dealt]
+    turnup = deck[pos + rules.pocket_dealt]
+    held = {}
+    for p, cards in dealt.items():
+        rng.shuffle(cards)
+        held[p] = cards[:rules.held]
+        pocket += cards[rules.held:]
+
+    def send(cmd: dict) -> None:
+        t.submit(cmd)
+        got = [s["score"] for s in t.snapshot()["sides"]]
+        assert got == ref.scores, (hand_no, cmd, got, ref.scores)
+        assert t.state.over == ref.over, (hand_no, cmd)
+
+    # the cut: heels to the dealer's side
+    if turnup.rank == 11:
+        ref.add(ref.side_of[dealer] if dealer in ref.side_of else ref.house, rules.heels)
+    send({"type": "turnup", "card": str(turnup)})
+    if ref.over:
+        return
+
+    # the matching phase, played by people who must play when they can
+    hands = {p: list(c) for p, c in held.items()}
+    turn = ref.left_of_dealer(dealer)
+    count: list = []
+    last = None
+    gone: list[str] = []
+    single = rules.pegging_count == "single"
+
+    def holders():
+        return [p for p in ref.seats if hands[p]]
+
+    def next_active(seat: int) -> int:
+        return next(ref.after(seat, k) for k in range(1, n + 1)
+                    if hands[ref.seats[ref.after(seat, k)]] and ref.seats[ref.after(seat, k)] not in gone)
+
+    done = False
+    while not done:
+        p = ref.seats[turn]
+        assert hands[p] and p not in gone
+        fits = [c for c in hands[p] if sum(x.value for x in count) + c.value <= 31]
+        if fits:
+            card = rng.choice(fits)
+            hands[p].remove(card)
+            count.append(card)
+            last = p
+            ref.add(ref.credit(p), ref.peg_points(count))            # the card's own points first (C4)
+            cmd = {"type": "play", "card": str(card), "player": p}
+            if sum(c.value for c in count) == 31:                    # 31 for two, never a last point on top
+                done = single or not holders()
+                if not done:
+                    turn = next(ref.after(turn, k) for k in range(1, n + 1) if hands[ref.seats[ref.after(turn, k)]])
+                    count, gone = [], []
+            elif not holders():                                      # the last card of the phase
+                ref.add(ref.credit(p), rules.last_card)
+                done = True
+            elif all(q in gone for q in holders()):                  # everyone else said go: go to p
+                ref.add(ref.credit(p), rules.last_card)
+                done = single
+                if not done:
+                    turn = ref.seats.index(gone[0])                  # M2: the first to say go leads
+                    count, gone = [], []
+            else:
+                turn = next_active(turn)
+        else:
+            gone.append(p)
+            cmd = {"type": "go", "player": p}
+            if all(q in gone for q in holders()):
+                ref.add(ref.credit(last), rules.last_card)          # go (single count: last) to the last to play
+                done = single
+                if not done:
+                    turn = ref.seats.index(gone[0])
+                    count, gone = [], []
+            else:
+                turn = next_active(turn)
+        send(cmd)
+        if ref.over:
+            return
+
+    assert t.snapshot()["hand"]["stage"] == "show", (hand_no, t.snapshot()["hand"]["stage"])
+
+    # the show: M4 / L5 / F5 order, then the pocket to its owner (L1, H2, H3, H4)
+    first = ref.left_of_dealer(dealer)
+    order = [ref.seats[ref.after(first, k)] for k in range(n)]
+    if rules.show_order == "teams" and dealer in ref.side_of:
+        order.sort(key=lambda p: ref.side_of[p] == ref.side_of[dealer])
+    assert t.snapshot()["hand"]["show_order"] == order
+    for p in order:
+        ref.add(ref.side_of[p], score_hand(held[p], turnup, game=rules).total)
+        send({"type": "show", "player": p, "cards": [str(c) for c in held[p]]})
+        if ref.over:
+            return
+    if rules.pocket_owner == "dealer":
+        owner = ref.side_of[dealer]
+    elif rules.pocket_owner == "player":
+        owner = next(i for i in range(len(ref.scores)) if i != ref.house)
+    elif rules.pocket_owner == "house":
+        owner = ref.house
+    else:   # H3: rotates round the table from the dealer's left, the house last
+        ring = [ref.side_of[ref.seats[ref.after(first, k)]] for k in range(n)]
+        ring = [s for s in ring if s != ref.house] + [ref.house]
+        owner = ring[(hand_no - 1) % len(ring)]
+    ref.add(owner, score_hand(pocket, turnup, crib=True, game=rules).total)
+    send({"type": "pocket", "cards": [str(c) for c in pocket]})
+
+
+@pytest.mark.parametrize("game, players, options, teams", PRESETS,
+                         ids=[f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for g, _, o, _ in PRESETS])
+def test_the_table_scores_every_hand_as_the_referee_does(game, players, options, teams):
+    ended = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        t = new_table(game, players, seed=seed, options=options, teams=teams)
+        rules = get_ruleset(game, **options)
+        ref = Referee(t.snapshot(), rules)
+        dealer = t.snapshot()["dealer"]
+        for hand_no in range(1, 200):
+            assert t.snapshot()["dealer"] == dealer, hand_no        # H1: the house deals; else the deal passes
+            play_hand(t, ref, rng, hand_no)
+            if ref.over:
+                break
+            if dealer in ref.seats and not rules.house_deals:
+                dealer = ref.seats[ref.after(ref.seats.index(dealer))]
+        assert t.state.over and ref.over
+        ended += 1
+        res = t.snapshot()["result"]
+        reached = [i for i, s in enumerate(ref.scores) if s >= rules.target]
+        assert len(reached) == 1
+        side = t.snapshot()["sides"][reached[0]]
+        if side["house"]:
+            assert (res["winner"] if rules.house_reach == "wins" else res["loser"]) == side["id"]
+        else:
+            assert (res["winner"] if rules.reach == "wins" else res["loser"]) == side["id"]
+    assert ended == 60
