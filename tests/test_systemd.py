@@ -79,8 +79,9 @@ def test_a_refused_config_is_not_restarted_in_a_loop(tmp_path):
 
 def test_unit_exec_start_is_a_command_line_the_daemon_accepts():
     argv = shlex.split(SERVICE["ExecStart"])
-    assert argv[:3] == ["/opt/landsend/venv/bin/python", "-m", "firmware.daemon"]
-    args = _parser().parse_args(argv[3:])
+    # -P: the working directory (the writable state dir) stays off sys.path, so nothing there shadows a module
+    assert argv[:4] == ["/opt/landsend/venv/bin/python", "-P", "-m", "firmware.daemon"]
+    args = _parser().parse_args(argv[4:])
     assert (args.config, args.port, args.sim, args.db) == ("/etc/landsend/config.toml", 80, False, None)
     # port 80 as an unprivileged user
     assert SERVICE["AmbientCapabilities"] == "CAP_NET_BIND_SERVICE"
@@ -105,7 +106,7 @@ def test_avahi_advertises_the_port_the_unit_serves():
     service = root.find("service")
     assert root.findtext("name") == "Land's End"
     assert service.findtext("type") == "_http._tcp"
-    assert service.findtext("port") == "80" == str(_parser().parse_args(shlex.split(SERVICE["ExecStart"])[3:]).port)
+    assert service.findtext("port") == "80" == str(_parser().parse_args(shlex.split(SERVICE["ExecStart"])[4:]).port)
 
 
 def stage(root, *args):
