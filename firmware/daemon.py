@@ -301,6 +301,11 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
         stderr.write(f"landsend serve: --port must be 0..65535, got {args.port}\n")
         return 2
     db = Path(args.db) if args.db else default_db_path()
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        stderr.write(f"landsend serve: cannot create the database directory {db.parent}: {exc.strerror or exc}\n")
+        return 1
     stop = threading.Event()
     # before build() lights the board: a stop during start-up must still turn the LEDs off
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -7,6 +7,7 @@ to check that the board comes back with exactly the stored state (after a
 clean stop and after a SIGKILL), and stops it with SIGTERM.
 """
 
+import io
 import json
 import os
 import shutil
@@ -372,3 +373,15 @@ def test_sigterm_is_caught_before_the_board_is_lit(tmp_path, monkeypatch):
     with pytest.raises(Built):
         daemon_module.run(args)
     assert order == [signal.SIGTERM, signal.SIGINT, "build"]
+
+
+def test_a_database_directory_that_cannot_be_made_is_one_clear_line(tmp_path):
+    from firmware.daemon import _parser, run
+    (tmp_path / "plain").write_text("a file, not a directory")
+    (tmp_path / "c.toml").write_text("")
+    args = _parser().parse_args(["--sim", "--config", str(tmp_path / "c.toml"),
+                                 "--db", str(tmp_path / "plain" / "state" / "x.db")])
+    err = io.StringIO()
+    assert run(args, stderr=err) == 1
+    assert err.getvalue() == (f"landsend serve: cannot create the database directory {tmp_path}/plain/state: "
+                              "Not a directory\n")
