@@ -107,6 +107,8 @@ class GridHand(EntryHand):
         if card in self.seen:
             raise IllegalAction(self.where(card))
         ev = {"type": "place", "card": str(card), "player": name}
+        if cmd.get("crib") is not None and not isinstance(cmd["crib"], bool):
+            raise IllegalAction("crib is true or false")
         if cmd.get("crib"):
             if self.crib_each == 0:
                 raise IllegalAction(f"{state.rules.title} has no crib: place the card on the grid")

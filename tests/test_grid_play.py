@@ -211,3 +211,15 @@ def test_seed_nobs_example_in_the_centre_row():
     row3 = next(s for s in t.state.steps if s["text"].startswith("row 3"))
     assert row3["points"] == 9
     assert [i["kind"] for i in row3["items"]] == ["pair", "run", "run", "nobs"]
+
+
+def test_crib_must_be_true_or_false():
+    """A phone sending "crib": "false" must not put the card into the crib."""
+    t = new_table("table-top-cribbage", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "turnup", "card": "8D"})
+    before = t.snapshot()
+    for junk in ("false", "no", 1, [True]):
+        assert refused(t, place("AS", 2, 1, crib=junk)) == "crib is true or false"
+    assert t.snapshot() == before
+    t.submit(place("AS", 2, 1, crib=False))
+    assert t.snapshot()["hand"]["grid"][2][1] == "AS" and t.snapshot()["hand"]["crib_count"] == 0
