@@ -345,6 +345,27 @@ def test_history_lists_events_with_steps_and_undone_marks(app, host):
     assert events[2]["steps"] == []
 
 
+def test_history_since_keeps_the_steps_of_one_play(app, host):
+    # five-card, Bob deals (Ann cut high: 3), turn-up KC; Ann 9C, Bob 8C, Ann 7C (24, a run of three: Ann 3),
+    # Bob 2S (26), Ann 2D (28, a pair: Ann 2), Bob 2H (30, pair royal: Bob 6, then one for last: Bob 1)
+    host.cmd({"type": "new_match", "game": "five-card", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    host.cmd({"type": "turnup", "card": "KC"})
+    for card in ("9C", "8C", "7C", "2S", "2D", "2H"):
+        assert host.cmd({"type": "play", "card": card}).status_code == 200, card
+    snap = app.extensions["landsend"].table.snapshot()
+    assert [s["score"] for s in snap["sides"]] == [8, 7]
+    events = host.get(f"/api/history?since={snap['seq']}").get_json()["events"]
+    assert [(e["type"], e["card"]) for e in events] == [("play", "2H")]
+    assert [(s["text"], s["points"], s["side"]) for s in events[0]["steps"]] == [
+        ("thirty, a pair royal for six", 6, "p2"), ("one for last", 1, "p2")]
+    assert len(host.get(f"/api/history?since={snap['seq'] - 1}").get_json()["events"]) == 2
+    assert len(host.get("/api/history?since=0").get_json()["events"]) == 8
+    for bad in ("x", "-1", "1.5", ""):
+        r = host.get(f"/api/history?since={bad}")
+        assert r.status_code == 400
+        assert r.get_json() == {"error": "since must be a whole number (an event's seq)"}
+
+
 def test_export_is_a_json_download(app, host):
     host.cmd({"type": "peg", "side": "p1", "points": 2})
     r = host.get("/api/export")

@@ -172,8 +172,20 @@ def import_record():
 
 @bp.get("/history")
 def history():
-    """Return ``{"events": [...]}``: every event of the current match with its breakdown."""
-    return jsonify({"events": hub().table.history()})
+    """Return ``{"events": [...]}``: every event of the current match with its breakdown.
+
+    ``?since=N`` keeps only the events whose ``seq`` is N or more (the page
+    asks for the steps of the event it has just heard of: a card that scores
+    a run and then the point for last is two steps). 400 when N is not a
+    whole number.
+    """
+    since = request.args.get("since")
+    events = hub().table.history()
+    if since is not None:
+        if not since.strip().isdigit():
+            abort(400, "since must be a whole number (an event's seq)")
+        events = [e for e in events if e.get("seq", 0) >= int(since)]
+    return jsonify({"events": events})
 
 
 @bp.get("/export")
