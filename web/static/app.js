@@ -64,6 +64,7 @@
     t.textContent = msg;
     t.className = "toast" + (kind ? " " + kind : "");
     t.hidden = false;
+    t.onclick = function () { t.hidden = true; };       // tap to dismiss
     clearTimeout(toast.timer);
     toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : 6000);
   }
