@@ -742,8 +742,10 @@
     command(cmd).then(function (d) {
       S.tray = []; S.layout = null; go("table");
       var cut = d.event && d.event.cut;
-      toast(cut ? "Cut for deal: " + Object.keys(cut.cards).map(function (n) { return n + " " + pretty(cut.cards[n]); }).join(", ") +
-        " \u2014 " + cut.dealer + " deals" : "New game: " + p.title, "info");
+      // a cut the companion made lists the cards; with a named first dealer in five-card it only says who cut high (F1)
+      toast(!cut ? "New game: " + p.title : cut.cards ? "Cut for deal: " + Object.keys(cut.cards).map(function (n) {
+        return n + " " + pretty(cut.cards[n]); }).join(", ") + " \u2014 " + cut.dealer + " deals"
+        : cut.dealer + " deals; " + cut.high + " cut high", "info");
     }, function () {});
   }
 
