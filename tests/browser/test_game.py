@@ -100,7 +100,6 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     ann.click("[data-tab=table]")
 
     bob = phones(server.url, f"/join/{code}")
-    bob.click("#join-form button")
     bob.wait_for_selector("#role:text-is('player')")
 
     # hand 1: Bob deals
@@ -330,3 +329,62 @@ def test_table_top_cribbage_crib_cards_from_the_grid_view(server, phones):
     pick(ann, "6D")
     assert server.table.snapshot()["hand"]["grid"][1][2] == "6D"
     assert ann.errors == []
+
+
+def test_five_card_every_step_announced_on_both_phones(server, phones):
+    """Five-card, Bob named first dealer so Ann cut high and pegs 3 for last (F1); turn-up K♣.
+
+    Ann 9♣ (9), Bob 8♣ (17), Ann 7♣ (24, a run of three: Ann 3), Bob 6♣ (30, a run of four:
+    Bob 4). Ann cannot go under 31 and says go (nothing scored). Bob A♠ makes 31 for two
+    (Bob 2; no point for last on top of 31's two). Ann 6, Bob 6. The second game: after
+    2♠ 2♦ 2♥ a pair royal makes six and the same card takes the point for last: both said.
+    """
+    ann = phones(server.url)
+    ann.set_viewport_size({"width": 360, "height": 740})
+    claim(ann)
+    ann.select_option("#ng-game", "five-card")
+    ann.fill("[data-name='0']", "Ann")
+    ann.fill("[data-name='1']", "Bob")
+    ann.select_option("#ng-dealer", "Bob")
+    ann.click("#new-form button[type=submit]")
+    expect(ann.locator("#toast")).to_have_text("Bob deals; Ann cut high")
+    expect(ann.locator("#announce")).to_contain_text("three for last")
+    code = server.app.extensions["landsend"].access.join_code
+    bob = phones(server.url, f"/join/{code}")
+    bob.wait_for_selector("#role:text-is('player')")
+    pick(ann, "KC")
+    expect(ann.locator("#step")).to_contain_text("Ann to play")
+    for card, count in (("9C", 9), ("8C", 17), ("7C", 24)):
+        pick(ann, card)
+        expect(ann.locator("#count")).to_have_text(str(count))
+    for page in (ann, bob):
+        expect(page.locator("#announce")).to_have_text("twenty-four for a run of three+3 to Ann")
+    pick(ann, "6C")
+    expect(ann.locator("#count")).to_have_text("30")
+    # a refused card: the message is on screen and leaves the picker free to tap
+    pick(ann, "5D")
+    toast = ann.locator("#toast")
+    expect(toast).to_have_text("Ann cannot play 5D: the count would be 35, over 31 (say go if nobody can play)")
+    tb, pb = toast.bounding_box(), ann.locator("#picker").bounding_box()
+    assert tb["y"] + tb["height"] <= pb["y"] or pb["y"] + pb["height"] <= tb["y"], (tb, pb)
+    toast.click()
+    expect(toast).to_be_hidden()
+    ann.click("#go")
+    for page in (ann, bob):
+        expect(page.locator("#announce")).to_have_text("goAnn said go")
+    assert scores(server) == [6, 4]
+    pick(ann, "AS")
+    for page in (ann, bob):
+        expect(page.locator("#announce")).to_have_text("thirty-one for two+2 to Bob")
+    assert scores(server) == [6, 6]
+
+    # a card that scores and takes the point for last: both steps on both phones
+    server.table.submit({"type": "new_match", "game": "five-card", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    expect(ann.locator("#step")).to_contain_text("Cut")
+    for card in ("KC", "9C", "8C", "7C", "2S", "2D", "2H"):
+        pick(ann, card)
+    for page in (ann, bob):
+        expect(page.locator("#announce")).to_have_text(
+            "thirty, a pair royal for six, one for last+6 to Bob \u00b7 +1 to Bob")
+    assert scores(server) == [8, 7]
+    assert ann.errors == [] and bob.errors == []

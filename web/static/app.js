@@ -811,10 +811,13 @@
   $("claim").addEventListener("click", function () {
     changeSession("/api/claim", {}).then(function (s) { go("new"); toast("You host this table. Join code " + s.join_code, "info"); }, function (e) { toast(e.message); refreshSession(); });
   });
-  $("join-form").addEventListener("submit", function (ev) {
-    ev.preventDefault();
-    changeSession("/api/join", { code: $("join-code").value.trim() }).then(function (s) { toast("Joined: you can enter cards now", "info"); }, function (e) { toast(e.message); });
-  });
+  function joinWith(code) {
+    return changeSession("/api/join", { code: code }).then(function () { toast("Joined: you can enter cards now", "info"); }, function (e) { toast(e.message); });
+  }
+  $("join-form").addEventListener("submit", function (ev) { ev.preventDefault(); joinWith($("join-code").value.trim()); });
+  // the QR code's link carries the code: scanning it joins at once, with no code to type or button to find
+  if (boot.prefill && S.session.role === "visitor" && !S.session.claimable) joinWith(boot.prefill);
+  if (boot.prefill && window.history && history.replaceState) history.replaceState(null, "", "/");
   $("undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
   $("h-undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
   $("next-game").addEventListener("click", function () { command({ type: "new_game" }).catch(function () {}); });
