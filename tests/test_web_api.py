@@ -180,7 +180,42 @@ def test_sim_press_needs_no_join_code_or_token_and_pegs_like_the_button(sim_app)
     assert buttons.presses[-1] == ("menu", True)
 
 
+def test_sim_menu_held_five_seconds_releases_the_table(tmp_path, table):
+    """The daemon's own simulated panel (MockFactory pins, SimClock): a 5 s menu hold releases the table,
+    a 1.1 s one starts the next game, and the host's phone is read-only after the release."""
+    from gpiozero.pins.mock import MockFactory
+
+    from firmware.buttons import ButtonPanel, SimClock
+    hubs = []
+    panel = ButtonPanel({"p1": 17, "p2": 27, "menu": 22}, table.submit, pin_factory=MockFactory(), clock=SimClock(),
+                        on_release=lambda: hubs[0].release())
+    try:
+        app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]},
+                         table=table, buttons=panel)
+        hubs.append(app.extensions["landsend"])
+        host = Phone(app)
+        assert host.claim().status_code == 200
+        assert host.cmd({"type": "peg", "side": "p1", "points": 3}).status_code == 200
+        c = app.test_client()
+        r = c.post("/api/sim/press", json={"button": "menu", "seconds": 1.1}, headers={"Origin": ORIGIN})
+        assert r.status_code == 200 and r.get_json()["seconds"] == 1.1
+        assert table.snapshot()["game_no"] == 2                      # a hold: the next game
+        assert host.get("/api/session").get_json()["role"] == "host"
+        r = c.post("/api/sim/press", json={"button": "menu", "seconds": 5.5}, headers={"Origin": ORIGIN})
+        assert r.status_code == 200
+        assert table.snapshot()["game_no"] == 2                      # the release starts no game
+        info = host.get("/api/session").get_json()
+        assert (info["role"], info["claimable"]) == ("visitor", True)
+        assert host.cmd({"type": "peg", "side": "p1", "points": 1}).status_code == 403
+    finally:
+        panel.close()
+
+
 @pytest.mark.parametrize("body, message", [
+    ({"button": "menu", "seconds": 11}, "seconds must be a number from 0.05 to 10"),
+    ({"button": "menu", "seconds": "5"}, "seconds must be a number from 0.05 to 10"),
+    ({"button": "menu", "seconds": True}, "seconds must be a number from 0.05 to 10"),
+    ({"button": "menu", "seconds": 0}, "seconds must be a number from 0.05 to 10"),
     ({"button": "p4"}, "button must be one of p1, p2, p3, menu"),
     ({"button": 1}, "button must be one of p1, p2, p3, menu"),
     ({}, "button must be one of p1, p2, p3, menu"),

@@ -25,6 +25,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 JOIN_CODE = re.compile(r"^\d{6}$")
 SIM_BUTTONS = ("p1", "p2", "p3", "menu")
+SIM_PRESS_SECONDS = (0.05, 10)                # a simulated press may last this long (menu 5 s: release)
 
 
 def _refused(exc: RulesError):
@@ -281,19 +282,33 @@ def quick():
 
 @bp.post("/sim/press")
 def sim_press():
-    """Press a simulated board button (``{"button": "p1"|"p2"|"p3"|"menu", "hold": false}``); 404 unless in --sim."""
+    """Press a simulated board button (``{"button": "p1"|"p2"|"p3"|"menu", "hold": false}``); 404 unless in --sim.
+
+    An optional ``"seconds"`` (0.05 to 10) gives the press length instead:
+    the menu button held 5 s releases the table, as on the real board.
+    """
     buttons = hub().buttons
     if buttons is None:
         abort(404, "no simulated buttons: the daemon is not running with --sim")
     body = json_body()
     name = body.get("button")
     hold = body.get("hold", False)
+    seconds = body.get("seconds")
     if name not in SIM_BUTTONS:
         abort(400, f"button must be one of {', '.join(SIM_BUTTONS)}")
     if not isinstance(hold, bool):
         abort(400, "hold must be true or false")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not SIM_PRESS_SECONDS[0] <= seconds <= SIM_PRESS_SECONDS[1]):
+        abort(400, "seconds must be a number from {} to {}".format(*SIM_PRESS_SECONDS))
     try:
-        buttons.press(name, hold=hold)
+        if seconds is None:
+            buttons.press(name, hold=hold)
+        else:
+            buttons.press(name, hold=hold, seconds=float(seconds))
     except (ValueError, RuntimeError) as exc:     # e.g. a board wired without a third button
         abort(400, str(exc))
-    return jsonify({"pressed": name, "hold": hold, "table": hub().table.snapshot()})
+    out = {"pressed": name, "hold": hold, "table": hub().table.snapshot()}
+    if seconds is not None:
+        out["seconds"] = seconds
+    return jsonify(out)

@@ -223,6 +223,41 @@ def test_sim_buttons_panel_and_release_from_the_board(make_server, phones):
     expect(page.locator("#role")).to_have_text("host")
 
 
+def test_sim_panel_releases_the_table_like_the_menu_held_5_s(make_server, phones):
+    """The daemon's simulated panel (MockFactory pins, SimClock) behind the page's simulator buttons."""
+    from gpiozero.pins.mock import MockFactory
+
+    from companion.table import Table
+    from firmware.buttons import ButtonPanel, SimClock
+    table, hubs = Table.memory(), []
+    panel = ButtonPanel({"p1": 17, "p2": 27, "menu": 22}, table.submit, pin_factory=MockFactory(), clock=SimClock(),
+                        on_release=lambda: hubs[0].release())
+    try:
+        server = make_server(table=table, buttons=panel)
+        hubs.append(server.app.extensions["landsend"])
+        host, other = phones(server.url), phones(server.url)
+        claim(host)
+        host.click("[data-tab=more]")
+        host.click("[data-sim=p1]")
+        expect(host.locator("[data-ledger='Player 1']")).to_have_count(1)
+        assert table.snapshot()["sides"][0]["score"] == 1
+        host.click("#sim-release")
+        expect(host.locator("#toast")).to_have_text("Table released: the next phone to host it takes it")
+        for page in (host, other):
+            expect(page.locator("#role")).to_have_text("watching")
+        assert host.locator("#share").is_hidden()
+        # another phone takes the table now, with a new code; the old host is a visitor
+        other.click("#claim")
+        expect(other.locator("#role")).to_have_text("host")
+        assert hubs[0].access.epoch == 2 and hubs[0].access.join_code is not None
+        host.click("[data-tab=table]")
+        expect(host.locator("#join-box")).to_be_visible()
+        assert table.snapshot()["sides"][0]["score"] == 1            # the release changed no score
+        assert host.errors == [] and other.errors == []
+    finally:
+        panel.close()
+
+
 def test_reconnects_and_catches_up_after_a_dropped_connection(make_server, phones):
     # streams end after a second (as they do after SSE_MAX_AGE), so going offline really drops the page
     server = make_server(config={"SSE_MAX_AGE": 1.0})

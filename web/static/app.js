@@ -853,12 +853,19 @@
     }).catch(function (e) { toast(e.message); });
     this.value = "";
   });
+  function simPress(body, done) {
+    fetch("/api/sim/press", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body) })
+      .then(function (r) { return r.json(); }).then(function (d) {
+        if (d.error) toast(d.error); else { if (d.table) take(d.table); if (done) done(); }
+      }, function () { toast("no connection to the table"); });
+  }
   Array.prototype.forEach.call(document.querySelectorAll("[data-sim]"), function (b) {
-    b.addEventListener("click", function () {
-      fetch("/api/sim/press", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ button: b.dataset.sim, hold: $("sim-hold").checked }) })
-        .then(function (r) { return r.json(); }).then(function (d) { if (d.error) toast(d.error); else if (d.table) take(d.table); }, function () { toast("no connection to the table"); });
-    });
+    b.addEventListener("click", function () { simPress({ button: b.dataset.sim, hold: $("sim-hold").checked }); });
+  });
+  // the board's root of trust, simulated: the menu button held 5 s makes every phone join again
+  $("sim-release").addEventListener("click", function () {
+    simPress({ button: "menu", seconds: 5.5 }, function () { refreshSession(); toast("Table released: the next phone to host it takes it", "info"); });
   });
   [["set-four", "four"], ["set-speak", "speak"], ["set-awake", "awake"]].forEach(function (pair) {
     var el = $(pair[0]);
