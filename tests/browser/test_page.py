@@ -53,9 +53,21 @@ def test_manual_pegs_undo_and_a_second_phone_following_live(server, phones):
     assert [s["score"] for s in server.table.snapshot()["sides"]] == [2, 6]
     expect(host.locator("#announce")).to_contain_text("Bob pegs five")
     shot(host, "pegs")
-    # undo on the second phone takes the +5 back on both
+    # undo on the second phone takes the +5 back on both; it names the state it was pressed on
+    sent = []
+    other.on("request", lambda r: sent.append(r.post_data_json) if r.url.endswith("/api/command") else None)
+    seq = server.table.snapshot()["seq"]
     other.click("#undo")
     expect(host.locator("[data-score='p2']")).to_have_text("1")
+    assert [(c["type"], c["if_seq"]) for c in sent] == [("undo", seq)]
+    # an undo pressed on a screen the table has moved on from changes nothing and says so
+    r = other.evaluate("""async (seq) => {
+        const s = await (await fetch('/api/session')).json();
+        const r = await fetch('/api/command', {method: 'POST', headers: {'Content-Type': 'application/json',
+            'X-CSRF-Token': s.csrf}, body: JSON.stringify({type: 'undo', if_seq: seq})});
+        return [r.status, (await r.json()).error];
+    }""", seq)
+    assert r[0] == 400 and r[1].startswith("the table has moved on since this was entered")
     assert [s["score"] for s in server.table.snapshot()["sides"]] == [2, 1]
     assert host.outside == [] and other.outside == []
     assert host.errors == [] and other.errors == []

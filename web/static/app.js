@@ -90,6 +90,9 @@
       throw new Error("no connection to the table");
     });
   }
+  // a command that acts on what this screen shows (undo, next game, a show): refused if the table moved on
+  // meanwhile, so two phones pressing undo on the same screen undo one event, not two
+  function fresh(cmd) { cmd.if_seq = S.table.seq; return cmd; }
   function command(cmd) {
     cmd.client_id = newId();
     return call("POST", "/api/command", cmd).then(function (data) {
@@ -402,7 +405,7 @@
     show(box, true);
     if (hd.muggins_open) {
       box.appendChild(h("button", { type: "button", id: "muggins", cls: "big",
-        onclick: function () { command({ type: "muggins" }).catch(function () {}); } },
+        onclick: function () { command(fresh({ type: "muggins" })).catch(function () {}); } },
         "Muggins! " + hd.muggins_open.who + " under-claimed"));
     }
     box.appendChild(h("p", { cls: "step", id: "step", text: stepText(exp) }));
@@ -446,7 +449,7 @@
       if (exp === "show" && played.length === need) {
         box.appendChild(cardsEl(played));
         box.appendChild(h("button", { type: "button", cls: "big primary", id: "count-known",
-          onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } }, "Count " + name + "'s hand"));
+          onclick: function () { command(fresh(withClaim({ type: "show" }))).catch(function () {}); } }, "Count " + name + "'s hand"));
         picker(null);
         return;
       }
@@ -456,7 +459,7 @@
         h("button", { type: "button", onclick: function () { S.tray = played.slice(); render(); } }, "Clear"),
         h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
           onclick: function () {
-            command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
+            command(fresh(withClaim({ type: exp, cards: S.tray.slice() }))).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
           } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
       picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } });
     } else if (exp === "place") {
@@ -585,7 +588,7 @@
       layoutMode ? h("button", { type: "button", cls: "primary", id: "layout-go",
         disabled: S.layout.filter(Boolean).length !== 25 || S.layoutCrib.length !== (p.grid_crib || 0) ? true : null,
         onclick: function () {
-          command({ type: "layout", cards: S.layout, crib: S.layoutCrib }).then(function () { S.layout = null; render(); }, function () {});
+          command(fresh({ type: "layout", cards: S.layout, crib: S.layoutCrib })).then(function () { S.layout = null; render(); }, function () {});
         } }, "Count the layout") : null));
     if (hd.must_crib && placing) S.gridSel = "crib";
     var seen = seenCards();
@@ -818,9 +821,9 @@
   // the QR code's link carries the code: scanning it joins at once, with no code to type or button to find
   if (boot.prefill && S.session.role === "visitor" && !S.session.claimable) joinWith(boot.prefill);
   if (boot.prefill && window.history && history.replaceState) history.replaceState(null, "", "/");
-  $("undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
-  $("h-undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
-  $("next-game").addEventListener("click", function () { command({ type: "new_game" }).catch(function () {}); });
+  $("undo").addEventListener("click", function () { command(fresh({ type: "undo" })).catch(function () {}); });
+  $("h-undo").addEventListener("click", function () { command(fresh({ type: "undo" })).catch(function () {}); });
+  $("next-game").addEventListener("click", function () { command(fresh({ type: "new_game" })).catch(function () {}); });
   $("peg-n-go").addEventListener("click", function () {
     var n = Number($("peg-n-value").value);
     peg(S.pegSide, n).then(function () { show($("peg-n"), false); }, function () {});
