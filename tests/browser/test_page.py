@@ -182,6 +182,19 @@ def test_every_preset_starts_from_the_form(server, phones):
         assert humans == names[:n] or sorted(humans) == sorted(names[:n])
         assert len(snap["sides"]) == rules.sides
         assert any(s["house"] for s in snap["sides"]) == rules.house
+    # casino: the direction of play is on the form itself, not under the house rules
+    page.click("[data-tab=new]")
+    page.select_option("#ng-game", "lands-end-casino-3")
+    assert page.locator("#ng-options [data-opt='direction']").count() == 0
+    expect(page.locator("#ng-direction")).to_contain_text("Direction of play")
+    page.select_option("#ng-direction select", "ccw")
+    assert page.locator("#ng-direction option:checked").inner_text() == "counter-clockwise"
+    page.click("#new-form button[type=submit]")
+    expect(page.locator("#game-title")).to_have_text("Land's End casino, three-hand")
+    assert server.table.snapshot()["options"] == {"direction": "ccw"}
+    page.click("[data-tab=new]")
+    page.select_option("#ng-game", "lands-end")
+    expect(page.locator("#ng-direction")).to_be_hidden()
     # a series and a house rule from the form reach the table
     page.click("[data-tab=new]")
     page.select_option("#ng-game", "lands-end")

@@ -14,6 +14,7 @@
   var SUITS = ["S", "H", "D", "C"];
   var SYM = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  var DIRECTIONS = { cw: "clockwise", ccw: "counter-clockwise" };
   function stored(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
   function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
   var pref = { four: stored("le.four") === "1", speak: stored("le.speak") === "1", awake: stored("le.awake") !== "0" };
@@ -710,14 +711,22 @@
     $("ng-teams").textContent = four ? "Partners sit opposite: players 1 & 3 against 2 & 4." : (p.house ? "The house deals and plays as its own side." : "");
     show($("ng-n-wrap"), $("ng-series").value !== "single");
     renderDealer();
-    var opts = clear($("ng-options"));
+    var opts = clear($("ng-options")), dir = clear($("ng-direction"));
+    show(dir, false);
     p.options.forEach(function (o) {
       if (o.name === "players") return;
-      var input;
+      var input, text = h("span", { cls: "opt-text" }, o.name.replace(/_/g, " "), h("br"), h("small", { cls: "muted", text: o.help }));
       if (o.type === "bool") input = h("input", { type: "checkbox", "data-opt": o.name, "data-default": String(o.default), checked: o.default ? true : null });
-      else if (o.type === "int") input = h("input", { type: "number", "data-opt": o.name, "data-default": String(o.default), value: String(o.default), min: "0" });
-      else { input = h("select", { "data-opt": o.name, "data-default": String(o.default) }); o.choices.forEach(function (c) { input.appendChild(h("option", { value: c, text: String(c), selected: c === o.default ? true : null })); }); }
-      opts.appendChild(h("label", null, input, h("span", null, o.name.replace(/_/g, " "), h("br"), h("small", { cls: "muted", text: o.help }))));
+      else if (o.type === "int") input = h("input", { type: "number", "data-opt": o.name, "data-default": String(o.default), value: String(o.default), min: "0", inputmode: "numeric" });
+      else { input = h("select", { "data-opt": o.name, "data-default": String(o.default) }); o.choices.forEach(function (c) { input.appendChild(h("option", { value: c, text: DIRECTIONS[c] || String(c), selected: c === o.default ? true : null })); }); }
+      if (o.name === "direction") {
+        // casino: the direction of play is chosen at the start of every game (H1), not a buried house rule
+        dir.appendChild(h("label", null, "Direction of play", input));
+        show(dir, true);
+        return;
+      }
+      // a box before its words; a number or a choice after them, so it is clear which words it belongs to
+      opts.appendChild(o.type === "bool" ? h("label", { cls: "opt" }, input, text) : h("label", { cls: "opt" }, text, input));
     });
   }
   function renderDealer() {
@@ -732,7 +741,7 @@
   function submitNew(ev) {
     ev.preventDefault();
     var p = ngPreset(), names = ngNames(), options = {};
-    Array.prototype.forEach.call($("ng-options").querySelectorAll("[data-opt]"), function (el) {
+    Array.prototype.forEach.call($("new-form").querySelectorAll("[data-opt]"), function (el) {
       var v = el.type === "checkbox" ? el.checked : el.type === "number" ? Number(el.value) : el.value;
       if (String(v) !== el.dataset.default) options[el.dataset.opt] = v;
     });
