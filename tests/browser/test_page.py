@@ -159,6 +159,28 @@ def test_tap_targets_are_at_least_44_px_at_360_px_wide(server, phones):
     assert small == []
 
 
+def test_card_picker_is_on_screen_at_360_by_740_without_scrolling(server, phones):
+    """A small phone mid-hand: the rank and suit buttons sit above the tab bar with the page at the top,
+    for two sides and for three (a row each); go is offered only when the table would take it."""
+    page = phones(server.url)
+    page.set_viewport_size({"width": 360, "height": 740})
+    claim(page)
+    for game, players, turnup in (("lands-end-3", ["Ann", "Bob", "Cy"], "3H"), ("lands-end", ["Ann", "Bob"], "4H")):
+        server.table.submit({"type": "new_match", "game": game, "players": players, "first_dealer": "Ann"})
+        server.table.submit({"type": "turnup", "card": turnup})
+        page.click("[data-tab=table]")
+        expect(page.locator("#count")).to_have_text("0")
+        expect(page.locator("#go")).to_be_disabled()                 # nobody says go at a count of 0
+        page.click("#picker [data-rank='5']")
+        page.evaluate("window.scrollTo(0, 0)")
+        tabs_top = page.locator("nav.tabs").bounding_box()["y"]
+        for sel in ("#picker [data-rank='K']", "#picker [data-card='5C']", "#go"):
+            box = page.locator(sel).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= tabs_top, (game, sel, box, tabs_top)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert page.errors == []
+
+
 def test_every_preset_starts_from_the_form(server, phones):
     from companion import RULESETS
     page = phones(server.url)

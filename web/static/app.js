@@ -337,11 +337,15 @@
           h("button", { type: "button", onclick: function () { askN(side); }, "aria-label": "peg more for " + side.name }, "+N"));
       }
       box.appendChild(h("div", { cls: "side" + (t.turn_side === i ? " turn" : ""), "data-side": side.id },
-        h("div", { cls: "name", text: side.name }),
+        h("div", { cls: "info" },
+          h("div", { cls: "name", text: side.name }),
+          h("div", { cls: "prev", text: "previous " + side.previous + " \u00b7 to " + t.target }),
+          chips),
         h("div", { cls: "score", "data-score": side.id, text: String(side.score) }),
-        h("div", { cls: "prev", text: "previous " + side.previous + " \u00b7 to " + t.target }),
-        chips, pegs));
+        pegs));
     });
+    // three sides side by side do not fit a small phone: one slim row each keeps the card picker on screen
+    box.classList.toggle("rows", (t.sides || []).length > 2);
   }
   function peg(side, n) { return command({ type: "peg", side: side, points: n }); }
   function askN(side) {
@@ -424,12 +428,14 @@
         row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
           onclick: function () { S.player = p === turn ? null : p; render(); } }, p + (left !== undefined ? " (" + left + ")" : "")));
       });
-      box.appendChild(row);
-      box.appendChild(h("div", { cls: "row" },
-        h("button", { type: "button", id: "go", onclick: function () {
+      // go sits in the same row as the players (one row less above the picker); offered only when the
+      // table would take it from the player to play (can_go), or for a player picked by hand
+      row.appendChild(h("button", { type: "button", id: "go", cls: "go", disabled: !S.player && hd.can_go === false ? true : null,
+        onclick: function () {
           var cmd = { type: "go" }; if (S.player) cmd.player = S.player;
           command(cmd).then(function () { S.player = null; }, function () {});
-        } }, who + " says go")));
+        } }, who + " says go"));
+      box.appendChild(row);
       picker(function (card) {
         var cmd = { type: "play", card: card }; if (S.player) cmd.player = S.player;
         command(cmd).then(function () { S.player = null; render(); }, function () {});
@@ -503,7 +509,7 @@
   }
   function countEl() {
     var t = S.table;
-    return h("div", null, h("div", { cls: "count", id: "count", text: String(t.count || 0) }), cardsEl(t.count_cards));
+    return h("div", { cls: "countrow" }, h("div", { cls: "count", id: "count", text: String(t.count || 0) }), cardsEl(t.count_cards));
   }
   function trayEl(need) {
     var tray = h("div", { cls: "tray", id: "tray" });
