@@ -45,6 +45,7 @@ class GridHand(EntryHand):
         self.places: list[dict] = []
         self.lines: list[dict] = []
         self.cutter = state.next_seat(state.dealer)
+        self.heels = 0                      # heels kept as the dealer's hand points (difference scoring)
 
     # --- what comes next -------------------------------------------------------------------
     @property
@@ -88,8 +89,13 @@ class GridHand(EntryHand):
         state.phase = "cut"
         heels = state.rules.heels
         if card.rank == 11 and heels:
-            if state.award(state.dealer_side(), heels, kind="heels", player=self.dealer_name,
-                           text=f"{number_words(heels)} for his heels"):
+            if state.rules.round_scoring == "difference":
+                # G5: heels are the dealer's hand points of the round; only the round's margin is scored
+                self.heels = heels
+                state.award(state.dealer_side(), 0, kind="heels", player=self.dealer_name,
+                            text=f"{number_words(heels)} for his heels (hand points for {self.dealer_name})")
+            elif state.award(state.dealer_side(), heels, kind="heels", player=self.dealer_name,
+                             text=f"{number_words(heels)} for his heels"):
                 return
         self.stage = "place"
         self.turn = state.next_seat(state.dealer)
@@ -211,14 +217,16 @@ class GridHand(EntryHand):
                                "breakdown": crib.to_dict()})
         if rules.round_scoring == "difference":
             mine = grid.rows_total
-            theirs = grid.cols_total + (crib.total if crib else 0)
+            theirs = grid.cols_total + (crib.total if crib else 0) + self.heels
             win, lose = (rows_side, cols_side) if mine >= theirs else (cols_side, rows_side)
             margin = abs(mine - theirs)
             text = (f"{state.sides[rows_side].name} {mine} against {state.sides[cols_side].name} {theirs}: "
                     + (f"{number_words(margin)} for {state.sides[win].name}" if margin else "level, nobody scores"))
             over = state.award(win, margin, kind="round", text=text,
                                items=[{"kind": "hand points", "side": state.sides[rows_side].id, "points": mine},
-                                      {"kind": "hand points", "side": state.sides[cols_side].id, "points": theirs}])
+                                      {"kind": "hand points", "side": state.sides[cols_side].id, "points": theirs}]
+                               + ([{"kind": "heels", "side": state.sides[cols_side].id, "points": self.heels}]
+                                  if self.heels else []))
         else:
             over = False
             for side, b in lines:

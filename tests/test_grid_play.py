@@ -223,3 +223,23 @@ def test_crib_must_be_true_or_false():
     assert t.snapshot() == before
     t.submit(place("AS", 2, 1, crib=False))
     assert t.snapshot()["hand"]["grid"][2][1] == "AS" and t.snapshot()["hand"]["crib_count"] == 0
+
+
+def test_variation_heels_are_hand_points_so_only_one_side_scores_a_round():
+    """G5 (seed 001's variation): the round's points, heels included, are hand points; only the margin is scored."""
+    layout = list(ZERO_ROWS)
+    layout[12], layout[13] = "JS", "KS"                      # a jack in the centre: two for his heels to Bob
+    crib = ["2H", "4C", "5D", "5H"]
+    t = new_table("table-top-cribbage-31", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "turnup", "card": "JS"})
+    assert scores(t) == [0, 0] and t.state.steps[-1]["text"] == "two for his heels (hand points for Bob)"
+    t.submit({"type": "layout", "cards": layout, "crib": crib})
+    grid = score_grid(layout, game="table-top-cribbage-31")
+    ann = grid.rows_total
+    bob = grid.cols_total + score_hand(crib, "JS", crib=True, game="table-top-cribbage-31").total + 2
+    # by hand: rows 0+0+0+0+6 (777); columns 2+4+4+5+5 and the crib 6 (two fifteens with JS, a pair), heels 2
+    assert (ann, bob) == (6, 28)
+    assert scores(t) == [0, 22]
+    step = t.state.steps[-1]
+    assert step["kind"] == "round" and step["text"] == "Ann 6 against Bob 28: twenty-two for Bob"
+    assert {"kind": "heels", "side": "p2", "points": 2} in step["items"]
