@@ -455,6 +455,11 @@ class NewGame:
             _require(not state.rules.house_deals, "the house deals every game: no first dealer to name")
             _require(isinstance(first, str) and first in state.seats, f"first dealer {first!r} is not at the table")
             ev["first_dealer"] = first
+        direction = cmd.get("direction")
+        if direction is not None:
+            # H1: the direction of play is decided at the start of each game
+            _require(direction in ("cw", "ccw"), "direction must be cw or ccw")
+            ev["direction"] = direction
         if state.result is not None and state.result.get("series_over"):
             ev["new_series"] = True
         return ev
@@ -463,6 +468,8 @@ class NewGame:
     def apply(state: MatchState, ev: dict) -> None:
         if ev.get("new_series"):
             state.wins = [0] * len(state.sides)
+        if ev.get("direction") is not None:
+            state.rules = state.rules.with_options(direction=ev["direction"])
         start_game(state, ev)
 
 

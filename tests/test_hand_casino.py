@@ -2,6 +2,9 @@
 
 import random
 
+import pytest
+
+from companion.errors import IllegalAction
 from engine_play import RandomPlayer, new_table
 from test_hand_deal import LE_HAND_1, scores
 
@@ -95,3 +98,22 @@ def test_a_non_playing_house_without_partnerships_still_has_its_side():
     t.submit({"type": "play", "card": "5H"})              # Ann leads
     t.submit({"type": "play", "card": "10S"})             # Bob's fifteen goes to the next player, Cy
     assert scores(t) == [0, 0, 2, 0, 1]
+
+
+def test_each_new_game_may_choose_its_direction_of_play():
+    """H1: the direction is decided at the start of each game; the series carries on."""
+    t = new_table("lands-end-casino-3", ["Ann", "Bob"], series={"kind": "first_to", "n": 5})
+    assert t.snapshot()["expect_player"] == "Ann"
+    t.submit({"type": "peg", "side": "p1", "points": 16})          # Ann pegs out
+    wins = t.snapshot()["series"]["wins"]
+    t.submit({"type": "new_game", "direction": "ccw"})
+    snap = t.snapshot()
+    assert snap["options"] == {"direction": "ccw"} and snap["series"]["wins"] == wins
+    assert snap["expect_player"] == "Bob" and snap["hand"]["show_order"] == ["Bob", "Ann", "House"]
+    rec = t.export_record()
+    assert rec["options"] == {"direction": "ccw"}
+    before = t.snapshot()
+    for bad in ("up", 1):
+        with pytest.raises(IllegalAction, match="direction must be cw or ccw"):
+            t.submit({"type": "new_game", "direction": bad})
+    assert t.snapshot() == before
