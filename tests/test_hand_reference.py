@@ -219,7 +219,7 @@ def test_the_table_scores_every_hand_as_the_referee_does(game, players, options,
     ended = 0
     for seed in range(60):
         rng = random.Random(seed)
-        t = new_table(game, players, seed=seed, options=options, teams=teams)
+        t = new_table(game, players, seed=seed, options=options, teams=teams, stake=3)
         rules = get_ruleset(game, **options)
         ref = Referee(t.snapshot(), rules)
         dealer = t.snapshot()["dealer"]
@@ -235,9 +235,35 @@ def test_the_table_scores_every_hand_as_the_referee_does(game, players, options,
         res = t.snapshot()["result"]
         reached = [i for i, s in enumerate(ref.scores) if s >= rules.target]
         assert len(reached) == 1
-        side = t.snapshot()["sides"][reached[0]]
-        if side["house"]:
-            assert (res["winner"] if rules.house_reach == "wins" else res["loser"]) == side["id"]
-        else:
-            assert (res["winner"] if rules.reach == "wins" else res["loser"]) == side["id"]
+        sides = t.snapshot()["sides"]
+        side = sides[reached[0]]
+        wins = (rules.house_reach if side["house"] else rules.reach) == "wins"
+        assert (res["winner"] if wins else res["loser"]) == side["id"]
+        assert res["settlement"] == settlement(BANDS[game.split("-")[0]], sides, reached[0], wins=wins, stake=3)
     assert ended == 60
+
+
+def band(score: int, bands) -> int:
+    return next(k for lowest, k in bands if score >= lowest)
+
+
+LANDS_END_BANDS = ((11, 1), (6, 2), (1, 3), (0, 4))     # L6: the receiver's score fixes its multiplier
+SKUNK_BANDS = ((91, 1), (61, 2), (0, 3))                 # S1: the loser's score fixes the game's worth
+BANDS = {"lands": LANDS_END_BANDS, "cribbage": SKUNK_BANDS, "reverse": SKUNK_BANDS, "five": ((0, 1),)}
+
+
+def settlement(bands, sides, out: int, *, wins: bool, stake: int) -> dict:
+    """The money of a finished game, from L6, M5, H4, H5 and S1 alone (five-card has no skunk ruling)."""
+    pay = {s["id"]: 0 for s in sides}
+    for i, s in enumerate(sides):
+        if i == out:
+            continue
+        if not wins:            # the side that reached the target pays every other side at that side's multiplier
+            k = band(s["score"], bands)
+            pay[s["id"]] += stake * k
+            pay[sides[out]["id"]] -= stake * k
+        else:                   # a winner collects from each other side: the house once (H5), else by skunk (S1)
+            k = 1 if sides[out]["house"] else band(s["score"], bands)
+            pay[sides[out]["id"]] += stake * k
+            pay[s["id"]] -= stake * k
+    return pay
