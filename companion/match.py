@@ -366,6 +366,7 @@ class NewMatch:
         _require(isinstance(cut_bonus, bool), "cut_bonus is true or false")
         first = cmd.get("first_dealer")
         if rules.house_deals:
+            _require(first in (None, HOUSE_NAME), f"the house always deals in casino play (H1), not {first!r}")
             first = HOUSE_NAME
         elif first is None:
             event["cut"] = cut_for_deal(seats, ctx.rng)

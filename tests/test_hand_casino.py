@@ -117,3 +117,13 @@ def test_each_new_game_may_choose_its_direction_of_play():
         with pytest.raises(IllegalAction, match="direction must be cw or ccw"):
             t.submit({"type": "new_game", "direction": bad})
     assert t.snapshot() == before
+
+
+def test_naming_a_player_as_first_dealer_in_casino_play_is_refused():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    before = t.snapshot()
+    with pytest.raises(IllegalAction, match=r"the house always deals in casino play \(H1\), not 'Ann'"):
+        t.submit({"type": "new_match", "game": "lands-end-casino-2", "players": ["Ann"], "first_dealer": "Ann"})
+    assert t.snapshot() == before
+    t.submit({"type": "new_match", "game": "lands-end-casino-2", "players": ["Ann"], "first_dealer": "House"})
+    assert t.snapshot()["dealer"] == "House"
