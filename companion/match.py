@@ -365,6 +365,8 @@ class NewMatch:
         cut_bonus = cmd.get("cut_bonus", True)
         _require(isinstance(cut_bonus, bool), "cut_bonus is true or false")
         first = cmd.get("first_dealer")
+        if isinstance(first, str):
+            first = first.strip()[:24]          # as build_seating trims the names
         if rules.house_deals:
             _require(first in (None, HOUSE_NAME), f"the house always deals in casino play (H1), not {first!r}")
             first = HOUSE_NAME
@@ -454,8 +456,9 @@ class NewGame:
         first = cmd.get("first_dealer")
         if first is not None:
             _require(not state.rules.house_deals, "the house deals every game: no first dealer to name")
-            _require(isinstance(first, str) and first in state.seats, f"first dealer {first!r} is not at the table")
-            ev["first_dealer"] = first
+            _require(isinstance(first, str) and first.strip()[:24] in state.seats,
+                     f"first dealer {first!r} is not at the table")
+            ev["first_dealer"] = first.strip()[:24]
         direction = cmd.get("direction")
         if direction is not None:
             # H1: the direction of play is decided at the start of each game

@@ -275,3 +275,13 @@ def test_a_command_made_from_an_old_snapshot_is_refused_when_it_says_so():
         t.submit({"type": "peg", "side": "p1", "points": 1, "if_seq": "3"})
     ev = t.submit({"type": "peg", "side": "p1", "points": 1, "if_seq": after["seq"]})
     assert "if_seq" not in ev and scores(t) == [3, 0]
+
+
+def test_first_dealer_is_matched_like_the_player_names():
+    """Names are trimmed (and cut to 24 characters); the first dealer must be found the same way."""
+    long = "Bartholomew the Magnificent"
+    t = new_table("cribbage", ["  Ann ", long], first_dealer=long)
+    snap = t.snapshot()
+    assert snap["players"] == ["Ann", long[:24]] and snap["dealer"] == long[:24]
+    t.submit({"type": "new_match", "game": "cribbage", "players": ["Ann", "Bob"], "first_dealer": " Ann "})
+    assert t.snapshot()["dealer"] == "Ann"
