@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from companion.errors import StoreError
 from firmware.config import DEFAULTS, Config, ConfigError, load
 from firmware.drivers import Strip, StripError
 from firmware.geometry import Geometry, side_lanes
@@ -306,11 +307,19 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
     except OSError as exc:
         stderr.write(f"landsend serve: cannot create the database directory {db.parent}: {exc.strerror or exc}\n")
         return 1
+    lock = _lock_database(db)
+    if lock is None:
+        stderr.write(f"landsend serve: another landsend daemon is already using {db}\n")
+        return 1
     stop = threading.Event()
     # before build() lights the board: a stop during start-up must still turn the LEDs off
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    daemon = build(config, sim=args.sim, db=db)
+    try:
+        daemon = build(config, sim=args.sim, db=db)
+    except StoreError as exc:
+        stderr.write(f"landsend serve: {exc}\n")
+        return 1
     terminal = None
     if args.sim and sys.stdin.isatty():
         from firmware.terminal import Terminal
@@ -322,6 +331,23 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
     finally:
         if terminal is not None:
             terminal.close()
+
+
+def _lock_database(db: Path):
+    """Return an open lock file held exclusively for ``db``, or None when another daemon holds it.
+
+    Two daemons folding and appending to one event store would interleave
+    their sequence numbers; the lock is released by the OS when the process
+    ends, however it ends (SIGKILL and power cuts included).
+    """
+    import fcntl
+    handle = open(db.with_name(db.name + ".lock"), "a+")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
 
 
 def main(argv: list[str] | None = None) -> int:

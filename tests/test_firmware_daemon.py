@@ -385,3 +385,36 @@ def test_a_database_directory_that_cannot_be_made_is_one_clear_line(tmp_path):
     assert run(args, stderr=err) == 1
     assert err.getvalue() == (f"landsend serve: cannot create the database directory {tmp_path}/plain/state: "
                               "Not a directory\n")
+
+
+def test_a_second_daemon_on_the_same_database_is_refused(tmp_path):
+    # Two daemons appending to one event store would interleave their sequence numbers.
+    from firmware.daemon import _lock_database, _parser, run
+    db = tmp_path / "landsend.db"
+    held = _lock_database(db)  # as a first daemon holds it (flock is per open file, so this blocks run's)
+    assert held is not None
+    try:
+        (tmp_path / "c.toml").write_text("")
+        args = _parser().parse_args(["--sim", "--config", str(tmp_path / "c.toml"), "--db", str(db)])
+        err = io.StringIO()
+        assert run(args, stderr=err) == 1
+        assert err.getvalue() == f"landsend serve: another landsend daemon is already using {db}\n"
+        assert not db.exists()
+    finally:
+        held.close()
+    again = _lock_database(db)
+    assert again is not None
+    again.close()
+
+
+def test_a_damaged_database_is_one_clear_line_not_a_traceback(tmp_path):
+    db = tmp_path / "landsend.db"
+    db.write_bytes(b"this is not an SQLite database, it is a shopping list" * 100)
+    (tmp_path / "c.toml").write_text("")
+    out = subprocess.run(serve_command() + ["--sim", "--config", str(tmp_path / "c.toml"), "--db", str(db),
+                                            "--port", str(free_port())],
+                         capture_output=True, text=True, cwd=ROOT, timeout=30, stdin=subprocess.DEVNULL)
+    assert out.returncode == 1
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("landsend serve: ") and str(db) in last, out.stderr
+    assert "Traceback" not in out.stderr
