@@ -268,6 +268,24 @@ def test_session_cookie_is_httponly_and_samesite_strict(app):
     assert "SameSite=Strict" in cookie
 
 
+def test_only_a_claim_a_join_or_a_new_session_sets_the_cookie(app):
+    """A phone's requests overlap (board poll, live stream, a join): a response that re-sent the cookie
+    the request carried would put back the cookie from before a join that finished in between, and the
+    phone would silently drop back to read-only. So only changes to the session set it."""
+    host = Phone(app, "10.0.0.2")
+    assert host.post("/api/claim").headers.get("Set-Cookie", "").startswith("landsend=")
+    code = host.info()["join_code"]
+    player = Phone(app, "10.0.0.3")
+    assert player.post("/api/join", {"code": code}).headers.get("Set-Cookie", "").startswith("landsend=")
+    for path in ("/api/table", "/api/session", "/api/history", "/", "/static/app.css", "/manifest.webmanifest"):
+        r = player.client.get(path)
+        assert r.status_code == 200, path
+        assert "Set-Cookie" not in r.headers, path
+    r = player.post("/api/command", {"type": "peg", "side": "p1", "points": 2})
+    assert r.status_code == 200 and "Set-Cookie" not in r.headers
+    assert player.info()["role"] == "player"
+
+
 def test_secret_key_is_random_kept_and_private(tmp_path):
     k1 = load_secret_key(tmp_path)
     k2 = load_secret_key(tmp_path)

@@ -48,6 +48,9 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        # set the cookie only when the session changes: re-sending it on every request let a board poll
+        # that left before a join, and answered after it, put back the cookie from before the join
+        SESSION_REFRESH_EACH_REQUEST=False,
         SSE_HEARTBEAT=15.0,                  # seconds of silence before a heartbeat line
         SSE_MAX_AGE=600.0,                   # seconds before a stream ends and the phone reconnects
         JOIN_MAX_FAILURES=5,                 # wrong codes per address per window
