@@ -130,6 +130,14 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(IMG / f"page-{name}.png"), full_page=False)
 
 
+def until(page, condition, *, timeout: float = 15.0) -> None:
+    """Wait until ``condition()`` is true, letting the page run between looks (fails after ``timeout`` s)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        page.wait_for_timeout(50)
+
+
 def claim(page) -> None:
     """Take the table on ``page`` and wait until the page shows it hosts (on the New game form)."""
     page.click("#claim")

@@ -26,7 +26,7 @@ import pytest
 
 from playwright.sync_api import expect
 
-from conftest import claim, shot
+from conftest import claim, shot, until
 
 
 @pytest.fixture
@@ -327,6 +327,7 @@ def test_table_top_cribbage_crib_cards_from_the_grid_view(server, phones):
     assert hand["crib_count"] == 1 and hand["crib_owed"] == {"Ann": 1, "Bob": 2}
     ann.click("[data-cell='7']")
     pick(ann, "6D")
+    expect(ann.locator("[data-cell='7']")).to_have_text("6\u2666")
     assert server.table.snapshot()["hand"]["grid"][1][2] == "6D"
     assert ann.errors == []
 

@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from conftest import claim, shot
+from conftest import claim, shot, until
 
 
 def host_new_game(page, *, names=("Ann", "Bob"), stake="2", dealer="Bob", game="lands-end"):
@@ -193,7 +193,9 @@ def test_every_preset_starts_from_the_form(server, phones):
         n = page.locator("[data-name]").count()
         for i in range(n):
             page.fill(f"[data-name='{i}']", names[i])
+        before = server.table.snapshot()["match_id"]
         page.click("#new-form button[type=submit]")
+        until(page, lambda: server.table.snapshot()["match_id"] != before)   # the first preset's title is the old one's
         expect(page.locator("#game-title")).to_have_text(rules.title)
         snap = server.table.snapshot()
         if not rules.house:      # nobody picked a dealer: the companion cut for it and says so
