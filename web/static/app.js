@@ -526,7 +526,7 @@
   function picker(onPick, target, seenOverride) {
     var box = target || $("picker");
     clear(box);
-    if (!onPick) { show(box, false); return; }
+    if (!onPick) { show(box, false); if (!target) padForPicker(); return; }
     show(box, true);
     var seen = seenOverride || seenCards();
     var sel = target ? box._picked : S.picked;
@@ -537,16 +537,24 @@
         onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride); } }, r));
     });
     box.appendChild(ranks);
-    if (sel) {
-      var suits = h("div", { cls: "suits" });
-      SUITS.forEach(function (s) {
-        var card = sel + s;
-        suits.appendChild(h("button", { type: "button", "data-card": card, cls: "s-" + s, disabled: seen[card] ? true : null,
-          "aria-label": sel + " of " + SUIT_NAME[s],
-          onclick: function () { if (target) box._picked = null; else S.picked = null; onPick(card); } }, sel + SYM[s]));
-      });
-      box.appendChild(suits);
-    }
+    // the suit row is always there (greyed until a rank is picked): the picker never changes height,
+    // so nothing under a thumb moves between the two taps
+    var suits = h("div", { cls: "suits" });
+    SUITS.forEach(function (s) {
+      if (!sel) { suits.appendChild(h("button", { type: "button", cls: "s-" + s, disabled: true, "aria-label": SUIT_NAME[s] + ": pick a rank first" }, SYM[s])); return; }
+      var card = sel + s;
+      suits.appendChild(h("button", { type: "button", "data-card": card, cls: "s-" + s, disabled: seen[card] ? true : null,
+        "aria-label": sel + " of " + SUIT_NAME[s],
+        onclick: function () { if (target) box._picked = null; else S.picked = null; onPick(card); } }, sel + SYM[s]));
+    });
+    box.appendChild(suits);
+    if (!target) padForPicker();
+  }
+  // the table's picker is fixed above the tab bar (the thumb's reach, and still while the page above it changes);
+  // the page gets room at the bottom so nothing hides under it
+  function padForPicker() {
+    var p = $("picker"), on = S.view === "table" && !p.hidden;
+    document.body.style.paddingBottom = on ? "calc(" + (p.offsetHeight + 72) + "px + env(safe-area-inset-bottom))" : "";
   }
 
   // ---- tabletop: the 5x5 grid ----
@@ -575,7 +583,12 @@
         var cls = (c ? "filled" + (/[HD]$/.test(c) ? " red" : "") : "") + (S.gridSel === i ? " sel" : "") + (i === 12 ? " center" : "");
         el.appendChild(h("button", { type: "button", cls: cls, "data-cell": i, disabled: legal ? null : true,
           "aria-label": "row " + (Math.floor(i / 5) + 1) + ", column " + (i % 5 + 1) + (c ? ": " + c : ""),
-          onclick: function () { S.gridSel = i; render(); } }, c ? pretty(c) : ""));
+          onclick: function () {
+            S.gridSel = i; render();
+            // keep the chosen cell in sight above the card picker that has just opened over the grid's foot
+            var cell = document.querySelector("[data-cell='" + i + "']");
+            if (cell && cell.scrollIntoView) cell.scrollIntoView({ block: "nearest" });
+          } }, c ? pretty(c) : ""));
       })(i);
     }
     g.appendChild(el);
@@ -821,6 +834,7 @@
     if (view === "history") loadHistory();
     if (view === "count") renderQuick();
     if (view === "new") renderNew();
+    padForPicker();
     window.scrollTo(0, 0);
   }
 
