@@ -558,6 +558,24 @@ def test_qr_code_only_for_joined_phones(app, host):
     assert r.data.startswith(b"<?xml") and b"<svg" in r.data and b"<path" in r.data
 
 
+def test_qr_code_carries_the_join_link_of_the_address_the_host_used(app, host):
+    """Decoded with zbarimg by hand once (``QR-Code:http://127.0.0.1:8765/join/323983``); here the
+    SVG must be exactly the QR code of ``http://<host>/join/<code>``, module for module."""
+    import io
+
+    import qrcode
+    import qrcode.image.svg
+    code = host.get("/api/session").get_json()["join_code"]
+    buf = io.BytesIO()
+    qrcode.make(f"http://localhost/join/{code}", image_factory=qrcode.image.svg.SvgPathImage,
+                box_size=10, border=2).save(buf)
+    assert host.get("/qr.svg").data == buf.getvalue()
+    other = io.BytesIO()
+    qrcode.make(f"http://localhost/join/{(int(code) + 1) % 10**6:06d}", image_factory=qrcode.image.svg.SvgPathImage,
+                box_size=10, border=2).save(other)
+    assert host.get("/qr.svg").data != other.getvalue()
+
+
 def test_qr_code_is_404_before_anyone_hosts(app):
     # nobody hosts: visitors get 403 first, which is the rule that matters
     assert app.test_client().get("/qr.svg").status_code == 403
