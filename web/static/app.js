@@ -376,7 +376,7 @@
         h("td", { cls: "num " + (pay > 0 ? "plus" : pay < 0 ? "minus" : ""), "data-pay": side.id, text: (pay > 0 ? "+" : "") + pay }));
     });
     box.appendChild(h("table", null, h("tr", null, h("th", { text: "" }), h("th", { cls: "num", text: "score" }),
-      h("th", { cls: "num", text: "mult." }), h("th", { cls: "num", text: "pays" })), rows));
+      h("th", { cls: "num", text: "mult." }), h("th", { cls: "num", text: "won / paid" })), rows));
     if (t.series && t.series.kind !== "single") {
       box.appendChild(h("p", { cls: "muted", text: "Series (" + t.series.kind.replace("_", " ") + " " + t.series.n + "): " +
         (t.sides || []).map(function (s) { return s.name + " " + (t.series.wins[s.id] || 0); }).join(", ") +
