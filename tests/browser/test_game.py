@@ -123,6 +123,7 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     expect(ann.locator("#count")).to_have_text("30")
     shot(ann, "refused")
     ann.click("#go")
+    expect(ann.locator("#toast")).to_be_hidden()          # the next accepted command clears the refusal
     expect(ann.locator("#go")).to_have_text("Ann says go")
     ann.click("#go")
     expect(ann.locator("#count")).to_have_text("0")

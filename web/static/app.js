@@ -97,6 +97,8 @@
   function command(cmd) {
     cmd.client_id = newId();
     return call("POST", "/api/command", cmd).then(function (data) {
+      var t = $("toast");
+      if (!t.hidden && !t.classList.contains("info")) t.hidden = true;   // the refusal was dealt with: clear it
       take(data.table);
       return data;
     }).catch(function (e) {
