@@ -495,6 +495,28 @@ def test_quick_count_grid(app):
     assert b["total"] == b["rows_total"] + b["cols_total"]
 
 
+@pytest.mark.parametrize("game, line, total, text", [
+    # a grid row: four hearts and a spade is no flush in Tabletop Land's End (T2: all five or nothing),
+    # so 2 4 6 8 10 scores 0 and the zero-line bonus makes it 5
+    ("lands-end-tabletop", "2H,4H,6H,8H,10S", 5, "nothing, so the zero-hand bonus scores five"),
+    ("lands-end-tabletop", "2H,4H,6H,8H,10H", 5, "a flush of five is five"),
+    ("table-top-cribbage", "2H,4H,6H,8H,10S", 0, "nothing"),
+    # the difference variation scores four of five (G5)
+    ("table-top-cribbage-31", "2H,4H,6H,8H,10S", 4, "a flush of four is four"),
+    # 7 7 7 8 9: fifteens 7+8 x3 = 6, pair royal 6, runs 7-8-9 x3 = 9: 21
+    ("table-top-cribbage", "7C 7D 7H 8S 9S", 21, None),
+])
+def test_quick_count_grid_line(app, game, line, total, text):
+    r = app.test_client().get("/api/quick", query_string={"game": game, "line": line})
+    assert r.status_code == 200, r.get_json()
+    b = r.get_json()
+    assert b["total"] == total
+    if text:
+        assert b["text"] == text
+    r = app.test_client().get("/api/quick", query_string={"game": game, "line": "2H,4H,6H,8H"})
+    assert r.status_code == 400 and r.get_json() == {"error": "a grid line holds 5 cards, not 4"}
+
+
 @pytest.mark.parametrize("query, message", [
     ("game=lands-end&hand=5H,5S,5D&starter=5C", "a Land's End hand holds 4 cards, not 3"),
     ("game=lands-end&hand=5H,5S,5D,ZZ&starter=5C", None),

@@ -13,7 +13,7 @@ import re
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
-from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand
+from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand, score_line
 from companion.rulesets import CHOICES, OPTIONS
 
 from .guard import ensure_session, hub, json_body, require_joined, role
@@ -251,7 +251,7 @@ def _truthy(value: "str | None") -> bool:
 
 @bp.get("/quick")
 def quick():
-    """Return the count of one hand (``hand``, ``starter``, ``crib``) or a 25-card ``grid`` under ``game``.
+    """Return the count of one hand (``hand``, ``starter``, ``crib``), a 5-card grid ``line`` or a 25-card ``grid`` under ``game``.
 
     A calculator: needs no game and changes nothing. ``options`` is an
     optional JSON object of house rules.
@@ -270,6 +270,9 @@ def quick():
             result = score_grid(args["grid"].replace(",", " ").split(), game=rules).to_dict()
             result["total"] = result["rows_total"] + result["cols_total"]
             return jsonify(result)
+        if args.get("line"):
+            # one row or column of a tabletop grid: 5 cards, no turn-up; flush and zero bonus by the line rules
+            return jsonify(score_line(args["line"].replace(",", " ").split(), game=rules).to_dict())
         hand = args.get("hand", "").replace(",", " ").split()
         starter = args.get("starter", "").strip()
         if not starter:

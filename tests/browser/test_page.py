@@ -138,6 +138,24 @@ def test_quick_count(server, phones):
     club = page.locator("#qc-result .card.C").first
     assert club.evaluate("e => getComputedStyle(e).color") == "rgb(19, 122, 59)"
     assert page.evaluate("() => localStorage.getItem('le.four')") == "1"
+    # a Land's End pocket: a four-card flush with another suit turned up scores nothing in a pocket (L4),
+    # and 2 4 6 8 K has nothing else: 0 (the zero bonus is for hands only)
+    page.select_option("#qc-game", "lands-end")
+    page.click("[data-qc-kind=crib]")
+    for card in ("2H", "4H", "6H", "8H", "KS"):
+        page.click(f"#qc-picker [data-rank='{card[:-1]}']")
+        page.click(f"#qc-picker [data-card='{card}']")
+    expect(page.locator("#qc-total")).to_have_text("0 points")
+    # a tabletop game counts one row or column of five, no turn-up: four hearts and a spade is no flush (T2)
+    page.select_option("#qc-game", "lands-end-tabletop")
+    expect(page.locator("[data-qc-kind=hand]")).to_have_text("Row / column")
+    expect(page.locator("[data-qc-kind=crib]")).to_be_hidden()            # Tabletop Land's End has no crib
+    for card in ("2H", "4H", "6H", "8H", "10S"):
+        page.click(f"#qc-picker [data-rank='{card[:-1]}']")
+        page.click(f"#qc-picker [data-card='{card}']")
+    expect(page.locator("#qc-total")).to_have_text("5 points")
+    assert page.inner_text("#qc-result .said") == "nothing, so the zero-hand bonus scores five"
+    assert page.locator("#qc-slots .slot").count() == 0
     assert page.outside == [] and page.errors == []
 
 
