@@ -390,3 +390,34 @@ def test_five_card_every_step_announced_on_both_phones(server, phones):
             "thirty, a pair royal for six, one for last+6 to Bob \u00b7 +1 to Bob")
     assert scores(server) == [8, 7]
     assert ann.errors == [] and bob.errors == []
+
+
+def test_result_screens_say_skunk_and_speak_of_partnerships_in_the_plural(server, phones):
+    """Cribbage, Bob deals, stake 3: Ann pegs to 119 by hand, Bob to 20; turn-up 4♥, Ann 10♠, Bob 3♦ (13),
+    Ann 2♣ makes fifteen for two: 121. Bob is under 61: double skunk, ×3 (S1), so he pays 9.
+    Then four-hand Land's End, Dee deals: Ann & Cy pegged to 14; Ann 8♠, Bob 7♦ makes fifteen, which
+    goes to the next opponent in turn, Ann & Cy (M3): 16, and they fall off with Bob & Dee on 0 (×4)."""
+    page = phones(server.url)
+    claim(page)
+    t = server.table
+    t.submit({"type": "new_match", "game": "cribbage", "players": ["Ann", "Bob"], "first_dealer": "Bob", "stake": 3})
+    for side, points in (("p1", 29), ("p1", 29), ("p1", 29), ("p1", 29), ("p1", 3), ("p2", 20)):
+        t.submit({"type": "peg", "side": side, "points": points})
+    t.submit({"type": "turnup", "card": "4H"})
+    page.click("[data-tab=table]")
+    for card in ("10S", "3D", "2C"):
+        pick(page, card)
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result h2") == "Ann wins"
+    expect(page.locator("#result")).to_contain_text("Bob was double-skunked: the game counts \u00d73")
+    assert (page.inner_text("[data-pay='p1']"), page.inner_text("[data-pay='p2']")) == ("+9", "-9")
+    t.submit({"type": "new_match", "game": "lands-end-4", "players": ["Ann", "Bob", "Cy", "Dee"],
+              "teams": [["Ann", "Cy"], ["Bob", "Dee"]], "first_dealer": "Dee", "stake": 1})
+    t.submit({"type": "peg", "side": "team1", "points": 14})
+    for card in ("7H", "8S", "7D"):
+        pick(page, card)
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result h2") == "Ann & Cy fell off the end of the world"
+    expect(page.locator("#result p").first).to_have_text("Bob & Dee win \u00b7 Ann & Cy reached 16")
+    assert "skunk" not in page.inner_text("#result")
+    assert page.errors == []

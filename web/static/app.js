@@ -366,8 +366,14 @@
       : (winner ? winner + " wins" : "Game over");
     box.appendChild(h("h2", { text: headline }));
     if (t.reach === "loses" && r.winners && r.winners.length) {
-      box.appendChild(h("p", { text: r.winners.map(sideName).join(" and ") + (r.winners.length > 1 ? " win" : " wins") +
+      var plural = r.winners.length > 1 || (t.sides || []).some(function (sd) { return sd.id === r.winners[0] && (sd.players || []).length > 1; });
+      box.appendChild(h("p", { text: r.winners.map(sideName).join(" and ") + (plural ? " win" : " wins") +
         " \u00b7 " + (loser || "the loser") + " reached " + t.target }));
+    }
+    var lk = r.loser && (r.multipliers || {})[r.loser];
+    if (t.reach !== "loses" && lk > 1) {
+      // cribbage's skunk (S1): the loser's multiplier, which the table alone did not explain
+      box.appendChild(h("p", { text: loser + (lk > 2 ? " was double-skunked" : " was skunked") + ": the game counts \u00d7" + lk }));
     }
     var rows = (t.sides || []).map(function (side) {
       var pay = (r.settlement || {})[side.id] || 0, k = (r.multipliers || {})[side.id];
