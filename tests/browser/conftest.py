@@ -7,6 +7,7 @@ Every test here is marked ``browser`` and skipped (with the reason) only when
 from __future__ import annotations
 
 import os
+import tempfile
 import socket
 import threading
 import time
@@ -18,7 +19,11 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
-IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+# Screenshots refresh the README's pictures only when asked
+# (LANDSEND_SCREENSHOTS=1 ./test.sh tests/browser); otherwise they go to a
+# temporary folder, so a test run never dirties the checkout.
+IMG = (Path(__file__).resolve().parents[2] / "docs" / "img" if os.environ.get("LANDSEND_SCREENSHOTS")
+       else Path(tempfile.gettempdir()) / "landsend-screenshots")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -125,7 +130,7 @@ def phones(browser):
 
 
 def shot(page, name: str) -> None:
-    """Save a screenshot for the README as docs/img/page-<name>.png."""
+    """Save a screenshot as page-<name>.png (into docs/img with LANDSEND_SCREENSHOTS=1)."""
     IMG.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(IMG / f"page-{name}.png"), full_page=False)
 
