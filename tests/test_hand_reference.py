@@ -21,6 +21,7 @@ from companion.cards import DECK
 from companion.rulesets import get_ruleset
 from companion.scoring import score_hand
 from engine_play import new_table
+from reference import reference_peg_points
 
 PRESETS = [
     # (game, players, options, teams)
@@ -81,21 +82,6 @@ class Referee:
         if self.scores[side] >= self.rules.target:
             self.over = True
 
-    @staticmethod
-    def peg_points(count: list) -> int:
-        total = sum(c.value for c in count)
-        pts = 2 if total in (15, 31) else 0
-        same = 1
-        while same < len(count) and count[-1 - same].rank == count[-1].rank:
-            same += 1
-        pts += {1: 0, 2: 2, 3: 6, 4: 12}[same]
-        for n in range(len(count), 2, -1):
-            ranks = sorted(c.rank for c in count[-n:])
-            if ranks == list(range(ranks[0], ranks[0] + n)):
-                pts += n
-                break
-        return pts
-
 
 def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
     """Deal, then tell the table the hand while the referee scores it; compare after every command."""
@@ -153,7 +139,7 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
             hands[p].remove(card)
             count.append(card)
             last = p
-            ref.add(ref.credit(p), ref.peg_points(count))            # the card's own points first (C4)
+            ref.add(ref.credit(p), reference_peg_points(count))            # the card's own points first (C4)
             cmd = {"type": "play", "card": str(card), "player": p}
             if sum(c.value for c in count) == 31:                    # 31 for two, never a last point on top
                 done = single or not holders()

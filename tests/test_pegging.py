@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion import DECK, IllegalAction, InvalidCard, parse_cards, score_peg
+from reference import reference_peg_points
 
 DATA = Path(__file__).parent / "data"
 SHORT = {"fifteen": "15", "thirty-one": "31", "pair": "p", "pair royal": "pr", "double pair royal": "dpr"}
@@ -91,24 +92,10 @@ def _counts():
         lambda cs: sum(c.value for c in cs) <= 31)
 
 
-def _reference_peg(cards) -> int:
-    total = sum(c.value for c in cards)
-    pts = 2 if total in (15, 31) else 0
-    k = 1
-    while k < len(cards) and cards[-1 - k].rank == cards[-1].rank:
-        k += 1
-    pts += {1: 0, 2: 2, 3: 6, 4: 12}[k]
-    for n in range(len(cards), 2, -1):
-        if sorted(c.rank for c in cards[-n:]) == list(range(min(c.rank for c in cards[-n:]),
-                                                           min(c.rank for c in cards[-n:]) + n)):
-            return pts + n
-    return pts
-
-
 @settings(max_examples=300, deadline=None)
 @given(cards=_counts())
 def test_pegging_matches_a_reference(cards):
-    assert score_peg(cards).points == _reference_peg(cards)
+    assert score_peg(cards).points == reference_peg_points(cards)
 
 
 @settings(max_examples=200, deadline=None)
