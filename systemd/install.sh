@@ -7,7 +7,9 @@
 #
 # Idempotent: run it again after `git pull` to update. It
 #   1. installs python3-venv, python3-dev and build-essential (pip compiles spidev and rpi-ws281x),
-#      python3-lgpio (GPIO for gpiozero) and avahi-daemon when missing,
+#      python3-lgpio (GPIO for gpiozero) and avahi-daemon when missing; where apt has no python3-lgpio
+#      (plain Debian or Ubuntu: it comes from Raspberry Pi OS's repository) it says so and puts the
+#      lgpio wheel from PyPI into the venv instead,
 #   2. creates the system user `landsend` in the gpio and spi groups,
 #   3. enables SPI (dtparam=spi=on) in the boot config (a reboot is needed the first time),
 #   4. copies the source to /opt/landsend/src and installs it into the venv /opt/landsend/venv,
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
     --root)
       [ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --root needs a directory" >&2; exit 2; }
       root="$(mkdir -p "$2" && cd "$2" && pwd)"; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -53,8 +55,27 @@ for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon; 
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
-  say "installing ${missing[*]}"
   sys apt-get update -q
+fi
+# python3-lgpio comes only from Raspberry Pi OS's own repository: on plain Debian or Ubuntu apt has no
+# candidate for it, so it is left out here and the lgpio wheel from PyPI goes into the venv (step 4)
+lgpio_from_pip=no
+want_lgpio=no
+for pkg in "${missing[@]}"; do [ "$pkg" = python3-lgpio ] && want_lgpio=yes; done
+if [ "$want_lgpio" = yes ] && ! apt-cache policy python3-lgpio 2>/dev/null | grep -E 'Candidate: [0-9]' >/dev/null; then
+  lgpio_from_pip=yes
+  kept=()
+  for pkg in "${missing[@]}"; do [ "$pkg" = python3-lgpio ] || kept+=("$pkg"); done
+  missing=("${kept[@]+"${kept[@]}"}")
+  echo "note: python3-lgpio is not in this system's apt sources (it comes from Raspberry Pi OS's own" \
+       "repository, which plain Debian and Ubuntu do not have). Installing the lgpio wheel from PyPI into" \
+       "the venv instead (pip install lgpio; wheels exist for aarch64). If that fails (e.g. 32-bit armv7," \
+       "no wheel): add the Raspberry Pi OS repository and apt-get install python3-lgpio, or install" \
+       "swig and liblgpio's sources so pip can build it; without lgpio gpiozero tries its other pin" \
+       "drivers and the page shows a buttons fault if none works." >&2
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "installing ${missing[*]}"
   sys apt-get install -y -q "${missing[@]}"
 fi
 
@@ -93,6 +114,11 @@ if [ ! -x "$prefix/venv/bin/python" ]; then
 fi
 say "installing landsend into the venv"
 sys "$prefix/venv/bin/pip" install -q --upgrade "$prefix/src"
+if [ "$lgpio_from_pip" = yes ]; then
+  say "installing lgpio from PyPI into the venv (python3-lgpio is not in apt)"
+  sys "$prefix/venv/bin/pip" install -q lgpio \
+    || echo "install.sh: warning: pip could not install lgpio (see the note above); continuing" >&2
+fi
 
 # 5. config (never overwritten), checked before the daemon is restarted with it
 install -d -m 0755 "$etc"

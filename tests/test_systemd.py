@@ -109,10 +109,45 @@ def test_avahi_advertises_the_port_the_unit_serves():
     assert service.findtext("port") == "80" == str(_parser().parse_args(shlex.split(SERVICE["ExecStart"])[4:]).port)
 
 
-def stage(root, *args):
+def stage(root, *args, path="/usr/bin:/bin"):
     """Return the finished run of install.sh staged under ``root`` (no system change, no root needed)."""
     return subprocess.run(["bash", str(INSTALL), "--root", str(root), *args], capture_output=True, text=True,
-                          timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable})
+                          timeout=120, env={"PATH": path, "PYTHON": sys.executable})
+
+
+def fake_apt(bin_dir, *, lgpio_candidate):
+    """Put ``dpkg-query`` (nothing installed) and ``apt-cache`` (python3-lgpio's candidate) in ``bin_dir``."""
+    bin_dir.mkdir()
+    (bin_dir / "dpkg-query").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "apt-cache").write_text(
+        "#!/bin/sh\necho 'python3-lgpio:'\necho '  Installed: (none)'\n"
+        f"echo '  Candidate: {lgpio_candidate}'\necho '  Version table:'\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    return f"{bin_dir}:/usr/bin:/bin"
+
+
+def test_install_script_on_plain_debian_says_where_lgpio_comes_from_and_takes_the_pip_wheel(tmp_path):
+    # plain Debian or Ubuntu: apt has no python3-lgpio (it is in Raspberry Pi OS's own repository only)
+    out = stage(tmp_path / "pi", path=fake_apt(tmp_path / "bin", lgpio_candidate="(none)"))
+    assert out.returncode == 0, out.stderr
+    assert "note: python3-lgpio is not in this system's apt sources (it comes from Raspberry Pi OS's own" in out.stderr
+    would = [line for line in out.stdout.splitlines() if line.startswith("would run: ")]
+    assert "would run: apt-get install -y -q python3-venv python3-dev build-essential avahi-daemon" in would
+    pip = f"would run: {tmp_path / 'pi'}/opt/landsend/venv/bin/pip install -q lgpio"
+    assert pip in would
+    assert would.index(pip) > would.index("would run: apt-get install -y -q python3-venv python3-dev "
+                                          "build-essential avahi-daemon")
+
+
+def test_install_script_on_raspberry_pi_os_takes_python3_lgpio_from_apt(tmp_path):
+    out = stage(tmp_path / "pi", path=fake_apt(tmp_path / "bin", lgpio_candidate="2.2-1~rpt1"))
+    assert out.returncode == 0, out.stderr
+    assert "python3-lgpio is not" not in out.stderr
+    would = [line for line in out.stdout.splitlines() if line.startswith("would run: ")]
+    assert ("would run: apt-get install -y -q python3-venv python3-dev build-essential python3-lgpio "
+            "avahi-daemon") in would
+    assert not any(line.endswith("pip install -q lgpio") for line in would)
 
 
 def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_path):
