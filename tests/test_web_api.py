@@ -196,7 +196,7 @@ def test_sim_menu_held_five_seconds_releases_the_table(tmp_path, table):
         host = Phone(app)
         assert host.claim().status_code == 200
         assert host.cmd({"type": "peg", "side": "p1", "points": 3}).status_code == 200
-        c = app.test_client()
+        c = host.client                                              # hosted: only joined phones press
         r = c.post("/api/sim/press", json={"button": "menu", "seconds": 1.1}, headers={"Origin": ORIGIN})
         assert r.status_code == 200 and r.get_json()["seconds"] == 1.1
         assert table.snapshot()["game_no"] == 2                      # a hold: the next game
@@ -209,6 +209,25 @@ def test_sim_menu_held_five_seconds_releases_the_table(tmp_path, table):
         assert host.cmd({"type": "peg", "side": "p1", "points": 1}).status_code == 403
     finally:
         panel.close()
+
+
+def test_sim_press_on_a_hosted_table_needs_a_joined_phone(sim_app):
+    """Issue 11: a phone that never joined pegged a point through the simulated buttons."""
+    app, buttons = sim_app
+    host = Phone(app, "10.0.0.2")
+    code = host.claim().get_json()["join_code"]
+    stranger = app.test_client()
+    stranger.environ_base["REMOTE_ADDR"] = "10.0.0.9"
+    r = stranger.post("/api/sim/press", json={"button": "p1"}, headers={"Origin": ORIGIN})
+    assert r.status_code == 403
+    assert r.get_json() == {"error": "this phone has not joined the table: the simulated buttons, like every "
+                                     "change, need the join code once the table has a host"}
+    assert (buttons.presses, scores(app)) == ([], [0, 0])
+    player = Phone(app, "10.0.0.3")
+    assert player.join(code).status_code == 200
+    assert player.client.post("/api/sim/press", json={"button": "p1"}, headers={"Origin": ORIGIN}).status_code == 200
+    assert host.client.post("/api/sim/press", json={"button": "p2"}, headers={"Origin": ORIGIN}).status_code == 200
+    assert (buttons.presses, scores(app)) == ([("p1", False), ("p2", False)], [1, 1])
 
 
 @pytest.mark.parametrize("body, message", [
@@ -319,7 +338,8 @@ def test_malformed_bodies_are_refused(app, host):
     c = host.client
     h = {"X-CSRF-Token": host.csrf, "Origin": ORIGIN}
     r = c.post("/api/command", data="{\"type\": ", content_type="application/json", headers=h)
-    assert (r.status_code, r.get_json()) == (400, {"error": "expected a JSON object body"})
+    assert (r.status_code, r.get_json()) == (400, {"error": "expected a JSON object body: not valid JSON "
+                                                            "(Expecting value: line 1 column 10 (char 9))"})
     r = c.post("/api/command", data="[1]", content_type="application/json", headers=h)
     assert (r.status_code, r.get_json()) == (400, {"error": "expected a JSON object body"})
     r = c.post("/api/command", data="type=peg", content_type="application/x-www-form-urlencoded", headers=h)
@@ -526,7 +546,12 @@ def test_quick_count_grid_line(app, game, line, total, text):
     ("game=snap&hand=5H,5S,5D,JC&starter=5C", None),
     ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&crib=maybe", "expected true or false, not 'maybe'"),
     ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&options=[1]", "options must be a JSON object"),
-    ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&options={", "options must be a JSON object"),
+    ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&options={", "options must be a JSON object: not valid JSON "
+     "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"),
+    ("game=lands-end&hand=5H&starter=5C&options=" + "[" * 5000, "options must be a JSON object: arrays or "
+     "objects nested deeper than 32 levels"),
+    ("game=lands-end&hand=5H&starter=5C&options={\"a\":NaN}", "options must be a JSON object: not valid JSON "
+     "(NaN is not a JSON number)"),
     ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&options={\"zero_bonus\":\"x\"}", None),
 ])
 def test_quick_count_refuses_bad_input(app, query, message):

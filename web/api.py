@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request, ses
 from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand, score_line
 from companion.rulesets import CHOICES, OPTIONS
 
-from .guard import ensure_session, hub, json_body, require_joined, role
+from .guard import ensure_session, hub, json_body, parse_json, require_joined, role
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,8 @@ def get_session():
 
 @bp.post("/claim")
 def claim():
-    """Make this phone the host of an unclaimed table; 409 when a host already holds it."""
+    """Make this phone the host of an unclaimed table (body ``{}``); 409 when a host already holds it."""
+    json_body()
     s = ensure_session()
     h = hub()
     if not h.access.claim(s["device"]):
@@ -258,10 +259,7 @@ def quick():
     """
     args = request.args
     game = args.get("game", "lands-end")
-    try:
-        opts = json.loads(args.get("options") or "{}")
-    except ValueError:
-        abort(400, "options must be a JSON object")
+    opts = parse_json(args.get("options") or "{}", "options must be a JSON object")
     if not isinstance(opts, dict):
         abort(400, "options must be a JSON object")
     try:
@@ -288,11 +286,16 @@ def sim_press():
     """Press a simulated board button (``{"button": "p1"|"p2"|"p3"|"menu", "hold": false}``); 404 unless in --sim.
 
     An optional ``"seconds"`` (0.05 to 10) gives the press length instead:
-    the menu button held 5 s releases the table, as on the real board.
+    the menu button held 5 s releases the table, as on the real board. Once
+    the table has a host, only joined phones may press (403 otherwise).
     """
     buttons = hub().buttons
     if buttons is None:
         abort(404, "no simulated buttons: the daemon is not running with --sim")
+    if hub().access.claimed and role() == "visitor":
+        # the real buttons need a hand at the board; their stand-in on the page needs a joined phone
+        abort(403, "this phone has not joined the table: the simulated buttons, like every change, "
+                   "need the join code once the table has a host")
     body = json_body()
     name = body.get("button")
     hold = body.get("hold", False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+import json
 from typing import Any, Callable
 
 from flask import Flask, abort, current_app, request, session
@@ -60,12 +61,70 @@ def require_joined(view: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of arrays and objects a request may send (no command needs more than 4)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:20]} is out of range")
+    return value
+
+
+def _whole(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > 308:                           # as far as a double goes; no command needs a tenth of it
+        raise ValueError(f"a {digits}-digit number is out of range")
+    return int(text)
+
+
+def _depth(data: Any) -> int:
+    """Return how deeply arrays and objects nest in ``data`` (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            if level > MAX_JSON_DEPTH:
+                break
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def parse_json(text: "str | bytes", expected: str = "expected a JSON object body") -> Any:
+    """Return the JSON value of ``text``, refusing what no client of the page sends.
+
+    Refused with a 400 whose error starts with ``expected``: text that is not
+    JSON (or not UTF-8), ``NaN``/``Infinity`` and numbers beyond a double
+    (or whole numbers of more than 308 digits), and arrays or objects nested more than
+    :data:`MAX_JSON_DEPTH` deep (a few thousand levels used to overflow the
+    decoder's recursion: a 500).
+
+    :raises BadRequest: (400) as above.
+    """
+    too_deep = f"{expected}: arrays or objects nested deeper than {MAX_JSON_DEPTH} levels"
+    try:
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_whole)
+    except RecursionError:
+        abort(400, too_deep)
+    except ValueError as exc:
+        abort(400, f"{expected}: not valid JSON ({str(exc)[:100]})")
+    if _depth(data) > MAX_JSON_DEPTH:
+        abort(400, too_deep)
+    return data
+
+
 def json_body() -> dict:
-    """Return the request's JSON object body.
+    """Return the request's JSON object body (see :func:`parse_json` for what is refused).
 
     :raises BadRequest: (400) when the body is not a JSON object.
     """
-    data = request.get_json(silent=True)
+    data = parse_json(request.get_data(cache=True)) if request.is_json else None
     if not isinstance(data, dict):
         abort(400, "expected a JSON object body")
     return data

@@ -1,0 +1,169 @@
+"""Every malformed request to every POST route gets its documented 400 JSON error and changes nothing.
+
+Issue 8 item 3: a body nested a few thousand levels deep used to get a 500
+(a RecursionError in the JSON decoder). Each case below is sent by a joined
+phone (so the guards in front of the route pass) on a table in the middle of a
+game; after each, the table, its history and the access state are exactly
+as before.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.table import Table
+from web import create_app
+from web.guard import MAX_JSON_DEPTH
+
+ORIGIN = "http://localhost"
+OBJECT = "expected a JSON object body"
+TOO_DEEP = f"{OBJECT}: arrays or objects nested deeper than {MAX_JSON_DEPTH} levels"
+
+
+class SimButtons:
+    """The simulated board buttons as the page sees them: each press is recorded and pegs lane 1's side."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.presses: list[str] = []
+
+    def press(self, name: str, *, hold: bool = False, seconds: float | None = None) -> None:
+        self.presses.append(name)
+        self.table.submit({"type": "peg", "side": "p1", "points": 1})
+
+
+@pytest.fixture
+def world(tmp_path):
+    table = Table.memory()
+    buttons = SimButtons(table)
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]},
+                     table=table, buttons=buttons)
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+    csrf = client.get("/api/session").get_json()["csrf"]
+    headers = {"X-CSRF-Token": csrf, "Origin": ORIGIN}
+    assert client.post("/api/claim", json={}, headers=headers).status_code == 200
+    assert client.post("/api/command", json={"type": "peg", "side": "p2", "points": 3},
+                       headers=headers).status_code == 200
+    yield app, client, headers, buttons
+    table.close()
+
+
+def state_of(app, buttons) -> str:
+    hub = app.extensions["landsend"]
+    return json.dumps([hub.table.snapshot(), hub.table.history(), hub.access.epoch, hub.access.host,
+                       hub.access.join_code, buttons.presses, hub.limiter.retry_after("10.0.0.2")], sort_keys=True)
+
+
+def nest(depth: int, inner: str = '"5H"') -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+POST_ROUTES = {"/api/claim": "code", "/api/join": "code", "/api/command": "card", "/api/import": "record",
+               "/api/sim/press": "button"}
+"""Every POST route, and the field of its body the nesting cases put the deep value in."""
+
+
+def test_the_cases_cover_every_post_route(world):
+    app = world[0]
+    posts = {r.rule for r in app.url_map.iter_rules() if "POST" in (r.methods or ())}
+    assert posts == set(POST_ROUTES)
+
+
+def malformed(route: str, field: str) -> list[tuple[str, bytes, str]]:
+    """Return (name, body, expected error) cases that every route refuses the same way."""
+    return [
+        ("nested 5000 deep in a field", ('{"type": "play", "%s": %s}' % (field, nest(5000))).encode(), TOO_DEEP),
+        ("objects nested 5000 deep", ('{"%s": ' % field + '{"a": ' * 5000 + "1" + "}" * 5001).encode(), TOO_DEEP),
+        ("a bare array 100000 deep", nest(100_000, "").encode(), TOO_DEEP),
+        (f"nested {MAX_JSON_DEPTH + 1} deep", ('{"%s": %s}' % (field, nest(MAX_JSON_DEPTH))).encode(), TOO_DEEP),
+        ("NaN", ('{"%s": NaN}' % field).encode(), f"{OBJECT}: not valid JSON (NaN is not a JSON number)"),
+        ("-Infinity", ('{"%s": -Infinity}' % field).encode(),
+         f"{OBJECT}: not valid JSON (-Infinity is not a JSON number)"),
+        ("a number beyond a double", ('{"%s": 1e999}' % field).encode(),
+         f"{OBJECT}: not valid JSON (the number 1e999 is out of range)"),
+        ("a 5000-digit number", ('{"%s": %s}' % (field, "9" * 5000)).encode(),
+         f"{OBJECT}: not valid JSON (a 5000-digit number is out of range)"),
+        ("not UTF-8", b'{"type": "\xff\xfe"}',
+         f"{OBJECT}: not valid JSON ('utf-8' codec can't decode byte 0xff in position 10: invalid start byte)"),
+        ("truncated", ('{"%s": ' % field).encode(),
+         f"{OBJECT}: not valid JSON (Expecting value: line 1 column {len(field) + 6} (char {len(field) + 5}))"),
+        ("empty", b"", f"{OBJECT}: not valid JSON (Expecting value: line 1 column 1 (char 0))"),
+        ("an array", b"[1, 2]", OBJECT),
+        ("a string", b'"peg"', OBJECT),
+        ("null", b"null", OBJECT),
+    ]
+
+
+CASES = [(route, name, body, error) for route, field in POST_ROUTES.items()
+         for name, body, error in malformed(route, field)]
+
+
+@pytest.mark.parametrize("route, name, body, error", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_malformed_json_gets_its_400_and_changes_nothing(world, route, name, body, error):
+    app, client, headers, buttons = world
+    before = state_of(app, buttons)
+    r = client.post(route, data=body, content_type="application/json", headers=headers)
+    assert (r.status_code, r.get_json()) == (400, {"error": error})
+    assert state_of(app, buttons) == before
+
+
+WRONG = [
+    ("/api/join", {"code": 123456}, "the join code is 6 digits"),
+    ("/api/join", {"code": ["123456"]}, "the join code is 6 digits"),
+    ("/api/join", {"code": "1" * 7}, "the join code is 6 digits"),
+    ("/api/command", {"type": 7}, 'a command needs a "type" (new_match, peg, undo, turnup, play, go, show, '
+                                  'pocket, place, layout, ...)'),
+    ("/api/command", {"type": "peg", "side": "p1", "points": 1, "client_id": 5},
+     "client_id must be 1-64 letters, digits or ._:-"),
+    ("/api/command", {"type": "peg", "side": "p1", "points": 1, "client_id": "x" * 65},
+     "client_id must be 1-64 letters, digits or ._:-"),
+    ("/api/command", {"type": "peg", "side": "p1", "points": 1, "if_seq": "1"},
+     "if_seq must be the whole-number seq of the snapshot the command was made from"),
+    ("/api/command", {"type": "peg", "side": "p1", "points": 1, "if_seq": 1e300},
+     "if_seq must be the whole-number seq of the snapshot the command was made from"),
+    ("/api/command", {"type": "new_match", "game": "cribbage", "players": ["A", "B"], "stake": 1e300},
+     "stake must be a number from 0 to 1,000,000"),
+    ("/api/command", {"type": "new_match", "game": "cribbage", "players": ["A", "B"], "stake": -1},
+     "stake must be a number from 0 to 1,000,000"),
+    ("/api/command", {"type": "new_match", "game": "cribbage", "players": ["A", "B"], "stake": "1"},
+     "stake must be a number from 0 to 1,000,000"),
+    ("/api/command", {"type": "new_match", "game": "cribbage", "players": ["A", "B"],
+                      "series": {"kind": "best_of", "n": 10 ** 30}}, "series n must be 1..99"),
+    ("/api/import", {"record": [1]}, 'expected {"record": <the exported game record>}'),
+    ("/api/import", {"record": "x"}, 'expected {"record": <the exported game record>}'),
+    ("/api/sim/press", {"button": "p1", "seconds": 1e300}, "seconds must be a number from 0.05 to 10"),
+    ("/api/sim/press", {"button": "p1", "seconds": -1}, "seconds must be a number from 0.05 to 10"),
+    ("/api/sim/press", {"button": ["p1"]}, "button must be one of p1, p2, p3, menu"),
+    ("/api/sim/press", {"button": "p1", "hold": 1}, "hold must be true or false"),
+]
+
+
+@pytest.mark.parametrize("route, body, error", WRONG, ids=[f"{w[0]}-{i}" for i, w in enumerate(WRONG)])
+def test_wrong_types_and_numbers_out_of_range_get_their_400_and_change_nothing(world, route, body, error):
+    app, client, headers, buttons = world
+    before = state_of(app, buttons)
+    r = client.post(route, json=body, headers=headers)
+    assert (r.status_code, r.get_json()) == (400, {"error": error})
+    assert state_of(app, buttons) == before
+
+
+@pytest.mark.parametrize("points", [0, -1, 1.5, 10 ** 30, True, "1", None, [1]])
+def test_a_peg_of_points_out_of_range_or_of_the_wrong_type_is_refused(world, points):
+    app, client, headers, buttons = world
+    before = state_of(app, buttons)
+    r = client.post("/api/command", json={"type": "peg", "side": "p1", "points": points}, headers=headers)
+    assert r.status_code == 400 and r.get_json()["error"]
+    assert state_of(app, buttons) == before
+
+
+def test_the_deepest_allowed_body_is_parsed_and_refused_by_the_rules_not_the_parser(world):
+    app, client, headers, buttons = world
+    before = state_of(app, buttons)
+    body = '{"type": "play", "card": %s}' % nest(MAX_JSON_DEPTH - 1)
+    r = client.post("/api/command", data=body, content_type="application/json", headers=headers)
+    assert r.status_code == 400
+    assert "nested deeper" not in r.get_json()["error"]
+    assert state_of(app, buttons) == before
