@@ -36,9 +36,9 @@ house is position 0. Partners sit two apart.
 >>> a = advise("5H 5S 6D JC 4C KD", game="cribbage", dealer=True)
 >>> best = a.discards[0]
 >>> [str(c) for c in best.discard], [str(c) for c in best.keep]
-(['4C', 'KD'], ['5H', '5S', '6D', 'JC'])
+(['JC', 'KD'], ['5H', '5S', '6D', '4C'])
 >>> float(round(best.hand_mean, 4)), best.turnups
-(10.2826, 46)
+(15.9565, 46)
 """
 
 from __future__ import annotations
