@@ -46,6 +46,8 @@ class GridHand(EntryHand):
         self.lines: list[dict] = []
         self.cutter = state.next_seat(state.dealer)
         self.heels = 0                      # heels kept as the dealer's hand points (difference scoring)
+        self.to_claim: list[dict] = []      # claim mode: the lines still to claim, in counting order
+        self.hand_points: dict[int, int] = {}   # claim mode, difference scoring: claimed hand points by side
 
     # --- what comes next -------------------------------------------------------------------
     @property
@@ -54,17 +56,19 @@ class GridHand(EntryHand):
         return self.each * len(self.used_by)
 
     def expect(self, state: MatchState) -> str:
-        return {"cut": "turnup", "place": "place"}.get(self.stage, "none")
+        return {"cut": "turnup", "place": "place", "count": "claim"}.get(self.stage, "none")
 
     def expect_player(self, state: MatchState) -> str | None:
         if self.stage == "cut":
             return state.seats[self.cutter]
         if self.stage == "place":
             return state.seats[self.turn]
+        if self.stage == "count" and self.to_claim:
+            return state.sides[self.to_claim[0]["side"]].name
         return None
 
     def wrong_command(self, state: MatchState, kind: str) -> str:
-        if kind in ("play", "go", "show", "pocket", "claim", "muggins"):
+        if kind in ("play", "go", "show", "pocket"):
             return (f"{state.rules.title} is a tabletop game: there is no {kind}; "
                     f"place cards on the grid (or enter the layout)")
         return f"unknown card-entry command {kind!r}"
@@ -186,6 +190,7 @@ class GridHand(EntryHand):
     def apply_layout(self, state: MatchState, ev: dict) -> None:
         cards = [parse_command_card(c) for c in ev["cards"]]
         if self.turnup is None:
+            self.entries += 1       # the centre card counts as an entry of its own, as a replay enters it
             self.apply_turnup(state, {"card": ev["cards"][12]})
             if state.over:
                 return
@@ -210,6 +215,12 @@ class GridHand(EntryHand):
         grid = score_grid(flat, game=rules)
         lines = [(rows_side, b) for b in grid.rows] + [(cols_side, b) for b in grid.cols]
         crib = score_hand(tuple(self.crib), self.turnup, crib=True, game=rules) if self.crib else None
+        if rules.claim_mode:     # L8: each line is claimed by its owner, in this order
+            self.to_claim = [{"side": s, "label": b.label, "breakdown": b} for s, b in lines]
+            if crib is not None:
+                self.to_claim.append({"side": cols_side, "label": "crib", "breakdown": crib})
+            self.hand_points = {rows_side: 0, cols_side: self.heels}
+            return
         self.lines = [{"side": state.sides[s].id, "label": b.label, "points": b.total,
                        "breakdown": b.to_dict()} for s, b in lines]
         if crib is not None:
@@ -237,14 +248,72 @@ class GridHand(EntryHand):
             if not over and crib is not None:
                 over = state.award(cols_side, crib.total, kind="crib", text=f"crib: {crib.text}",
                                    items=[i.to_dict() for i in crib.items])
-        if over:
-            return
-        if rules.reach == "highest":
+        if not over:
+            self.end_round(state)
+
+    def end_round(self, state: MatchState) -> None:
+        """After the last line: G4 decides over the target, then the next round starts."""
+        if state.rules.reach == "highest":
             state.finish_round_highest()
             if state.over:
                 return
         self.stage = "done"
         next_hand(state)
+
+    # --- claim mode (L8): each line claimed by its owner in the counting order -----------
+    def decide_claim(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "count" or not self.to_claim:
+            raise IllegalAction("nothing to claim: " + ("the table is not in claim mode: the companion counts"
+                                                        if not state.rules.claim_mode else
+                                                        f"the round is {STAGE_WORDS.get(self.stage, self.stage)}"))
+        line = self.to_claim[0]
+        who = state.sides[line["side"]].name
+        if cmd.get("side", cmd.get("player")) is not None:
+            from .hand import side_named
+            if side_named(state, cmd.get("side", cmd.get("player"))) != line["side"]:
+                raise IllegalAction(f"it is {who}'s {line['label']} to claim next")
+        claimed = self.claim_of(state, {"claimed": cmd.get("points", cmd.get("claimed"))},
+                                line["breakdown"].total, who)
+        return {"type": "claim", "line": line["label"], "claimed": claimed}
+
+    def apply_claim(self, state: MatchState, ev: dict) -> None:
+        line = self.to_claim.pop(0)
+        side, b, claimed = line["side"], line["breakdown"], ev["claimed"]
+        self.claims_log.append({"at": self.entries, "claimed": claimed, "n": self.next_n()})
+        self.lines.append({"side": state.sides[side].id, "label": line["label"], "points": claimed,
+                           "claimed": claimed, "breakdown": b.to_dict()})
+        name = state.sides[side].name
+        exact = claimed == b.total
+        text = f"{line['label']}: " + (b.text if exact else f"{name} claims {number_words(claimed)}")
+        kind = "crib" if line["label"] == "crib" else "line"
+        if state.rules.round_scoring == "difference":
+            # G5: claimed lines are hand points; the round's margin is scored after the last line
+            self.hand_points[side] = self.hand_points.get(side, 0) + claimed
+            state.award(side, 0, kind=kind, text=text + " (hand points)", items=[i.to_dict() for i in b.items] if exact else [])
+            self.open_claim(state, side, claimed, b.total, name)
+            if not self.to_claim:
+                self.settle_difference(state)
+            return
+        if state.award(side, claimed, kind=kind, text=text, items=[i.to_dict() for i in b.items] if exact else []):
+            return
+        self.open_claim(state, side, claimed, b.total, name)
+        if not self.to_claim:
+            self.end_round(state)
+
+    def settle_difference(self, state: MatchState) -> None:
+        """G5 in claim mode: the side with more claimed hand points gains the margin."""
+        rows_side = state.seat_side[state.next_seat(state.dealer)]
+        cols_side = state.dealer_side()
+        mine, theirs = self.hand_points.get(rows_side, 0), self.hand_points.get(cols_side, 0)
+        win = rows_side if mine >= theirs else cols_side
+        margin = abs(mine - theirs)
+        text = (f"{state.sides[rows_side].name} {mine} against {state.sides[cols_side].name} {theirs}: "
+                + (f"{number_words(margin)} for {state.sides[win].name}" if margin else "level, nobody scores"))
+        if state.award(win, margin, kind="round", text=text,
+                       items=[{"kind": "hand points", "side": state.sides[rows_side].id, "points": mine},
+                              {"kind": "hand points", "side": state.sides[cols_side].id, "points": theirs}]):
+            return
+        self.end_round(state)
 
     # --- views ---------------------------------------------------------------------------------
     def grid_strings(self) -> list[list[str | None]]:
@@ -257,8 +326,7 @@ class GridHand(EntryHand):
                "places": copy.deepcopy(self.places)} if self.places else {
                    "dealer": self.dealer_name, "turnup": str(self.turnup) if self.turnup else None,
                    "grid": [c for row in self.grid_strings() for c in row], "crib": [str(c) for c in self.crib]}
-        if self.pegs:
-            rec["pegs"] = copy.deepcopy(self.pegs)
+        self.extras_record(rec, "line_claims")
         return rec
 
     def summary(self) -> dict:
@@ -277,6 +345,7 @@ class GridHand(EntryHand):
             "placement": state.rules.grid_placement,
             "places": list(self.places),
             "lines": list(self.lines),
+            "to_claim": [{"side": state.sides[x["side"]].id, "label": x["label"]} for x in self.to_claim],
         })
         return snap
 

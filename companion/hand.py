@@ -121,6 +121,9 @@ class EntryHand(ABC):
         self.previous: dict | None = prev.summary() if same_game else None
         self.pending: dict | None = prev.pending if same_game else None   # a claim open to muggins
         self.turn: int | None = None
+        self.window: dict | None = None          # claim mode: the points of the last card/go, open to claims
+        self.claims_log: list[dict] = []         # matching-phase or grid-line claims, with their position
+        self.extra_n = 0                         # order of pegs, claims and muggins within the hand
 
     # the parts a subclass fills in
     @abstractmethod
@@ -163,7 +166,21 @@ class EntryHand(ABC):
 
     def note_peg(self, state: MatchState, ev: dict) -> None:
         """Remember a manual peg and its position in the hand (for the game record)."""
-        self.pegs.append({"at": self.entries, "side": ev["side"], "points": ev["points"]})
+        self.pegs.append({"at": self.entries, "side": ev["side"], "points": ev["points"], "n": self.next_n()})
+
+    def next_n(self) -> int:
+        """Return the next ordinal of a peg, claim or muggins in this hand (their order in the record)."""
+        self.extra_n += 1
+        return self.extra_n - 1
+
+    def extras_record(self, rec: dict, claims_key: str) -> None:
+        """Add the hand's pegs, claims and muggins to a game-record hand.
+
+        ``n`` (their order) is kept only when the hand has claims to interleave with them."""
+        keep_n = bool(self.claims_log)
+        for key, listed in (("pegs", self.pegs), (claims_key, self.claims_log), ("muggins", self.muggins_log)):
+            if listed:
+                rec[key] = [{k: v for k, v in e.items() if keep_n or k != "n"} for e in listed]
 
     def base_snapshot(self, state: MatchState) -> dict:
         return {"kind": self.kind, "stage": self.stage, "hand_no": self.hand_no,
@@ -173,6 +190,7 @@ class EntryHand(ABC):
                 "turnup": str(self.turnup) if self.turnup else None,
                 "seen": sorted((str(c) for c in self.seen), key=_card_sort),
                 "muggins_open": self.muggins_open(state),
+                "claim_open": self.claim_open(state),
                 "previous": self.previous}
 
     # claim mode ---------------------------------------------------------------------------
@@ -201,26 +219,134 @@ class EntryHand(ABC):
             self.pending = {"seq": state.seq, "side": side, "missed": total - claimed, "who": who}
 
     def muggins_open(self, state: MatchState) -> dict | None:
-        """Return the under-claim that muggins may still be called on, or None."""
+        """Return the under-claim that muggins may still be called on, or None.
+
+        In the matching phase that is a claim already made below the points of the
+        last card (or go); points nobody has claimed yet are not announced here."""
+        if state.over or state.rules.muggins == "none":
+            return None
+        if self.window is not None:
+            for slot in self.window["slots"]:
+                if slot["claimed"] is not None and not slot["called"] and slot["claimed"] < slot["points"]:
+                    return {"side": state.sides[slot["side"]].id, "who": state.sides[slot["side"]].name}
         p = self.pending
-        if p is None or p["seq"] != state.applied or state.over or state.rules.muggins == "none":
+        if p is None or p["seq"] != state.applied:
             return None
         return {"side": state.sides[p["side"]].id, "who": p["who"]}
 
+    # claim mode in the matching phase: the points of each card (and go, last card) are claimed
+    def open_window(self, state: MatchState, after: str, player: str) -> None:
+        """Start collecting the points the next card or go makes (claim mode)."""
+        self.window = {"after": after, "player": player, "slots": []} if state.rules.claim_mode else None
+
+    def owe(self, state: MatchState, side: int, points: int, **kw) -> None:
+        """Note points the card or go just made, due to ``side`` once claimed (claim mode).
+
+        The step is logged at once with no points (the count said aloud), so the
+        page and the replay show every card; the points land with the claim."""
+        slot = next((s for s in self.window["slots"] if s["side"] == side), None)
+        if slot is None:
+            slot = {"side": side, "steps": [], "points": 0, "claimed": None, "called": False}
+            self.window["slots"].append(slot)
+        slot["steps"].append({"points": points, **kw})
+        slot["points"] += points
+        quiet = {"play": number_words(getattr(self, "count", 0)), "go": "go", "last": "last card"}
+        state.award(side, 0, kind=kw["kind"], text=quiet.get(kw["kind"], kw["kind"]), player=kw.get("player"),
+                    card=kw.get("card"))
+
+    def window_open(self, state: MatchState) -> bool:
+        return self.window is not None and not state.over
+
+    def claim_open(self, state: MatchState) -> dict | None:
+        """Return who may still claim the last card's (or go's) points, without the points (claim mode)."""
+        if not self.window_open(state):
+            return None
+        w = self.window
+        return {"after": w["after"], "player": w["player"],
+                "sides": [{"side": state.sides[s["side"]].id, "who": state.sides[s["side"]].name,
+                           "claimed": s["claimed"], "called": s["called"]} for s in w["slots"]]}
+
+    def _after_words(self) -> str:
+        a = self.window["after"]
+        return "the go" if a == "go" else a
+
+    def decide_play_claim(self, state: MatchState, cmd: dict) -> dict:
+        """``claim {points, side?}`` while the last card's points are open: that side's claim."""
+        pts = cmd.get("points", cmd.get("claimed"))
+        if pts is None:
+            raise IllegalAction("say how many points are claimed (points)")
+        if not isinstance(pts, int) or isinstance(pts, bool) or not 0 <= pts <= 29:
+            raise IllegalAction("claimed must be a whole number from 0 to 29")
+        slots = self.window["slots"]
+        who_v = cmd.get("side", cmd.get("player"))
+        after = self._after_words()
+        if who_v is None:
+            slot = next((s for s in slots if s["claimed"] is None and not s["called"]), None)
+            if slot is None:
+                raise IllegalAction(f"everything {after} made is claimed already")
+        else:
+            side = side_named(state, who_v)
+            slot = next((s for s in slots if s["side"] == side), None)
+            if slot is None:
+                raise IllegalAction(f"{state.sides[side].name} is credited nothing for {after}")
+            if slot["claimed"] is not None or slot["called"]:
+                raise IllegalAction(f"{state.sides[side].name} has claimed for {after} already")
+        who = state.sides[slot["side"]].name
+        if pts > slot["points"]:
+            raise IllegalAction(f"{who} claims {pts}, more than the cards make: count again")
+        return {"type": "claim", "side": state.sides[slot["side"]].id, "claimed": pts}
+
+    def apply_claim(self, state: MatchState, ev: dict) -> None:
+        """Score a matching-phase claim step by step in the counting order (C4)."""
+        ids = [s.id for s in state.sides]
+        side = ids.index(ev["side"])
+        slot = next(s for s in self.window["slots"] if s["side"] == side)
+        claimed = ev["claimed"]
+        slot["claimed"] = claimed
+        self.claims_log.append({"at": self.entries, "side": ev["side"], "claimed": claimed, "n": self.next_n()})
+        name = state.sides[side].name
+        phase, state.phase = state.phase, "pegging"
+        if claimed == 0:
+            state.award(side, 0, kind="claim", text=f"{name} claims nothing", step="pegging")
+        left = claimed
+        for st in slot["steps"]:
+            p = min(left, st["points"])
+            if not p:
+                continue
+            left -= p
+            exact = claimed == slot["points"]
+            if state.award(side, p, kind=st["kind"], text=st["text"] if exact else f"{name} claims {number_words(claimed)}",
+                           items=st.get("items") if exact else None, player=st.get("player"), card=st.get("card"),
+                           step="pegging"):
+                return
+        state.phase = phase
+
     def decide_muggins(self, state: MatchState, cmd: dict) -> dict:
-        p = self.pending
         if not state.rules.claim_mode:
             raise IllegalAction("muggins is only called in claim mode")
         if state.rules.muggins == "none":
             raise IllegalAction(f"{state.rules.title} plays without muggins")
+        caller_v = cmd.get("side", cmd.get("player"))
+        caller = None if caller_v is None else side_named(state, caller_v)
+        if self.window is not None:
+            # claims made short first (those the page shows), then points nobody has claimed yet
+            under = sorted((s for s in self.window["slots"] if not s["called"] and (s["claimed"] or 0) < s["points"]),
+                           key=lambda s: s["claimed"] is None)
+            pick = next((s for s in under if s["side"] != caller), None)
+            if pick is not None:
+                claimant = pick["side"]
+                if caller is None:
+                    caller = next_opponent_side(state, claimant)
+                return {"type": "muggins", "claimant": state.sides[claimant].id, "caller": state.sides[caller].id,
+                        "missed": pick["points"] - (pick["claimed"] or 0)}
+            if under:
+                raise IllegalAction("a side cannot call muggins on itself")
+        p = self.pending
         if p is None or p["seq"] != state.applied:
             raise IllegalAction("muggins must be called on an under-claim before the next command")
         claimant = p["side"]
-        caller_v = cmd.get("side", cmd.get("player"))
-        if caller_v is None:
+        if caller is None:
             caller = next_opponent_side(state, claimant)
-        else:
-            caller = side_named(state, caller_v)
         if caller == claimant:
             raise IllegalAction("a side cannot call muggins on itself")
         return {"type": "muggins", "claimant": state.sides[claimant].id, "caller": state.sides[caller].id,
@@ -229,18 +355,38 @@ class EntryHand(ABC):
     def apply_muggins(self, state: MatchState, ev: dict) -> None:
         ids = [s.id for s in state.sides]
         claimant, caller, missed = ids.index(ev["claimant"]), ids.index(ev["caller"]), ev["missed"]
-        self.pending = None
+        step = state.phase
+        slot = None
+        if self.window is not None:
+            slot = next((s for s in self.window["slots"] if s["side"] == claimant and not s["called"]
+                         and s["points"] - (s["claimed"] or 0) == missed), None)
+        if slot is not None:        # a matching-phase claim: closed, what was claimed stands (nothing: 0)
+            slot["called"] = True
+            if slot["claimed"] is None:
+                slot["claimed"] = 0
+            step = "pegging"
+        else:
+            self.pending = None
+        phase, state.phase = state.phase, step
         if state.rules.muggins == "double":
             pts = 2 * missed
-            state.award(claimant, pts, kind="muggins", step=state.phase,
-                        text=f"muggins: {state.sides[claimant].name} missed {number_words(missed)} "
-                             f"and scores {number_words(pts)} more")
+            over = state.award(claimant, pts, kind="muggins", step=step,
+                               text=f"muggins: {state.sides[claimant].name} missed {number_words(missed)} "
+                                    f"and scores {number_words(pts)} more")
         else:
-            state.award(caller, missed, kind="muggins", step=state.phase,
-                        text=f"muggins: {state.sides[caller].name} takes the {number_words(missed)} missed")
+            over = state.award(caller, missed, kind="muggins", step=step,
+                               text=f"muggins: {state.sides[caller].name} takes the {number_words(missed)} missed")
+        if not over:
+            state.phase = phase
 
     def decide_claim(self, state: MatchState, cmd: dict) -> dict:
-        """``claim {points, cards?}``: the next show or pocket with its claimed count."""
+        """``claim {points, ...}``: the last card's points while they are open (matching phase, claim mode),
+        otherwise the next show or pocket with its claimed count."""
+        if self.window_open(state) and (self.stage == "pegging" or any(
+                s["claimed"] is None and not s["called"] for s in self.window["slots"])):
+            return self.decide_play_claim(state, cmd)
+        if not state.rules.claim_mode:
+            raise IllegalAction("this table is not in claim mode: the companion counts")
         fn = {"show": "decide_show", "pocket": "decide_pocket"}.get(self.stage)
         if fn is None or not hasattr(self, fn):
             raise IllegalAction(f"nothing to claim: the hand is {STAGE_WORDS.get(self.stage, self.stage)}")
@@ -363,6 +509,9 @@ class DealHand(EntryHand):
 
     def _score(self, state: MatchState | None, side: int, points: int, **kw) -> bool:
         if state is None:
+            return False
+        if self.window is not None:     # claim mode: the points are due, scored when claimed
+            self.owe(state, side, points, **kw)
             return False
         return state.award(side, points, **kw)
 
@@ -530,6 +679,7 @@ class DealHand(EntryHand):
         return ev
 
     def apply_play(self, state: MatchState, ev: dict) -> None:
+        self.open_window(state, ev["card"], ev["player"])
         for name in ev.get("gos", []):
             if self.do_go(state, state.seats.index(name), live=state):
                 return
@@ -553,6 +703,7 @@ class DealHand(EntryHand):
         return ev
 
     def apply_go(self, state: MatchState, ev: dict) -> None:
+        self.open_window(state, "go", ev["player"])
         for name in ev.get("gos", []) + [ev["player"]]:
             if self.do_go(state, state.seats.index(name), live=state):
                 return
@@ -664,15 +815,12 @@ class DealHand(EntryHand):
                "plays": [p["card"] for p in self.order]}
         if self.gos_after_play:
             rec["then_go"] = self.gos_after_play
-        if self.pegs:
-            rec["pegs"] = copy.deepcopy(self.pegs)
+        self.extras_record(rec, "play_claims")
         claims = {sh["player"]: sh["claimed"] for sh in self.shows if sh["claimed"] is not None}
         if claims:
             rec["claims"] = claims
         if self.pocket and self.pocket["claimed"] is not None:
             rec["pocket_claim"] = self.pocket["claimed"]
-        if self.muggins_log:
-            rec["muggins"] = copy.deepcopy(self.muggins_log)
         return rec
 
     def summary(self) -> dict:
@@ -702,7 +850,8 @@ class DealHand(EntryHand):
 
 
 def _note_muggins(hand: EntryHand, ev: dict) -> None:
-    hand.muggins_log.append({"at": hand.entries, "claimant": ev["claimant"], "caller": ev["caller"]})
+    hand.muggins_log.append({"at": hand.entries, "claimant": ev["claimant"], "caller": ev["caller"],
+                             "n": hand.next_n()})
 
 
 # --- command registration ------------------------------------------------------------------
@@ -730,8 +879,9 @@ def _register(kind: str) -> None:
             hand = state.hand
             if kind == "muggins":
                 _note_muggins(hand, ev)
-            else:   # the hand's position: every card entry and every single go
+            elif kind != "claim":   # the hand's position: every card entry and every single go
                 hand.entries += 1 + len(ev.get("gos", ()))
+                hand.window = None  # the next card or go: the last one's points can no longer be claimed
             getattr(hand, "apply_" + ev["type"])(state, ev)
 
     Entry.__name__ = Entry.__qualname__ = f"Entry_{kind}"

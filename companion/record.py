@@ -12,7 +12,11 @@ of ``held``/``plays``/``pocket``. Optional per-hand fields that an export adds
 so a replay reproduces the table exactly: ``dealer`` (checked), ``pegs``
 (manual pegs: ``{"at": n, "side", "points"}``, ``at`` = card entries of the
 hand before it), ``claims`` / ``pocket_claim`` / ``muggins`` (claim mode),
-and for grid games ``places`` (the placements in order). ``first_cut_bonus``
+``play_claims`` (claim mode: ``{"at", "side", "claimed"}``, each claim of a card's
+or a go's points) and ``line_claims`` (claim mode, grid games: ``{"at", "claimed"}``,
+the lines in counting order), and for grid games ``places`` (the placements in
+order). When a hand has such claims, its pegs, claims and muggins also carry
+``n``, their order among themselves. ``first_cut_bonus``
 (false) says the five-card "3 for last" was not part of this game.
 
 :func:`replay` turns the record into table commands (inferring the gos the
@@ -43,7 +47,7 @@ def export_record(state: MatchState, new_match: dict) -> dict:
     hands = list(getattr(hand, "done", []))
     if hand is not None:
         current = hand.record(state)
-        if hand.entries or hand.pegs or hand.muggins_log or not hands:
+        if hand.entries or hand.pegs or hand.muggins_log or hand.claims_log or not hands:
             hands.append(current)
     rules = state.rules
     rec = {"game": rules.name, "options": dict(rules.options), "players": list(new_match["players"]),
@@ -130,14 +134,17 @@ class _Driver:
             _check(want == self.state.hand.dealer_name,
                    f"hand {i}: the dealer is {self.state.hand.dealer_name}, the record says {want}")
         extras = []
-        for kind, key in (("muggins", "muggins"), ("peg", "pegs")):
+        for kind, key in (("muggins", "muggins"), ("peg", "pegs"), ("claim", "play_claims"), ("claim", "line_claims")):
             listed = hand.get(key) or []
             _check(isinstance(listed, list), f"hand {i}: {key} must be a list")
             for e in listed:
                 _check(isinstance(e, dict) and isinstance(e.get("at", 0), int) and not isinstance(e.get("at"), bool),
                        f"hand {i}: each of {key} is an object with a whole-number \"at\"")
+                _check(not isinstance(e.get("n", 0), bool) and isinstance(e.get("n", 0), int),
+                       f"hand {i}: each of {key} has a whole-number \"n\" if any")
                 extras.append((kind, e))
-        extras.sort(key=lambda e: (e[1].get("at", 0), e[0] != "muggins"))
+        # by position; at one position by ``n`` (their order), else muggins first, then claims, then pegs
+        extras.sort(key=lambda e: (e[1].get("at", 0), e[1].get("n", {"muggins": -3, "claim": -2}.get(e[0], -1))))
         self._extras = extras
         self._i = i
         if st.rules.grid:
@@ -159,6 +166,12 @@ class _Driver:
             if kind == "peg":
                 self.submit({"type": "peg", "side": e.get("side"), "points": e.get("points")},
                             f"hand {self._i}, manual peg of {e.get('points')} for {e.get('side')}")
+            elif kind == "claim":
+                cmd = {"type": "claim", "points": e.get("claimed")}
+                if e.get("side") is not None:
+                    cmd["side"] = e["side"]
+                self.submit(cmd, f"hand {self._i}, claim of {e.get('claimed')}"
+                            + (f" by {e['side']}" if e.get("side") is not None else ""))
             else:
                 self.submit({"type": "muggins", "side": e.get("caller")}, f"hand {self._i}, muggins")
 

@@ -40,11 +40,17 @@ class RandomPlayer:
     test can check something around each one.
     """
 
-    def __init__(self, table: Table, rng: random.Random, *, submit=None, claim_miss: float = 0.0) -> None:
+    def __init__(self, table: Table, rng: random.Random, *, submit=None, claim_miss: float = 0.0,
+                 claim_skip: float | None = None, muggins: bool = True) -> None:
         self.table = table
         self.rng = rng
+        # claims and muggins draw from their own generator: the plays of a claim-mode game are those of
+        # the same seed in counting mode
+        self.claim_rng = random.Random(rng.getrandbits(32))
         self.submit = submit or table.submit
         self.claim_miss = claim_miss
+        self.claim_skip = claim_miss / 3 if claim_skip is None else claim_skip
+        self.muggins = muggins
         self.commands: list[dict] = []
 
     def send(self, cmd: dict) -> dict:
@@ -110,14 +116,52 @@ class RandomPlayer:
         from companion.scoring import score_hand
         total = score_hand(tuple(cards), turnup, crib=crib, game=self.st.rules).total
         cmd["claimed"] = total
-        if total and self.rng.random() < self.claim_miss:
-            cmd["claimed"] = self.rng.randrange(total)
+        if total and self.claim_rng.random() < self.claim_miss:
+            cmd["claimed"] = self.claim_rng.randrange(total)
 
     def maybe_muggins(self) -> None:
-        if self.st.over or self.st.hand is None:
+        if not self.muggins or self.st.over or self.st.hand is None:
             return
-        if self.st.hand.muggins_open(self.st) and self.rng.random() < 0.6:
+        if self.st.hand.muggins_open(self.st) and self.claim_rng.random() < 0.6:
             self.send({"type": "muggins"})
+
+    def claim_points(self) -> None:
+        """Claim mode: each side claims the points of the card or go just entered (L8).
+
+        Exactly, or short (``claim_miss``), or not at all (``claim_skip``: the points lapse
+        at the next card unless muggins is called on them first)."""
+        st, rng = self.st, self.claim_rng
+        hand = st.hand
+        if not st.rules.claim_mode or st.over or getattr(hand, "window", None) is None:
+            return
+        for slot in list(hand.window["slots"]):
+            if self.st.over or slot["called"] or slot["claimed"] is not None:
+                continue
+            if rng.random() < self.claim_skip:
+                continue
+            pts = slot["points"]
+            if pts and rng.random() < self.claim_miss:
+                pts = rng.randrange(pts)
+            cmd = {"type": "claim", "points": pts}
+            if rng.random() < 0.5:
+                cmd["side"] = st.sides[slot["side"]].id
+            self.send(cmd)
+            self.maybe_muggins()
+        if (self.muggins and not self.st.over and self.st.hand is hand and hand.window is not None
+                and any(s["claimed"] is None and not s["called"] and s["points"] for s in hand.window["slots"])
+                and rng.random() < 0.5):
+            self.send({"type": "muggins"})                # called on points nobody claimed
+
+    def claim_lines(self) -> None:
+        """Claim mode, tabletop: each line claimed by its owner in the counting order."""
+        from companion.scoring import score_hand  # noqa: F401  (the line's total comes from the hand)
+        while not self.st.over and getattr(self.st.hand, "to_claim", None):
+            total = self.st.hand.to_claim[0]["breakdown"].total
+            pts = total
+            if total and self.claim_rng.random() < self.claim_miss:
+                pts = self.claim_rng.randrange(total)
+            self.send({"type": "claim", "points": pts})
+            self.maybe_muggins()
 
     def peg_step(self) -> None:
         st, rng = self.st, self.rng
@@ -137,6 +181,7 @@ class RandomPlayer:
                 cmd["player"] = st.seats[turn]
             self.hands[st.seats[turn]].remove(card)
             self.send(cmd)
+            self.claim_points()
             return
         # the turn player cannot play: say go, or name the next player who can (implicit gos)
         if rng.random() < 0.5:
@@ -149,9 +194,11 @@ class RandomPlayer:
                     card = rng.choice(cards)
                     self.hands[st.seats[s]].remove(card)
                     self.send({"type": "play", "card": str(card), "player": st.seats[s]})
+                    self.claim_points()
                     return
                 break
         self.send({"type": "go"} if rng.random() < 0.5 else {"type": "go", "player": st.seats[turn]})
+        self.claim_points()
 
     # --- tabletop ----------------------------------------------------------------------------
     def grid_hand(self) -> None:
@@ -180,6 +227,7 @@ class RandomPlayer:
                     if hand.cells[r][c] is None and (rules.grid_placement == "anywhere" or hand.touches(r, c))]
             r, c = rng.choice(free)
             self.send({"type": "place", "card": str(card), "row": r, "col": c})
+        self.claim_lines()
 
     def layout(self, piles: dict, centre) -> None:
         cards = [c for pile in piles.values() for c in pile]
@@ -192,6 +240,7 @@ class RandomPlayer:
             if self.st.over:
                 return
         self.send({"type": "layout", "cards": [str(c) for c in grid], "crib": [str(c) for c in crib]})
+        self.claim_lines()
 
 
 GAMES = [

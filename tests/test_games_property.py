@@ -2,7 +2,8 @@
 
 Seeded deals and random legal play (implicit and explicit gos, shows with and
 without cards, card-by-card placement or whole layouts, manual pegs mixed in,
-claim mode with muggins). For every game: it ends with a result; within a
+claim mode with claims of every card's points, every show and every grid line, short
+claims, lapsed claims and muggins). For every game: it ends with a result; within a
 game no score ever decreases (undo aside); the exported record replays to the
 same result. For a sample of games: undoing every event restores the previous
 state exactly, and submitting it again gives the same state again.
@@ -19,7 +20,16 @@ from engine_play import GAMES, RandomPlayer, new_table
 CASES = [(f"{g}-{len(p)}" + ("-" + "-".join(f"{k}={v}" for k, v in o.items()) if o else ""), g, p, o, t)
          for g, p, o, t in GAMES]
 CASES += [("lands-end-claims", "lands-end", ["Ann", "Bob"], {"claim_mode": True}, None),
-          ("cribbage-claims", "cribbage", ["Ann", "Bob"], {"claim_mode": True}, None)]
+          ("cribbage-claims", "cribbage", ["Ann", "Bob"], {"claim_mode": True}, None),
+          # claim mode in the matching phase of the other deal games, and on the tabletop grid lines
+          ("lands-end-3-claims", "lands-end-3", ["Ann", "Bob", "Cy"], {"claim_mode": True}, None),
+          ("lands-end-4-claims", "lands-end-4", ["Ann", "Bob", "Cy", "Di"], {"claim_mode": True}, None),
+          ("five-card-claims", "five-card", ["Ann", "Bob"], {"claim_mode": True}, None),
+          ("lands-end-tabletop-claims", "lands-end-tabletop", ["Ann", "Bob"], {"claim_mode": True}, None),
+          ("table-top-cribbage-claims", "table-top-cribbage", ["Ann", "Bob"], {"claim_mode": True}, None),
+          ("table-top-cribbage-31-claims", "table-top-cribbage-31", ["Ann", "Bob"], {"claim_mode": True}, None)]
+# the newer claim-mode tables: fewer games each (the two above keep a thousand)
+RUNS_BY_LABEL = {label: 200 for label, *_ in CASES[-6:]}
 # a thousand seeded games of every preset (and of the claim-mode tables)
 RUNS = {"cribbage": 1000, "reverse-cribbage": 1000, "table-top-cribbage": 1000, "table-top-cribbage-31": 1000,
         "five-card": 1000}
@@ -71,7 +81,7 @@ PARTS = 4   # each preset's games run in four slices so parallel workers share t
 @pytest.mark.parametrize("part", range(PARTS))
 @pytest.mark.parametrize("label, game, players, options, teams", CASES, ids=[c[0] for c in CASES])
 def test_random_games_end_and_replay(label, game, players, options, teams, part):
-    runs = RUNS.get(game, DEFAULT_RUNS)
+    runs = RUNS_BY_LABEL.get(label, RUNS.get(game, DEFAULT_RUNS))
     ended_in = set()
     for seed in range(part, runs, PARTS):
         rng = random.Random(seed)

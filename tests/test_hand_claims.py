@@ -1,20 +1,46 @@
-"""Claim mode and muggins (L8): under-claims score the claim; muggins doubles (Land's End) or goes to the caller."""
+"""Claim mode and muggins (L8): under-claims score the claim; muggins doubles (Land's End) or goes to the caller.
+
+Claims cover the shows and the pocket, every card's points in the matching phase (and the go, last card
+and 31), and the tabletop grid lines. Worked hands are checked by hand; a hypothesis property checks that
+a claim-mode game where everyone claims exactly ends as the same game counted by the companion.
+"""
+
+import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.errors import IllegalAction
-from engine_play import new_table
+from companion.record import replay
+from engine_play import RandomPlayer, new_table
+from test_grid_play import ZERO_ROWS
 from test_hand_deal import LE_HAND_1, refused, scores
 
 PEGGING = [c for c, *_ in LE_HAND_1[:11]]
+# The points each entry of LE_HAND_1's matching phase makes, by who is credited (Land's End: the opponent).
+# Bob deals, Ann leads: 10H ten (0 for Bob); 5S fifteen 2 for Ann; 6D 0 for Bob; 4C run of three 3 for Ann;
+# 3H run of four 4 for Bob; Bob's go; Ann's go: the go 1 for Bob (Ann played last); KS 0 for Ann;
+# KD pair 2 for Bob; 9C twenty-nine, 0 + 1 for the last card, for Ann.
+LE_DUES = [[], [("Bob", 0)], [("Ann", 2)], [("Bob", 0)], [("Ann", 3)], [("Bob", 4)], [], [("Bob", 1)],
+           [("Ann", 0)], [("Bob", 2)], [("Ann", 1)]]
+# the same plays in cribbage: every point for the one who made it
+CRIB_DUES = [[], [("Ann", 0)], [("Bob", 2)], [("Ann", 0)], [("Bob", 3)], [("Ann", 4)], [], [("Ann", 1)],
+             [("Bob", 0)], [("Ann", 2)], [("Bob", 1)]]
 
 
-def claim_table(game):
+def claim_table(game, dues=None):
+    """The worked hand's matching phase in claim mode, every card's points claimed exactly."""
+    dues = dues or (LE_DUES if game == "lands-end" else CRIB_DUES)
     t = new_table(game, ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True})
-    for c in PEGGING:
+    for c, due in zip(PEGGING, dues):
         t.submit(c)
+        for who, pts in due:
+            t.submit({"type": "claim", "player": who, "points": pts})
     return t
 
+
+# --- the shows and the pocket ------------------------------------------------------------------
 
 def test_lands_end_muggins_scores_the_claimant_double_the_missed_points():
     t = claim_table("lands-end")
@@ -71,6 +97,232 @@ def test_without_claim_mode_the_companion_counts():
     t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
     for c in PEGGING:
         t.submit(c)
+    assert scores(t) == [6, 7]
     with pytest.raises(IllegalAction, match="not in claim mode"):
         t.submit({"type": "show", "claimed": 2})
     assert refused(t, {"type": "muggins"}) == "muggins is only called in claim mode"
+    assert refused(t, {"type": "claim", "points": 2}) == "this table is not in claim mode: the companion counts"
+
+
+# --- the matching phase ------------------------------------------------------------------------
+
+def start(game):
+    t = new_table(game, ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True})
+    for c in PEGGING[:2]:
+        t.submit(c)                                            # turn-up 2C, Ann's 10H (nothing)
+    t.submit({"type": "claim", "points": 0})
+    return t
+
+
+def test_a_cards_points_wait_for_their_claim_by_whoever_is_credited():
+    t = start("lands-end")
+    t.submit(PEGGING[2])                                       # Bob's 5S: fifteen, for Ann (L2)
+    snap = t.snapshot()
+    assert scores(t) == [0, 0]                                 # nothing lands before it is claimed
+    assert snap["last"]["text"] == "fifteen" and snap["last"]["points"] == 0     # the count, not the points
+    assert snap["hand"]["claim_open"] == {"after": "5S", "player": "Bob", "sides": [
+        {"side": "p1", "who": "Ann", "claimed": None, "called": False}]}
+    assert snap["hand"]["muggins_open"] is None                # nobody has claimed yet
+    t.submit({"type": "claim", "points": 2})                   # Ann claims her two
+    snap = t.snapshot()
+    assert scores(t) == [2, 0] and snap["last"]["text"] == "fifteen for two" and snap["last"]["credited"] == "Ann"
+    assert snap["hand"]["claim_open"]["sides"][0]["claimed"] == 2 and snap["hand"]["muggins_open"] is None
+
+
+def test_lands_end_muggins_in_the_matching_phase_doubles_the_missed_points():
+    t = start("lands-end")
+    t.submit(PEGGING[2])                                       # Bob's 5S: fifteen two, for Ann
+    t.submit({"type": "claim", "player": "Ann", "points": 0})  # Ann keeps quiet about it
+    snap = t.snapshot()
+    assert scores(t) == [0, 0] and snap["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    assert snap["last"]["text"] == "Ann claims nothing"
+    t.submit({"type": "muggins"})                              # Bob calls it before the next card
+    assert scores(t) == [4, 0]                                 # claimed 0 + double the missed 2
+    assert t.snapshot()["last"]["text"] == "muggins: Ann missed two and scores four more"
+    assert t.snapshot()["hand"]["muggins_open"] is None
+    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
+    assert refused(t, {"type": "claim", "player": "Ann", "points": 2}) == "Ann has claimed for 5S already"
+
+
+def test_cribbage_muggins_in_the_matching_phase_gives_the_caller_the_missed_points():
+    t = start("cribbage")
+    t.submit(PEGGING[2])                                       # Bob's 5S: fifteen two, his own
+    t.submit({"type": "claim", "points": 0})
+    assert refused(t, {"type": "muggins", "player": "Bob"}) == "a side cannot call muggins on itself"
+    t.submit({"type": "muggins", "player": "Ann"})
+    assert scores(t) == [2, 0] and t.snapshot()["last"]["text"] == "muggins: Ann takes the two missed"
+
+
+def test_muggins_is_in_time_until_the_next_card_and_an_unclaimed_card_scores_nothing():
+    t = start("lands-end")
+    t.submit(PEGGING[2])                                       # 5S: two for Ann ...
+    t.submit({"type": "claim", "points": 1})                   # ... claimed short
+    t.submit({"type": "peg", "side": "p2", "points": 1})       # a button press does not close it
+    t.submit(PEGGING[3])                                       # Ann's 6D: the next card
+    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
+    assert scores(t) == [1, 1]                                 # the claim stands
+    t.submit({"type": "claim", "points": 0})                   # 6D made nothing for Bob
+    t.submit(PEGGING[4])                                       # Bob's 4C: a run of three, 3 for Ann, unclaimed
+    t.submit(PEGGING[5])                                       # Ann's 3H: too late, Ann's 3 are lost
+    assert scores(t) == [1, 1]
+    t.submit({"type": "muggins"})                              # Bob's run of four, not claimed: called at once
+    assert scores(t) == [1, 1 + 8]                             # Bob claimed nothing: double the four
+
+
+def test_over_claims_and_wrong_claimants_are_refused():
+    t = start("lands-end")
+    t.submit(PEGGING[2])
+    assert refused(t, {"type": "claim", "points": 3}) == "Ann claims 3, more than the cards make: count again"
+    assert refused(t, {"type": "claim", "player": "Bob", "points": 0}) == "Bob is credited nothing for 5S"
+    assert refused(t, {"type": "claim", "points": 30}) == "claimed must be a whole number from 0 to 29"
+    assert refused(t, {"type": "claim"}) == "say how many points are claimed (points)"
+    t.submit({"type": "claim", "points": 2})
+    assert refused(t, {"type": "claim", "points": 0}) == "everything 5S made is claimed already"
+
+
+def test_the_go_and_the_card_after_it_are_claimed_in_counting_order_and_the_game_ends_on_the_go():
+    """One entry, two credited sides: Bob's play at Ann's turn means Ann said go, which ends the count:
+    the go point (Ann played last) is Bob's, then his KS leads a new count (ten, nothing for Ann).
+    With Bob on 15 the go point is his 16th: the game ends there, before the card (C4)."""
+    t = claim_table("lands-end", LE_DUES[:6])                  # up to Ann's 3H: count 28, Ann 5, Bob 4
+    assert scores(t) == [5, 4]
+    t.submit({"type": "go"})                                   # Bob cannot play
+    assert t.snapshot()["hand"]["claim_open"]["sides"] == []   # a go that ends nothing makes no points
+    t.submit({"type": "peg", "side": "p2", "points": 11})      # Bob on 15
+    t.submit({"type": "play", "card": "KS", "player": "Bob"})
+    sides = t.snapshot()["hand"]["claim_open"]["sides"]
+    assert [(s["who"], s["claimed"]) for s in sides] == [("Bob", None), ("Ann", None)]
+    t.submit({"type": "claim", "points": 1})                   # the first claim due: Bob's go
+    snap = t.snapshot()
+    assert scores(t) == [5, 16] and snap["result"]["loser"] == "p2" and snap["result"]["phase"] == "pegging"
+    assert refused(t, {"type": "claim", "points": 0}) == "the game is over: start a new game (or undo)"
+
+
+def test_the_last_card_is_claimed_after_the_matching_phase_and_before_the_first_show():
+    t = claim_table("lands-end", LE_DUES[:10])
+    t.submit(PEGGING[10])                                      # Bob's 9C: twenty-nine, one for last, for Ann
+    snap = t.snapshot()
+    assert snap["hand"]["stage"] == "show" and snap["hand"]["claim_open"]["after"] == "9C"
+    t.submit({"type": "claim", "points": 1})                   # the claim goes to the open card ...
+    assert scores(t) == [6, 7] and t.snapshot()["last"]["text"] == "one for last"
+    t.submit({"type": "claim", "points": 4})                   # ... and then to Ann's show
+    assert scores(t) == [10, 7] and t.snapshot()["last"]["kind"] == "show"
+    assert t.snapshot()["hand"]["claim_open"] is None
+
+
+def test_undo_of_a_claim_and_of_a_muggins():
+    t = start("lands-end")
+    t.submit(PEGGING[2])
+    before = t.snapshot()
+    t.submit({"type": "claim", "points": 0})
+    after_claim = t.snapshot()
+    t.submit({"type": "muggins"})
+    assert scores(t) == [4, 0]
+    t.submit({"type": "undo"})
+    assert scores(t) == [0, 0] and t.snapshot()["hand"] == after_claim["hand"]
+    t.submit({"type": "undo"})
+    assert t.snapshot()["hand"] == before["hand"]
+    t.submit({"type": "claim", "points": 2})
+    assert scores(t) == [2, 0]
+
+
+def test_a_record_with_matching_phase_claims_and_muggins_replays_to_the_same_game():
+    t = start("lands-end")
+    t.submit(PEGGING[2])
+    t.submit({"type": "claim", "points": 0})
+    t.submit({"type": "muggins"})                              # Ann 4
+    t.submit({"type": "peg", "side": "p1", "points": 1})       # Ann 5
+    t.submit(PEGGING[3])
+    t.submit(PEGGING[4])                                       # 6D unclaimed; 4C: 3 for Ann
+    t.submit({"type": "claim", "points": 3})                   # Ann 8
+    rec = t.export_record()
+    h = rec["hands"][0]
+    assert h["play_claims"] == [{"at": 2, "side": "p2", "claimed": 0, "n": 0},
+                                {"at": 3, "side": "p1", "claimed": 0, "n": 1},
+                                {"at": 5, "side": "p1", "claimed": 3, "n": 4}]
+    assert h["muggins"] == [{"at": 3, "claimant": "p1", "caller": "p2", "n": 2}]
+    assert h["pegs"] == [{"at": 3, "side": "p1", "points": 1, "n": 3}]
+    got = replay(rec)
+    assert got["valid"] and got["scores"] == {"Ann": 8, "Bob": 0}
+    assert [s["kind"] for s in got["hands"][0]["steps"] if s["points"]] == ["muggins", "peg", "play"]
+
+
+# --- the tabletop grid lines -------------------------------------------------------------------
+
+def test_tabletop_lands_end_lines_are_claimed_in_order_with_muggins():
+    """ZERO_ROWS: Ann's rows 1-4 score nothing, so five each (T2); row 5 a pair royal, 6."""
+    t = new_table("lands-end-tabletop", ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True})
+    t.submit({"type": "layout", "cards": ZERO_ROWS})
+    snap = t.snapshot()
+    assert scores(t) == [0, 0] and (snap["expect"], snap["expect_player"]) == ("claim", "Ann")
+    assert snap["hand"]["to_claim"][0] == {"side": "p1", "label": "row 1"} and len(snap["hand"]["to_claim"]) == 10
+    assert refused(t, {"type": "claim", "points": 6}) == "Ann claims 6, more than the cards make: count again"
+    assert refused(t, {"type": "claim", "player": "Bob", "points": 0}) == "it is Ann's row 1 to claim next"
+    t.submit({"type": "claim", "points": 3})                   # row 1: 5, claimed 3
+    t.submit({"type": "muggins"})                              # Bob calls: 3 + double the missed 2
+    assert scores(t) == [7, 0]
+    t.submit({"type": "claim", "points": 0})                   # row 2: 5 missed, nobody calls it ...
+    t.submit({"type": "claim", "points": 5})                   # ... row 3 is the next command: too late
+    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
+    t.submit({"type": "claim", "points": 3})                   # row 4, short: not called either
+    assert scores(t) == [15, 0]
+    t.submit({"type": "claim", "points": 0})                   # row 5: 6 missed
+    assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    t.submit({"type": "muggins"})                              # Ann 15 + 12: she reaches 16 and loses
+    res = t.snapshot()["result"]
+    assert scores(t) == [27, 0] and res["loser"] == "p1" and res["multipliers"] == {"p2": 4}
+    rec = t.export_record()
+    assert [c["claimed"] for c in rec["hands"][0]["line_claims"]] == [3, 0, 5, 3, 0]
+    assert replay(rec)["scores"] == {"Ann": 27, "Bob": 0}
+
+
+def test_table_top_cribbage_variation_claims_hand_points_and_muggins_takes_game_points():
+    """G5: Ann's rows 0, 0, 1 (nob), 0, 6; Bob's columns 2, 4, 2, 7, 5 and his crib 2H 4C 5D 5H with
+    KS: 6. Ann misses her nob; Bob calls muggins and takes that point, as a game point. The round:
+    Bob's 26 hand points against Ann's 6: twenty for Bob."""
+    t = new_table("table-top-cribbage-31", ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True})
+    t.submit({"type": "layout", "cards": ZERO_ROWS, "crib": ["2H", "4C", "5D", "5H"]})
+    for pts in (0, 0, 0):
+        t.submit({"type": "claim", "points": pts})
+    t.submit({"type": "muggins"})                              # row 3's nob
+    assert scores(t) == [0, 1] and t.snapshot()["last"]["text"] == "muggins: Bob takes the one missed"
+    for pts in (0, 6, 2, 4, 2, 7, 5):
+        t.submit({"type": "claim", "points": pts})
+    assert scores(t) == [0, 1]                                 # hand points only, until the round is counted
+    t.submit({"type": "claim", "points": 6})                   # the crib, the last line: the round is settled
+    assert scores(t) == [0, 21] and t.snapshot()["last"]["text"] == "Ann 6 against Bob 26: twenty for Bob"
+    assert t.snapshot()["hand_no"] == 2
+
+
+def test_grid_claims_are_refused_before_the_count_and_without_claim_mode():
+    t = new_table("lands-end-tabletop", ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True})
+    t.submit({"type": "turnup", "card": "KS"})
+    assert refused(t, {"type": "claim", "points": 0}) == "nothing to claim: the round is placing cards on the grid"
+    t = new_table("lands-end-tabletop", ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "layout", "cards": ZERO_ROWS})
+    assert refused(t, {"type": "claim", "points": 0}) == "the game is over: start a new game (or undo)"
+
+
+# --- exact claims are the counting mode -------------------------------------------------------
+
+EXACT_GAMES = [("lands-end", ["Ann", "Bob"], None), ("lands-end-3", ["Ann", "Bob", "Cy"], None),
+               ("lands-end-4", ["Ann", "Bob", "Cy", "Di"], None), ("lands-end-casino-3", ["Ann", "Bob"], None),
+               ("cribbage", ["Ann", "Bob"], None), ("reverse-cribbage", ["Ann", "Bob"], None),
+               ("five-card", ["Ann", "Bob"], None), ("lands-end-tabletop", ["Ann", "Bob"], None),
+               ("table-top-cribbage", ["Ann", "Bob"], None), ("table-top-cribbage-31", ["Ann", "Bob"], None)]
+
+
+def played(game, players, seed, options):
+    t = new_table(game, players, seed=seed, options=options, stake=2)
+    RandomPlayer(t, random.Random(seed), claim_miss=0.0, claim_skip=0.0, muggins=False).play_game()
+    steps = [(s["hand"], s["side"], s["points"], s["kind"]) for s in t.state.steps if s["points"]]
+    return t.snapshot()["result"], [s["score"] for s in t.snapshot()["sides"]], steps
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(EXACT_GAMES), st.integers(0, 2 ** 32 - 1))
+def test_a_game_where_everyone_claims_exactly_is_the_game_the_companion_counts(game, seed):
+    name, players, _ = game
+    counted = played(name, players, seed, {})
+    claimed = played(name, players, seed, {"claim_mode": True})
+    assert claimed == counted

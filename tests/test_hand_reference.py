@@ -8,7 +8,9 @@ show order, who owns the pocket). It shares nothing with the engine but
 ``score_hand`` for the shows, whose totals are pinned by the exhaustive
 distributions in test_stats. The table is told only what a table is told
 (turn-up, each card with its player, every go, the shows, the pocket), and
-after every command its scores must equal the referee's, to the point.
+after every command its scores must equal the referee's, to the point. In
+claim mode (L8) the referee holds each card's and go's points until it claims
+them, side by side in the counting order, and claims every show exactly.
 """
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ PRESETS = [
     ("reverse-cribbage", ["Ann", "Bob"], {}, None),
     ("five-card", ["Ann", "Bob"], {}, None),
     ("lands-end", ["Ann", "Bob"], {"pegging_credit": "self", "zero_bonus_pocket": True}, None),
+    # claim mode (L8): the referee claims exactly what each card, go and show made, for whoever is credited
+    ("lands-end", ["Ann", "Bob"], {"claim_mode": True}, None),
+    ("lands-end-3", ["Ann", "Bob", "Cy"], {"claim_mode": True}, None),
+    ("lands-end-casino-4", ["Ann", "Bob", "Cy", "Di"], {"claim_mode": True}, [["Ann", "Cy"], ["Bob", "Di"]]),
+    ("cribbage", ["Ann", "Bob"], {"claim_mode": True}, None),
+    ("five-card", ["Ann", "Bob"], {"claim_mode": True}, None),
 ]
 
 
@@ -54,7 +62,9 @@ class Referee:
         self.house = next((i for i, s in enumerate(snap["sides"]) if s["house"]), None)
         self.step = -1 if rules.direction == "ccw" else 1
         self.scores = [s["score"] for s in snap["sides"]]
+        self.ids = [s["id"] for s in snap["sides"]]
         self.over = False
+        self.owed: list[tuple[int, int]] = []         # claim mode: the points of the last entry, in order
 
     def after(self, seat: int, k: int = 1) -> int:
         return (seat + self.step * k) % len(self.seats)
@@ -74,6 +84,13 @@ class Referee:
             if other != own:
                 return other
         raise AssertionError("no opponent")
+
+    def peg(self, side: int, points: int) -> None:
+        """A matching-phase point: scored now, or (claim mode) owed until its side claims it."""
+        if self.rules.claim_mode:
+            self.owed.append((side, points))
+        else:
+            self.add(side, points)
 
     def add(self, side: int, points: int) -> None:
         if self.over or not points:
@@ -107,6 +124,23 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
         assert got == ref.scores, (hand_no, cmd, got, ref.scores)
         assert t.state.over == ref.over, (hand_no, cmd)
 
+    def entry(cmd: dict) -> None:
+        """Send a card or go; in claim mode, then each credited side's claim, in counting order (C4)."""
+        send(cmd)
+        owed, ref.owed = ref.owed, []
+        for side in dict.fromkeys(s for s, _ in owed):
+            if ref.over:
+                return
+            for s, pts in owed:
+                if s == side:
+                    ref.add(s, pts)
+            send({"type": "claim", "side": ref.ids[side], "points": sum(p for s, p in owed if s == side)})
+
+    def shown(cmd: dict, points: int) -> dict:
+        if rules.claim_mode:
+            cmd["claimed"] = points
+        return cmd
+
     # the cut: heels to the dealer's side
     if turnup.rank == 11:
         ref.add(ref.side_of[dealer] if dealer in ref.side_of else ref.house, rules.heels)
@@ -139,7 +173,7 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
             hands[p].remove(card)
             count.append(card)
             last = p
-            ref.add(ref.credit(p), reference_peg_points(count))            # the card's own points first (C4)
+            ref.peg(ref.credit(p), reference_peg_points(count))            # the card's own points first (C4)
             cmd = {"type": "play", "card": str(card), "player": p}
             if sum(c.value for c in count) == 31:                    # 31 for two, never a last point on top
                 done = single or not holders()
@@ -147,10 +181,10 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
                     turn = next(ref.after(turn, k) for k in range(1, n + 1) if hands[ref.seats[ref.after(turn, k)]])
                     count, gone = [], []
             elif not holders():                                      # the last card of the phase
-                ref.add(ref.credit(p), rules.last_card)
+                ref.peg(ref.credit(p), rules.last_card)
                 done = True
             elif all(q in gone for q in holders()):                  # everyone else said go: go to p
-                ref.add(ref.credit(p), rules.last_card)
+                ref.peg(ref.credit(p), rules.last_card)
                 done = single
                 if not done:
                     turn = ref.seats.index(gone[0])                  # M2: the first to say go leads
@@ -161,14 +195,14 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
             gone.append(p)
             cmd = {"type": "go", "player": p}
             if all(q in gone for q in holders()):
-                ref.add(ref.credit(last), rules.last_card)          # go (single count: last) to the last to play
+                ref.peg(ref.credit(last), rules.last_card)          # go (single count: last) to the last to play
                 done = single
                 if not done:
                     turn = ref.seats.index(gone[0])
                     count, gone = [], []
             else:
                 turn = next_active(turn)
-        send(cmd)
+        entry(cmd)
         if ref.over:
             return
 
@@ -181,8 +215,9 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
         order.sort(key=lambda p: ref.side_of[p] == ref.side_of[dealer])
     assert t.snapshot()["hand"]["show_order"] == order
     for p in order:
-        ref.add(ref.side_of[p], score_hand(held[p], turnup, game=rules).total)
-        send({"type": "show", "player": p, "cards": [str(c) for c in held[p]]})
+        pts = score_hand(held[p], turnup, game=rules).total
+        ref.add(ref.side_of[p], pts)
+        send(shown({"type": "show", "player": p, "cards": [str(c) for c in held[p]]}, pts))
         if ref.over:
             return
     if rules.pocket_owner == "dealer":
@@ -195,8 +230,9 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
         ring = [ref.side_of[ref.seats[ref.after(first, k)]] for k in range(n)]
         ring = [s for s in ring if s != ref.house] + [ref.house]
         owner = ring[(hand_no - 1) % len(ring)]
-    ref.add(owner, score_hand(pocket, turnup, crib=True, game=rules).total)
-    send({"type": "pocket", "cards": [str(c) for c in pocket]})
+    pts = score_hand(pocket, turnup, crib=True, game=rules).total
+    ref.add(owner, pts)
+    send(shown({"type": "pocket", "cards": [str(c) for c in pocket]}, pts))
 
 
 @pytest.mark.parametrize("game, players, options, teams", PRESETS,

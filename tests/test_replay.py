@@ -159,16 +159,16 @@ def test_new_game_may_name_its_first_dealer_after_a_new_cut():
 
 
 def test_claims_and_muggins_round_trip():
-    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True})
-    for c, *_ in LE_HAND_1[:11]:
-        t.submit(c)
+    from test_hand_claims import claim_table
+    t = claim_table("lands-end")                  # the matching phase, every card's points claimed exactly
     t.submit({"type": "show", "claimed": 2})
     t.submit({"type": "muggins"})
     t.submit({"type": "show", "claimed": 4})
     rec = t.export_record()
     h = rec["hands"][0]
     assert h["claims"] == {"Ann": 2, "Bob": 4}
-    assert h["muggins"] == [{"at": 12, "claimant": "p1", "caller": "p2"}]
+    assert len(h["play_claims"]) == 9 and h["play_claims"][-1] == {"at": 11, "side": "p1", "claimed": 1, "n": 8}
+    assert h["muggins"] == [{"at": 12, "claimant": "p1", "caller": "p2", "n": 9}]
     assert replay(rec)["scores"] == {"Ann": 12, "Bob": 11}
 
 

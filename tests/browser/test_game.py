@@ -22,6 +22,8 @@ pays Ann 2 × 2 = 4.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from playwright.sync_api import expect
@@ -274,9 +276,8 @@ def test_tabletop_grid_placement_then_the_final_layout(server, phones):
     assert ann.errors == [] and ann.outside == []
 
 
-def test_claim_mode_and_muggins(server, phones):
-    """Hand 1 of the game above in claim mode: Ann claims her 5, Bob claims 0 for a hand worth 2;
-    Ann calls muggins and, by Land's End's rule, Bob scores double the two he missed: 4 (L8)."""
+def claim_mode_game(server, phones):
+    """A phone hosting a new Land's End game in claim mode, Bob dealing."""
     ann = phones(server.url)
     claim(ann)
     ann.fill("[data-name='0']", "Ann")
@@ -287,14 +288,33 @@ def test_claim_mode_and_muggins(server, phones):
     ann.click("#new-form button[type=submit]")
     expect(ann.locator("#step")).to_contain_text("Ann cuts")
     assert server.table.snapshot()["options"] == {"claim_mode": True}
+    return ann
+
+
+def test_claim_mode_and_muggins(server, phones):
+    """Hand 1 of the game above in claim mode. The matching phase: Ann's go point is Bob's, and he claims
+    it; Bob's last card is Ann's point, and she claims it (the other cards made nothing, and nobody claims
+    them). The shows: Ann claims her 5, Bob claims 0 for a hand worth 2; Ann calls muggins and, by Land's
+    End's rule, Bob scores double the two he missed: 4 (L8)."""
+    ann = claim_mode_game(server, phones)
     for card in ("KD", "AS", "3H", "7C", "9D", "QS"):
         pick(ann, card)
     expect(ann.locator("#count")).to_have_text("30")
     ann.click("#go")
     expect(ann.locator("#go")).to_have_text("Ann says go")
     ann.click("#go")
+    expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Bob claims\s*for the go"))
+    ann.fill("#play-claimed", "1")
+    ann.click("#play-claim")
+    expect(ann.locator("#play-claimed")).to_have_count(0)
+    assert scores(server) == [0, 1]
     for card in ("8H", "6S", "2H"):
         pick(ann, card)
+    expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Ann claims\s*for 2\u2665"))
+    ann.fill("#play-claimed", "1")
+    ann.click("#play-claim")
+    expect(ann.locator("#announce")).to_contain_text("one for last")
+    assert scores(server) == [1, 1]
     ann.fill("#claimed", "5")
     ann.click("#count-known")
     expect(ann.locator("#count-known")).to_have_text("Count Bob's hand")
@@ -306,6 +326,35 @@ def test_claim_mode_and_muggins(server, phones):
     expect(ann.locator("#announce")).to_contain_text("muggins: Bob missed two and scores four more")
     assert scores(server) == [6, 5]
     assert ann.locator("#muggins").count() == 0
+    assert ann.errors == []
+
+
+def test_muggins_in_the_matching_phase(server, phones):
+    """At 390x844: Ann leads 10H (nothing: the claim row is there all the same, so the page never tells
+    that points are due); Bob's 5S makes fifteen, two for Ann in Land's End (L2). Ann claims nothing;
+    Bob calls muggins before the next card, and Ann scores double the two she missed: 4 (L8)."""
+    ann = claim_mode_game(server, phones)
+    pick(ann, "KD")
+    pick(ann, "10H")
+    expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Bob claims\s*for 10\u2665"))
+    pick(ann, "5S")
+    expect(ann.locator("#count")).to_have_text("15")
+    expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Ann claims\s*for 5\u2660"))
+    assert ann.locator("#muggins").count() == 0               # nobody has claimed yet
+    ann.fill("#play-claimed", "0")
+    ann.click("#play-claim")
+    expect(ann.locator("#muggins")).to_have_text("Muggins! Ann under-claimed")
+    expect(ann.locator("#muggins")).to_be_in_viewport()
+    assert ann.locator("#picker [data-rank='6']").is_visible()  # the next card could still be played
+    shot(ann, "muggins-play")
+    ann.click("#muggins")
+    expect(ann.locator("#announce")).to_contain_text("muggins: Ann missed two and scores four more")
+    expect(ann.locator("[data-score='p1']")).to_have_text("4")
+    assert scores(server) == [4, 0]
+    assert ann.locator("#muggins").count() == 0
+    pick(ann, "6D")                                           # the next card: the matching phase goes on
+    expect(ann.locator("#count")).to_have_text("21")
+    expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Bob claims\s*for 6\u2666"))
     assert ann.errors == []
 
 

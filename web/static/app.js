@@ -421,6 +421,7 @@
         onclick: function () { command(fresh({ type: "muggins" })).catch(function () {}); } },
         "Muggins! " + hd.muggins_open.who + " under-claimed"));
     }
+    playClaimRow(box);
     box.appendChild(h("p", { cls: "step", id: "step", text: stepText(exp) }));
     if (exp === "turnup") {
       picker(function (card) { command({ type: "turnup", card: card }).catch(function () {}); });
@@ -458,8 +459,7 @@
         return cmd;
       };
       if (claim) {
-        box.appendChild(h("label", null, name + " claims",
-          h("input", { id: "claimed", type: "number", min: "0", max: "29", value: "0", inputmode: "numeric" }), "points"));
+        box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
       }
       if (exp === "show" && played.length === need) {
         box.appendChild(cardsEl(played));
@@ -479,9 +479,43 @@
       picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } });
     } else if (exp === "place") {
       renderGrid(box);
+    } else if (exp === "claim") {
+      // claim mode on a tabletop grid: the next line, claimed by its owner (L8)
+      var line = (hd.to_claim || [])[0] || {};
+      box.appendChild(claimEl("line-claimed", (hd.expect_player || "") + " claims", "for " + (line.label || "the next line"),
+        "line-claim", function (n) { return { type: "claim", points: n }; }));
+      renderGrid(box);
+      picker(null);
     } else {
       picker(null);
     }
+  }
+  // claim mode: a number box that keeps what was typed while the table stays at the same seq (a snapshot
+  // arriving from the live stream redraws the page and must not put a half-typed claim back to 0)
+  function claimInput(inputId) {
+    var key = inputId + ":" + S.table.match_id + ":" + S.table.seq;
+    var input = h("input", { id: inputId, type: "number", min: "0", max: "29", inputmode: "numeric",
+      value: S.claimDraft && S.claimDraft.key === key ? S.claimDraft.value : "0" });
+    input.addEventListener("input", function () { S.claimDraft = { key: key, value: input.value }; });
+    return input;
+  }
+  // claim mode: a number box and its button (the command is sent with if_seq: a stale claim is refused)
+  function claimEl(inputId, before, after, buttonId, make) {
+    var input = claimInput(inputId);
+    return h("div", { cls: "row claim" },
+      h("label", null, before, input, after),
+      h("button", { type: "button", cls: "primary", id: buttonId,
+        onclick: function () { command(fresh(make(Number(input.value)))).catch(function () {}); } }, "Claim"));
+  }
+  // claim mode in the matching phase: after every card or go, whoever is credited with what it made claims it
+  // (the row is there whether the card made points or not: the page never says that points are due)
+  function playClaimRow(box) {
+    var co = hand().claim_open;
+    if (!co) return;
+    var next = (co.sides || []).filter(function (x) { return x.claimed === null && !x.called; })[0];
+    if (!next) return;
+    box.appendChild(claimEl("play-claimed", next.who + " claims", "for " + (co.after === "go" ? "the go" : pretty(co.after)),
+      "play-claim", function (n) { return { type: "claim", side: next.side, points: n }; }));
   }
   function renderShows() {
     var t = S.table, hd = hand(), box = clear($("shows"));
@@ -513,6 +547,7 @@
     if (exp === "show") return "Show: " + (who ? who + "'s hand" : "the next hand") + (t.turnup ? " with " + pretty(t.turnup) : "");
     if (exp === "pocket") return (who ? who + "'s " : "The ") + (t.pocket_name || "pocket") + (t.turnup ? " with " + pretty(t.turnup) : "");
     if (exp === "place") return "Place the next card" + (who ? " (" + who + ")" : "");
+    if (exp === "claim") return "Count the grid: " + (who ? who + "'s " : "the next ") + (((hd.to_claim || [])[0] || {}).label || "line");
     return "";
   }
   function countEl() {
@@ -607,7 +642,7 @@
         (placing || layoutMode) ? h("button", { type: "button", id: "to-crib", cls: S.gridSel === "crib" || hd.must_crib ? "on" : null,
           onclick: function () { S.gridSel = "crib"; render(); } }, "Into the crib") : null));
     }
-    var canLayout = layoutMode || !(hd.places || []).length;
+    var canLayout = layoutMode || (!(hd.places || []).length && (t.expect === "place" || t.expect === "turnup"));
     g.appendChild(h("div", { cls: "row" },
       canLayout ? h("button", { type: "button", id: "layout-toggle", onclick: function () {
         S.layout = layoutMode ? null : grid.slice();
