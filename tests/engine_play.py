@@ -44,9 +44,9 @@ class RandomPlayer:
                  claim_skip: float | None = None, muggins: bool = True) -> None:
         self.table = table
         self.rng = rng
-        # claims and muggins draw from their own generator: the plays of a claim-mode game are those of
-        # the same seed in counting mode
-        self.claim_rng = random.Random(rng.getrandbits(32))
+        # claims and muggins draw from their own generator (seeded from the state of ``rng`` without
+        # drawing from it): the plays of a claim-mode game are those of the same seed in counting mode
+        self.claim_rng = random.Random(hash(rng.getstate()))
         self.submit = submit or table.submit
         self.claim_miss = claim_miss
         self.claim_skip = claim_miss / 3 if claim_skip is None else claim_skip
