@@ -38,6 +38,8 @@ STRIP_TYPES = ("GRB", "RGB", "BRG", "RBG", "GBR", "BGR", "GRBW", "RGBW")
 
 DRIVERS = ("spi", "ws281x", "sim")
 WIRINGS = ("serpentine", "straight")
+#: Board palettes (firmware.render.PALETTES; kept here so the config needs no renderer import).
+PALETTE_NAMES = ("standard", "colour-blind")
 BUTTON_NAMES = ("p1", "p2", "p3", "menu")
 
 
@@ -71,6 +73,8 @@ class BoardConfig:
     """``serpentine``: every even lane runs backwards; ``straight``: every lane runs hole 1 first."""
     status_leds: int = 4
     """LEDs chained after the lanes: one per lane (dealer/turn/pocket) and one for the phase."""
+    palette: str = "standard"
+    """``standard``, or ``colour-blind`` (Okabe-Ito hues, laps alternating light and dark, dashed skunk)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,6 +170,7 @@ _CHECKS: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("board", "holes"): _range(4, 64),
     ("board", "wiring"): _choice(WIRINGS),
     ("board", "status_leds"): _range(0, 16),
+    ("board", "palette"): _choice(PALETTE_NAMES),
     ("strip", "driver"): _choice(DRIVERS),
     ("strip", "type"): _choice(STRIP_TYPES),
     ("strip", "brightness"): _range(0.0, 1.0),

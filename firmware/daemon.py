@@ -42,7 +42,7 @@ from companion.errors import StoreError
 from firmware.config import DEFAULTS, Config, ConfigError, load
 from firmware.drivers import Strip, StripError
 from firmware.geometry import Geometry, side_lanes
-from firmware.render import Light
+from firmware.render import PALETTES, Light
 from firmware.render_loop import RenderLoop
 from firmware.sdnotify import Notifier
 
@@ -167,7 +167,8 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
         strip = None
 
     loop = RenderLoop(strip, geometry, Light.from_config(config.strip), max_brightness=config.strip.max_brightness,
-                      fps=config.strip.fps, on_fault=lambda m: faults.append(m) if m not in faults else None)
+                      fps=config.strip.fps, on_fault=lambda m: faults.append(m) if m not in faults else None,
+                      palette=PALETTES[config.board.palette])
     daemon = Daemon(config=config, table=table, loop=loop, strip=strip, buttons=None, app=None, faults=faults,
                     sim=sim, geometry=geometry, _closers=closers)
     if strip is not None:

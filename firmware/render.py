@@ -24,6 +24,9 @@ What the board shows (``docs/operation.md`` has the same list for players):
   multiplier (x1..x4), then a skunked loser's lane flashes red once for a
   skunk, twice for a double skunk. Afterwards the board settles on the final
   pegs.
+* **Palettes.** :data:`STANDARD` above, or :data:`COLOUR_BLIND` (``[board]
+  palette = "colour-blind"`` or the page's settings): Okabe-Ito hues, laps
+  alternating light and dark, and the skunk flashed on every other hole.
 
 Every frame then goes through the same light stage: gamma, brightness (live,
 capped by the configured limit) and the power cap, which scales the whole
@@ -72,6 +75,52 @@ PHASE_COLOURS: dict[str, RGB] = {
 }
 PEG_OUT: RGB = (255, 0, 0)
 
+
+@dataclass(frozen=True, kw_only=True)
+class Palette:
+    """The colours the board draws with: lap colours, status LEDs, phase LED and the skunk flash."""
+
+    name: str
+    laps: tuple[tuple[str, RGB], ...]
+    """Peg colours by lap, lap 1 first (they wrap)."""
+    turn: RGB
+    pocket: RGB
+    dealer: RGB
+    phases: Mapping[str, RGB]
+    skunk: RGB
+    """Colour of a skunked side's flashes."""
+    skunk_dashed: bool = False
+    """Draw the skunk flashes on every other hole (a brightness pattern, not only a hue, says who pays)."""
+
+
+#: The original palette (the README's pictures).
+STANDARD = Palette(name="standard", laps=LAP_PALETTE, turn=TURN, pocket=POCKET, dealer=DEALER,
+                   phases=PHASE_COLOURS, skunk=PEG_OUT)
+
+#: Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2002; Wong, Nature Methods 8:441, 2011).
+OKABE_ITO: dict[str, RGB] = {
+    "orange": (230, 159, 0), "sky blue": (86, 180, 233), "bluish green": (0, 158, 115),
+    "yellow": (240, 228, 66), "blue": (0, 114, 178), "vermillion": (213, 94, 0),
+    "reddish purple": (204, 121, 167),
+}
+
+#: Colour-blind-safe: Okabe-Ito hues, laps ordered so each lap is much lighter or darker than the
+#: one before (relative luminance ratio >= 1.4), status LEDs white / orange / blue (three distinct
+#: lightness levels), and a skunk flashed as a dashed lane, so who collects (a solid lane) and who
+#: pays (every other hole) reads without telling red from green.
+COLOUR_BLIND = Palette(
+    name="colour-blind",
+    laps=tuple((n, OKABE_ITO[n]) if n in OKABE_ITO else (n, (255, 255, 255)) for n in (
+        "yellow", "blue", "sky blue", "vermillion", "white", "reddish purple", "orange", "bluish green")),
+    turn=(255, 255, 255), pocket=OKABE_ITO["blue"], dealer=OKABE_ITO["orange"],
+    phases={"manual": OFF, "cut": (120, 120, 120), "pegging": OKABE_ITO["bluish green"],
+            "show": OKABE_ITO["blue"], "pocket": OKABE_ITO["reddish purple"], "grid": OKABE_ITO["sky blue"],
+            "over": OKABE_ITO["vermillion"]},
+    skunk=OKABE_ITO["vermillion"], skunk_dashed=True)
+
+#: Palettes by name (``[board] palette`` in the config, the page's settings).
+PALETTES: dict[str, Palette] = {p.name: p for p in (STANDARD, COLOUR_BLIND)}
+
 #: Peg-out timing, in seconds.
 RUN_S = 1.2
 """The peg's run from its back hole off the end of the lane."""
@@ -101,9 +150,9 @@ class Light:
                    ma_per_channel=strip.ma_per_channel)
 
 
-def lap_colour(lap: int) -> RGB:
+def lap_colour(lap: int, palette: Palette = STANDARD) -> RGB:
     """Return the peg colour of ``lap`` (0 = the first lap), wrapping after the palette's 8 laps."""
-    return LAP_PALETTE[lap % len(LAP_PALETTE)][1]
+    return palette.laps[lap % len(palette.laps)][1]
 
 
 def _scale(c: RGB, k: float) -> tuple[float, float, float]:
@@ -113,8 +162,9 @@ def _scale(c: RGB, k: float) -> tuple[float, float, float]:
 class _Canvas:
     """Design-space colours (0..255 floats, before gamma) for each LED, in strip order."""
 
-    def __init__(self, geometry: Geometry):
+    def __init__(self, geometry: Geometry, palette: Palette = STANDARD):
         self.g = geometry
+        self.palette = palette
         self.px: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * geometry.count
 
     def hole(self, lane: int, hole: int, colour: tuple[float, float, float]) -> None:
@@ -134,26 +184,27 @@ def _pegs(canvas: _Canvas, lane: int, side: Mapping[str, Any], target: int) -> N
     back = g.place(int(side.get("previous") or 0), target)
     front = g.place(int(side.get("score") or 0), target)
     if back is not None and back != front:
-        canvas.hole(lane, back[0], _scale(lap_colour(back[1]), BACK_LEVEL))
+        canvas.hole(lane, back[0], _scale(lap_colour(back[1], canvas.palette), BACK_LEVEL))
     if front is not None:
-        canvas.hole(lane, front[0], _scale(lap_colour(front[1]), 1.0))
+        canvas.hole(lane, front[0], _scale(lap_colour(front[1], canvas.palette), 1.0))
 
 
-def _front_colour(geometry: Geometry, side: Mapping[str, Any], target: int) -> RGB:
+def _front_colour(geometry: Geometry, side: Mapping[str, Any], target: int, palette: Palette = STANDARD) -> RGB:
     place = geometry.place(int(side.get("score") or 0), target)
-    return lap_colour(place[1] if place else 0)
+    return lap_colour(place[1] if place else 0, palette)
 
 
 def _status(canvas: _Canvas, snapshot: Mapping[str, Any], lanes: list[int]) -> None:
     g = canvas.g
+    pal = canvas.palette
     dealer, turn, pocket = snapshot.get("dealer_side"), snapshot.get("turn_side"), snapshot.get("pocket_owner")
     for i, lane in enumerate(lanes):
         if i == turn and snapshot.get("phase") == "pegging":
-            colour = TURN
+            colour = pal.turn
         elif i == pocket and pocket != dealer:
-            colour = POCKET
+            colour = pal.pocket
         elif i == dealer:
-            colour = DEALER
+            colour = pal.dealer
         else:
             continue
         if lane - 1 < g.status:
@@ -162,7 +213,7 @@ def _status(canvas: _Canvas, snapshot: Mapping[str, Any], lanes: list[int]) -> N
             canvas.hole(lane, g.holes, _scale(colour, MARKER_LEVEL))
     if g.status > g.lanes:
         phase = "over" if snapshot.get("result") else snapshot.get("phase")
-        canvas.px[g.status_index(g.lanes)] = _scale(PHASE_COLOURS.get(phase or "manual", OFF), 1.0)
+        canvas.px[g.status_index(g.lanes)] = _scale(pal.phases.get(phase or "manual", OFF), 1.0)
 
 
 @dataclass(frozen=True)
@@ -248,12 +299,12 @@ def animation_length(snapshot: Mapping[str, Any], geometry: Geometry) -> float:
 
 
 def _animate(canvas: _Canvas, po: _PegOut, t: float, snapshot: Mapping[str, Any], lanes: list[int]) -> None:
-    g = canvas.g
+    g, pal = canvas.g, canvas.palette
     sides = _sides(snapshot)
     target = int(snapshot.get("target") or g.holes)
     if po.runner is not None and t < RUN_S:
         lane = lanes[po.runner]
-        colour = _front_colour(g, sides[po.runner], target)
+        colour = _front_colour(g, sides[po.runner], target, pal)
         canvas.clear_lane(lane)
         distance = g.holes + len(TAIL) - po.start_hole
         head = po.start_hole + int(distance * t / RUN_S)
@@ -269,18 +320,19 @@ def _animate(canvas: _Canvas, po: _PegOut, t: float, snapshot: Mapping[str, Any]
         for i, k in po.flashes.items():
             if n < k:
                 lane = lanes[i]
-                colour = _scale(_front_colour(g, sides[i], target), FLASH_LEVEL if within < FLASH_ON_S else 0.0)
+                colour = _scale(_front_colour(g, sides[i], target, pal), FLASH_LEVEL if within < FLASH_ON_S else 0.0)
                 for h in range(1, g.holes + 1):
                     canvas.hole(lane, h, colour)
         return
     if po.skunk_at <= t < po.length:
         dt = t - po.skunk_at
         n, within = int(dt // period), dt % period
-        colour = _scale(PEG_OUT, FLASH_LEVEL if within < FLASH_ON_S else 0.0)
+        colour = _scale(pal.skunk, FLASH_LEVEL if within < FLASH_ON_S else 0.0)
         for i, k in po.skunks.items():
             if n < k:
                 for h in range(1, g.holes + 1):
-                    canvas.hole(lanes[i], h, colour)
+                    dark = pal.skunk_dashed and h % 2 == 0
+                    canvas.hole(lanes[i], h, (0.0, 0.0, 0.0) if dark else colour)
 
 
 def light(px: list[tuple[float, float, float]], geometry: Geometry, settings: Light) -> Frame:
@@ -310,16 +362,17 @@ def light(px: list[tuple[float, float, float]], geometry: Geometry, settings: Li
 
 
 def render(snapshot: Mapping[str, Any] | None, geometry: Geometry, t: float | None = None, *,
-           settings: Light = Light()) -> Frame:
+           settings: Light = Light(), palette: Palette = STANDARD) -> Frame:
     """Return the LED frame that shows ``snapshot`` (a ``Table.snapshot()`` dict).
 
     :param t: seconds since the game ended (the snapshot's ``result`` appeared),
         to draw the peg-out animation at that moment; ``None`` (default) draws
         the settled board. Times past :func:`animation_length` are settled too.
     :param settings: gamma, brightness and power cap (see :func:`light`).
+    :param palette: the colours (:data:`PALETTES`: ``standard`` or ``colour-blind``).
     :raises ValueError: the snapshot has more sides than the board has lanes.
     """
-    canvas = _Canvas(geometry)
+    canvas = _Canvas(geometry, palette)
     if snapshot:
         sides = _sides(snapshot)
         lanes = side_lanes(sides, lanes=geometry.lanes)

@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 from firmware.drivers import Strip
 from firmware.frame import Frame
 from firmware.geometry import Geometry
-from firmware.render import Light, animation_length, render
+from firmware.render import PALETTES, STANDARD, Light, Palette, animation_length, render
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +52,14 @@ class RenderLoop:
     :param fps: animation frame rate, frames per second.
     :param clock: seconds, monotonic; injectable for tests.
     :param on_fault: called with a message the first time the strip fails to show a frame.
+    :param palette: the board's colours (:data:`firmware.render.PALETTES`); changeable live.
     """
 
     def __init__(self, strip: Strip | None, geometry: Geometry, settings: Light = Light(), *,
                  max_brightness: float = 1.0, fps: int = 30, clock: Callable[[], float] = time.monotonic,
-                 on_fault: Callable[[str], None] | None = None):
+                 on_fault: Callable[[str], None] | None = None, palette: Palette = STANDARD):
         self.strip = strip
+        self.palette = palette
         self.geometry = geometry
         self.settings = settings
         self.max_brightness = max_brightness
@@ -120,6 +122,21 @@ class RenderLoop:
         nxt = next((s for s in allowed if s > now + 1e-9), allowed[0])
         return self.set_brightness(nxt)
 
+    def set_palette(self, name: str) -> str:
+        """Switch the board (and so the page's mirror) to the palette ``name``, redraw, and return it.
+
+        :raises ValueError: ``name`` is not one of :data:`firmware.render.PALETTES`.
+        """
+        if not isinstance(name, str) or name not in PALETTES:
+            raise ValueError(f"palette must be one of {', '.join(PALETTES)}, got {name!r}")
+        with self._cond:
+            self.palette = PALETTES[name]
+            self._dirty = True
+            if self._waiting_since is None:
+                self._waiting_since = self.clock()
+            self._cond.notify()
+        return name
+
     # --- outputs ---------------------------------------------------------------------
     @property
     def snapshot(self) -> Mapping[str, Any] | None:
@@ -138,14 +155,15 @@ class RenderLoop:
         Keys: ``lanes`` and ``status`` (docs/architecture.md), ``seq`` (the
         snapshot drawn), ``brightness``, ``gamma`` (to show LED values as they
         look: ``255 * (v/255) ** (1/gamma)``), ``current_ma`` (estimated draw),
-        ``animating`` and ``strip_ok``.
+        ``animating``, ``strip_ok`` and ``palette`` (its name).
         """
         with self._cond:
             frame, seq, animating = self._frame, self._frame_seq, self._anim_start is not None
         body = frame.to_json()
         body.update(seq=seq, brightness=self.settings.brightness, gamma=self.settings.gamma,
                     current_ma=round(frame.current_ma(self.settings.ma_per_channel), 1),
-                    animating=animating, strip_ok=self.strip is not None and self._failed is None)
+                    animating=animating, strip_ok=self.strip is not None and self._failed is None,
+                    palette=self.palette.name)
         return body
 
     # --- the loop ------------------------------------------------------------------------
@@ -176,7 +194,7 @@ class RenderLoop:
             if t >= animation_length(self._snapshot, self.geometry):
                 self._anim_start, t = None, None
         try:
-            frame = render(self._snapshot, self.geometry, t, settings=self.settings)
+            frame = render(self._snapshot, self.geometry, t, settings=self.settings, palette=self.palette)
         except ValueError as exc:
             log.error("cannot draw this table on the board: %s", exc)
             frame = Frame.blank(self.geometry)

@@ -128,7 +128,8 @@ def test_frame_json_shape(rig):
     loop.update(PLAYING)
     loop.step()
     body = loop.frame_json()
-    assert sorted(body) == ["animating", "brightness", "current_ma", "gamma", "lanes", "seq", "status", "strip_ok"]
+    assert sorted(body) == ["animating", "brightness", "current_ma", "gamma", "lanes", "palette", "seq", "status",
+                            "strip_ok"]
     assert [len(body["lanes"]), len(body["lanes"][0]), len(body["status"])] == [3, 16, 4]
     assert body["lanes"][0][13] == [0, 128, 0] and body["lanes"][0][11] == [0, 7, 0]
     # 2 fronts (128) + 2 backs (7) on the green channel: 270 / 255 x 20 mA
