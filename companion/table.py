@@ -25,6 +25,7 @@ import uuid
 from typing import Any, Callable
 
 from . import hand as _hand  # noqa: F401  (registers card-entry handlers)
+from .announce import said
 from .errors import IllegalAction, RulesError, StoreError
 from .match import HANDLERS, Context, MatchState, apply_event, fold
 from .store import MemoryStore, SQLiteStore
@@ -307,7 +308,20 @@ class Table:
         self._add_ledger(ledger, self._state)
         snap["ledger"] = ledger
         snap["can_undo"] = len(self._live) > 1
+        snap["said"] = self._said(snap)
         self._snapshot = snap
+
+    def _said(self, snap: dict) -> dict | None:
+        """Return what the newest event announces (:func:`companion.announce.said`), or None."""
+        if not self._events:
+            return None
+        event = self._events[-1]
+        steps = []
+        for st in reversed(self._state.steps):
+            if st.get("seq") != event["seq"]:
+                break
+            steps.append(st)
+        return said(event, reversed(steps), snap.get("sides") or [])
 
     @staticmethod
     def _add_ledger(ledger: dict[str, float], state: MatchState) -> None:

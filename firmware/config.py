@@ -131,6 +131,33 @@ class WebConfig:
     """Web server threads; each open page holds one on its live stream."""
 
 
+VOICE_SINKS = ("auto", "alsa", "wav")
+#: espeak-ng voice names: a language tag, optionally "+variant" (en-gb, en-us, en-gb-scotland, en+f3).
+VOICE_NAME = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,12})*(\+[a-z0-9]{1,12})?$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VoiceConfig:
+    """The board's voice: espeak-ng speaks each announcement through the Pi's audio (docs/hardware.md)."""
+
+    enabled: bool = False
+    """Speak announcements (also switchable live from the page's settings)."""
+    volume: float = 0.8
+    """0..1 of espeak-ng's full amplitude (200); the sound card's own mixer level is set with alsamixer."""
+    voice: str = "en-gb"
+    """An espeak-ng voice (``espeak-ng --voices=en`` lists them): en-gb, en-us, en-gb-scotland, en+f3..."""
+    speed: int = 160
+    """Words per minute, 80..400 (espeak-ng's default is 175)."""
+    device: str = "default"
+    """ALSA device ``aplay -D`` plays to: "default", "hw:0" (headphone jack), "hw:1", "plughw:CARD=sndrpihifiberry"..."""
+    sink: str = "auto"
+    """``auto``: the speaker on a Pi, WAV files with ``--sim``; ``alsa``: always play; ``wav``: always write files."""
+    wav_dir: str = ""
+    """Where the ``wav`` sink writes (default: ``voice/`` beside the database)."""
+    queue: int = 3
+    """Announcements that may wait to be spoken; when more arrive the oldest waiting is dropped (1: only the latest)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Config:
     """The whole daemon configuration."""
@@ -139,6 +166,7 @@ class Config:
     strip: StripConfig = field(default_factory=StripConfig)
     buttons: ButtonConfig = field(default_factory=ButtonConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    voice: VoiceConfig = field(default_factory=VoiceConfig)
     source: str | None = None
     """The file the config was read from (None for the built-in defaults)."""
 
@@ -149,7 +177,8 @@ class Config:
         return new
 
 
-_SECTIONS: dict[str, type] = {"board": BoardConfig, "strip": StripConfig, "buttons": ButtonConfig, "web": WebConfig}
+_SECTIONS: dict[str, type] = {"board": BoardConfig, "strip": StripConfig, "buttons": ButtonConfig, "web": WebConfig,
+                              "voice": VoiceConfig}
 
 
 def _range(lo: float, hi: float) -> Callable[[Any], str | None]:
@@ -194,6 +223,14 @@ _CHECKS: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("buttons", "debounce_ms"): _range(1.0, 200.0),
     ("web", "port"): _range(1, 65535),
     ("web", "threads"): _range(4, 256),
+    ("voice", "volume"): _range(0.0, 1.0),
+    ("voice", "voice"): lambda v: None if VOICE_NAME.match(v) else
+        f"must be an espeak-ng voice name such as en-gb, en-us or en+f3, got {v!r}",
+    ("voice", "speed"): _range(80, 400),
+    ("voice", "device"): lambda v: None if re.match(r"^[A-Za-z0-9_:=,.-]{1,64}$", v) else
+        f"must be an ALSA device name such as default, hw:0 or plughw:CARD=Headphones, got {v!r}",
+    ("voice", "sink"): _choice(VOICE_SINKS),
+    ("voice", "queue"): _range(1, 10),
 }
 
 

@@ -8,9 +8,11 @@ takes its dependencies as parameters.
 * The table (``companion.table.Table``) owns the state; the buttons and the
   web page only submit commands; the render loop and the phones are told of
   every new state through ``table.subscribe``.
-* A strip or button that fails to open (device missing, permission denied)
-  becomes a *fault*: logged, shown on the page (``faults``), and the daemon
-  keeps serving.
+* A strip or button that fails to open (device missing, permission denied),
+  or a voice without its speech engine or sound card, becomes a *fault*:
+  logged, shown on the page (``faults``), and the daemon keeps serving.
+* The voice (:mod:`firmware.voice`) is subscribed to the table too; it only
+  queues the announcement, and speaks it from its own thread.
 * Under systemd (``Type=notify``) it sends ``READY=1`` once the page is
   listening and ``WATCHDOG=1`` from the main loop every ``WatchdogSec/2``
   while the render and web threads are alive and the board keeps drawing
@@ -98,6 +100,8 @@ class Daemon:
     sim: bool
     geometry: Geometry
     _closers: list[Callable[[], None]] = field(default_factory=list)
+    voice: Any = None
+    """The board's voice (:class:`firmware.voice.Voice`)."""
 
     def add_fault(self, message: str) -> None:
         """Record a fault for the page (once) and the log."""
@@ -178,6 +182,13 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
     loop.start()
     closers.append(loop.stop)
 
+    from firmware.voice import make_voice
+    voice = make_voice(config.voice, sim=sim, state_dir=state_dir, on_fault=daemon.add_fault)
+    daemon.voice = voice
+    closers.append(table.subscribe(voice.update))       # only queues: the voice's own thread speaks
+    voice.start()
+    closers.append(voice.stop)
+
     buttons = _make_buttons(config, daemon, sim=sim, pin_factory=pin_factory, clock=clock)
     if buttons is not None:
         daemon.buttons = buttons
@@ -190,7 +201,8 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
         if state_dir and keep is None:
             os.environ["LANDSEND_STATE_DIR"] = state_dir
         try:
-            daemon.app = create_app(None, table=table, board=loop, buttons=buttons if sim else None, faults=faults)
+            daemon.app = create_app(None, table=table, board=loop, buttons=buttons if sim else None, faults=faults,
+                                    voice=voice)
         finally:
             if keep is None:
                 os.environ.pop("LANDSEND_STATE_DIR", None)

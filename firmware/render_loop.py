@@ -122,6 +122,11 @@ class RenderLoop:
         nxt = next((s for s in allowed if s > now + 1e-9), allowed[0])
         return self.set_brightness(nxt)
 
+    @property
+    def palettes(self) -> tuple[str, ...]:
+        """Return the names of the palettes :meth:`set_palette` accepts."""
+        return tuple(PALETTES)
+
     def set_palette(self, name: str) -> str:
         """Switch the board (and so the page's mirror) to the palette ``name``, redraw, and return it.
 

@@ -7,10 +7,11 @@
 #
 # Idempotent: run it again after `git pull` to update. It
 #   1. installs python3-venv, python3-dev and build-essential (pip compiles spidev and rpi-ws281x),
-#      python3-lgpio (GPIO for gpiozero) and avahi-daemon when missing; where apt has no python3-lgpio
+#      python3-lgpio (GPIO for gpiozero), avahi-daemon, and espeak-ng + alsa-utils (the board's voice:
+#      the speech engine and aplay) when missing; where apt has no python3-lgpio
 #      (plain Debian or Ubuntu: it comes from Raspberry Pi OS's repository) it says so and puts the
 #      lgpio wheel from PyPI into the venv instead,
-#   2. creates the system user `landsend` in the gpio and spi groups,
+#   2. creates the system user `landsend` in the gpio, spi and audio groups (audio: /dev/snd/*),
 #   3. enables SPI (dtparam=spi=on) in the boot config (a reboot is needed the first time),
 #   4. copies the source to /opt/landsend/src and installs it into the venv /opt/landsend/venv,
 #   5. writes /etc/landsend/config.toml from the defaults unless it exists (yours is never overwritten),
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
     --root)
       [ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --root needs a directory" >&2; exit 2; }
       root="$(mkdir -p "$2" && cd "$2" && pwd)"; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -51,7 +52,7 @@ sys() {
 # 1. packages (spidev and rpi-ws281x have no wheels for the Pi on PyPI: pip compiles them, which needs
 #    a C compiler and the Python headers)
 missing=()
-for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon; do
+for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon espeak-ng alsa-utils; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -80,14 +81,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 # 2. user and groups
-for group in gpio spi; do
+for group in gpio spi audio; do
   getent group "$group" >/dev/null || { say "creating group $group"; sys groupadd --system "$group"; }
 done
 if ! id "$user" >/dev/null 2>&1; then
   say "creating user $user"
   sys useradd --system --user-group --home-dir /var/lib/landsend --no-create-home --shell /usr/sbin/nologin "$user"
 fi
-sys usermod --append --groups gpio,spi "$user"
+sys usermod --append --groups gpio,spi,audio "$user"
 
 # 3. SPI on (the default strip driver uses /dev/spidev0.0)
 boot_config="$root/boot/firmware/config.txt"

@@ -53,7 +53,7 @@ def test_an_integer_is_accepted_for_a_float_key():
     ("[buttons]\np1 = 5\np2 = 5\n", "buttons.p2", 3, "GPIO 5 is already used by buttons.p1"),
     ("[buttons]\nhold_s = 2.0\nrelease_s = 2.0\n", "buttons.release_s", 3, "must be longer than buttons.hold_s (2.0 s)"),
     ("[buttons]\np4 = 6\n", "buttons.p4", 2, "unknown key (known: p1, p2, p3, menu, hold_s, release_s, debounce_ms)"),
-    ("[stripe]\ndriver = \"spi\"\n", "stripe", 1, "unknown section [stripe] (known: board, strip, buttons, web)"),
+    ("[stripe]\ndriver = \"spi\"\n", "stripe", 1, "unknown section [stripe] (known: board, strip, buttons, web, voice)"),
     ("[web]\nport = 70000\n", "web.port", 2, "must be between 1 and 65535, got 70000"),
     ("[board]\nwiring = \"zigzag\"\n", "board.wiring", 2, "must be one of serpentine, straight, got 'zigzag'"),
 ])

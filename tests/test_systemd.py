@@ -60,7 +60,7 @@ def test_unit_runs_the_daemon_as_a_notify_service_with_a_watchdog():
     assert int(SERVICE["WatchdogSec"]) >= 10                       # pings every WatchdogSec/2 from the main loop
     assert SERVICE["Restart"] == "on-failure"
     assert (SERVICE["User"], SERVICE["Group"]) == ("landsend", "landsend")
-    assert set(SERVICE["SupplementaryGroups"].split()) == {"gpio", "spi"}
+    assert set(SERVICE["SupplementaryGroups"].split()) == {"gpio", "spi", "audio"}      # audio: the voice
     assert SERVICE["StateDirectory"] == "landsend"
     # lgpio creates .lgd-nfy* pipes in the working directory (gpiozero issue 1106): it must be writable
     assert SERVICE["WorkingDirectory"] == "/var/lib/landsend"
@@ -168,7 +168,7 @@ def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_p
     assert not list(code.rglob("__pycache__"))
     # the system is only told what would change, in order: user and groups, venv, then the service
     would = [line for line in first.stdout.splitlines() if line.startswith("would run: ")]
-    assert "would run: usermod --append --groups gpio,spi landsend" in would
+    assert "would run: usermod --append --groups gpio,spi,audio landsend" in would
     assert would[-4:] == ["would run: systemctl daemon-reload", "would run: systemctl enable landsend.service",
                           "would run: systemctl restart landsend.service",
                           "would run: systemctl reload-or-restart avahi-daemon.service"]
@@ -204,5 +204,8 @@ def test_install_script_refuses_unknown_options_and_needs_root_to_install_for_re
     text = INSTALL.read_text()
     assert 'python3 -m venv --system-site-packages "$prefix/venv"' in text
     # pip compiles spidev and rpi-ws281x on the Pi (no wheels there): the compiler and headers are installed
-    assert "for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon; do" in text
+    # and the voice's speech engine and player (espeak-ng, aplay from alsa-utils)
+    assert ("for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon espeak-ng alsa-utils; do"
+            in text)
+    assert "for group in gpio spi audio; do" in text
     assert (ROOT / "firmware" / "default_config.toml").exists()

@@ -25,7 +25,7 @@ __all__ = ["create_app", "create_server", "Hub"]
 
 
 def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None, board: Any = None,
-               buttons: Any = None, faults: "list[str] | None" = None) -> Flask:
+               buttons: Any = None, faults: "list[str] | None" = None, voice: Any = None) -> Flask:
     """Return the configured Flask app for the phone page and its JSON API.
 
     :param test_config: config mapping that replaces ``instance/config.py``.
@@ -37,6 +37,8 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
         in ``--sim`` mode; None makes ``POST /api/sim/press`` answer 404.
     :param faults: start-up problems to show on the page (the list is kept by
         reference, so later appends show too).
+    :param voice: the board's voice (:class:`firmware.voice.Voice`); None makes its
+        settings answer null and its test 404.
     """
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
@@ -86,11 +88,13 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
                                   window=app.config["JOIN_WINDOW"], clock=app.config["CLOCK"]),
               owns_table=owns_table)
     app.extensions["landsend"] = hub
+    app.extensions["landsend.voice"] = voice
 
-    from . import api, guard, pages
+    from . import api, guard, pages, settings
     guard.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(settings.bp)
     _register_errors(app)
     return app
 

@@ -249,7 +249,7 @@
       var fresh = old && old.match_id === t.match_id && old.seq < t.seq;
       S.ann = { key: key, gos: fresh ? newGos(old.hand, t.hand) : [], steps: null };
       // a pegging event may have scored more than the one step the snapshot carries as "last"
-      if (t.last && t.last.seq === t.seq && t.last.step === "pegging") {
+      if (t.last && t.last.seq === t.seq && t.last.step === "pegging" && !(t.said && t.said.seq === t.seq)) {
         call("GET", "/api/history?since=" + t.seq).then(function (d) {
           var ev = (d.events || []).filter(function (e) { return e.seq === t.seq; })[0];
           if (ev && S.ann.key === key && (ev.steps || []).length > 1) { S.ann.steps = ev.steps; drawAnnounce(); }
@@ -272,10 +272,12 @@
     var t = S.table, a = S.ann, el = clear($("announce")), lines = [];
     var current = t.last && t.last.seq === t.seq;
     var steps = a.steps || (t.last ? [t.last] : []);
-    if (a.gos.length && !(current && steps.some(function (st) { return st.kind === "go"; }))) {
+    if (t.said && t.said.seq === t.seq) {
+      lines = t.said.lines.slice();       // the table's own words (companion/announce.py), as the board speaks them
+    } else if (a.gos.length && !(current && steps.some(function (st) { return st.kind === "go"; }))) {
       lines.push({ text: "go", who: a.gos.join(" and ") + " said go" });
     }
-    if (current || !a.gos.length) {
+    if (!(t.said && t.said.seq === t.seq) && (current || !a.gos.length)) {
       steps.forEach(function (st) {
         var text = st.text || (st.points ? st.points + " points" : "");
         if (text) lines.push({ text: text, who: stepWho(st) });
