@@ -31,7 +31,7 @@ def _who(step: Mapping[str, Any], names: Mapping[str, str]) -> str:
 
 def said(event: Mapping[str, Any] | None, steps: Iterable[Mapping[str, Any]],
          sides: Iterable[Mapping[str, Any]]) -> dict | None:
-    """Return the announcement of ``event``, or None when it says nothing (a turn-up without heels, an undo).
+    """Return the announcement of ``event``, or None when it says nothing (a turn-up without heels, a new game).
 
     :param event: the stored event (its ``type``, ``seq``, ``player`` and ``gos`` are read).
     :param steps: the score steps that event produced, in scoring order (``Table.history()[i]["steps"]``).

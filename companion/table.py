@@ -312,10 +312,14 @@ class Table:
         self._snapshot = snap
 
     def _said(self, snap: dict) -> dict | None:
-        """Return what the newest event announces (:func:`companion.announce.said`), or None."""
-        if not self._events:
+        """Return what the newest live event announces (:func:`companion.announce.said`), or None.
+
+        After an undo it is the announcement of the event now on top (with its
+        own ``seq``, older than the snapshot's): undo restores the state exactly.
+        """
+        if not self._live:
             return None
-        event = self._events[-1]
+        event = self._live[-1]
         steps = []
         for st in reversed(self._state.steps):
             if st.get("seq") != event["seq"]:

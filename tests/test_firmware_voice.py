@@ -10,10 +10,10 @@ given (no sound, no timing).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -21,7 +21,6 @@ import pytest
 
 from companion.record import drive
 from companion.table import Table
-from firmware.cli import main as landsend
 from firmware.config import DEFAULTS, ConfigError, VoiceConfig, loads
 from firmware.daemon import build
 from firmware.voice import AlsaSink, Espeak, Settings, SpeechError, Voice, WavSink, make_voice
@@ -106,19 +105,28 @@ def test_speed_and_volume_change_the_sound():
     assert rms(quiet) < 0.5 * rms(loud)
 
 
+def landsend(*args):
+    """Return the finished ``landsend`` command line (a new process, as a user runs it)."""
+    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+
+
 @needs_audio_tools
-def test_landsend_say_renders_to_a_wav_with_the_configured_voice(tmp_path, capsys):
+def test_landsend_say_renders_to_a_wav_with_the_configured_voice(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text('[voice]\nvoice = "en-us"\nspeed = 200\n')
     out = tmp_path / "fifteen.wav"
-    assert landsend(["say", "fifteen two", "--wav", str(out), "--config", str(cfg)]) == 0
-    assert "en-us at 200 words a minute" in capsys.readouterr().out
+    done = landsend("say", "fifteen two", "--wav", str(out), "--config", str(cfg))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("en-us at 200 words a minute\n")
     s = stat(out)
     assert 0.4 <= s["Length (seconds)"] <= 2.0 and s["RMS amplitude"] > 0.02
-    assert landsend(["say", "fifteen two", "--wav", str(out), "--voice", "zz-nope"]) == 1
-    assert "espeak-ng -v zz-nope: Error: The specified espeak-ng voice does not exist." in capsys.readouterr().err
-    assert landsend(["say", "fifteen two", "--wav", str(out), "--speed", "9"]) == 2
-    assert "speed must be a whole number of words per minute from 80 to 400, got 9" in capsys.readouterr().err
+    done = landsend("say", "fifteen two", "--wav", str(out), "--voice", "zz-nope", "--config", str(cfg))
+    assert (done.returncode, done.stderr) == (
+        1, "landsend say: espeak-ng -v zz-nope: Error: The specified espeak-ng voice does not exist.\n")
+    done = landsend("say", "fifteen two", "--wav", str(out), "--speed", "9", "--config", str(cfg))
+    assert (done.returncode, done.stderr) == (
+        2, "landsend say: speed must be a whole number of words per minute from 80 to 400, got 9\n")
 
 
 # --- the queue: bounded, in order, never a backlog ------------------------------------------------
@@ -170,8 +178,8 @@ def test_the_same_event_twice_an_old_announcement_and_a_disabled_voice_say_nothi
     voice = Voice(rec, rec, Settings(enabled=True))
     voice.update(snap(4, "fifteen for two"))
     voice.update(snap(4, "fifteen for two"))
-    voice.update({"match_id": "m1", "seq": 5, "said": None})                  # an undo
-    voice.update({"match_id": "m1", "seq": 6, "said": {"seq": 4, "speech": "stale"}})
+    voice.update({"match_id": "m1", "seq": 5, "said": None})                  # a new game
+    voice.update({"match_id": "m1", "seq": 6, "said": {"seq": 4, "speech": "stale"}})  # an undo
     while voice.step():
         pass
     assert rec.said == ["fifteen for two"]
