@@ -104,7 +104,7 @@ install -d -m 0755 "$prefix"
 rm -rf "$prefix/src.new" "$prefix/src.old"
 mkdir "$prefix/src.new"
 tar -C "$src" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.egg-info' \
-  --exclude=.pytest_cache --exclude=node_modules --exclude=build --exclude=dist -cf - . \
+  --exclude=.pytest_cache --exclude=node_modules --exclude=.cache --exclude=build --exclude=dist -cf - . \
   | tar -C "$prefix/src.new" -xf -
 [ -d "$prefix/src" ] && mv "$prefix/src" "$prefix/src.old"
 mv "$prefix/src.new" "$prefix/src"

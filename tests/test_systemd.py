@@ -133,11 +133,12 @@ def test_install_script_on_plain_debian_says_where_lgpio_comes_from_and_takes_th
     assert out.returncode == 0, out.stderr
     assert "note: python3-lgpio is not in this system's apt sources (it comes from Raspberry Pi OS's own" in out.stderr
     would = [line for line in out.stdout.splitlines() if line.startswith("would run: ")]
-    assert "would run: apt-get install -y -q python3-venv python3-dev build-essential avahi-daemon" in would
+    assert ("would run: apt-get install -y -q python3-venv python3-dev build-essential avahi-daemon espeak-ng "
+            "alsa-utils") in would
     pip = f"would run: {tmp_path / 'pi'}/opt/landsend/venv/bin/pip install -q lgpio"
     assert pip in would
     assert would.index(pip) > would.index("would run: apt-get install -y -q python3-venv python3-dev "
-                                          "build-essential avahi-daemon")
+                                          "build-essential avahi-daemon espeak-ng alsa-utils")
 
 
 def test_install_script_on_raspberry_pi_os_takes_python3_lgpio_from_apt(tmp_path):
@@ -146,7 +147,7 @@ def test_install_script_on_raspberry_pi_os_takes_python3_lgpio_from_apt(tmp_path
     assert "python3-lgpio is not" not in out.stderr
     would = [line for line in out.stdout.splitlines() if line.startswith("would run: ")]
     assert ("would run: apt-get install -y -q python3-venv python3-dev build-essential python3-lgpio "
-            "avahi-daemon") in would
+            "avahi-daemon espeak-ng alsa-utils") in would
     assert not any(line.endswith("pip install -q lgpio") for line in would)
 
 

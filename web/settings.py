@@ -86,10 +86,10 @@ def test_voice():
     Answers ``{"queued": true|false, "voice": {...}}``: false when the voice
     is off or has a fault (its ``fault`` says why).
     """
+    body = json_body()
     voice = _voice()
     if voice is None:
         abort(404, "no voice: the page is running without the board")
-    body = json_body()
     text = body.get("text", TEST_WORDS)
     if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEST_TEXT:
         abort(400, f"text must be 1 to {MAX_TEST_TEXT} characters")
