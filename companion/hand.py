@@ -136,7 +136,7 @@ class EntryHand(ABC):
 
     @abstractmethod
     def expect(self, state: MatchState) -> str:
-        """Return the next card-entry command expected: turnup|play|show|pocket|place|none."""
+        """Return the next card-entry command expected: turnup|play|show|pocket|place|claim|none."""
 
     @abstractmethod
     def expect_player(self, state: MatchState) -> str | None:

@@ -341,6 +341,7 @@ def test_muggins_in_the_matching_phase(server, phones):
     expect(ann.locator("#count")).to_have_text("15")
     expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Ann claims\s*for 5\u2660"))
     assert ann.locator("#muggins").count() == 0               # nobody has claimed yet
+    shot(ann, "claim-play")
     ann.fill("#play-claimed", "0")
     ann.click("#play-claim")
     expect(ann.locator("#muggins")).to_have_text("Muggins! Ann under-claimed")
@@ -355,6 +356,37 @@ def test_muggins_in_the_matching_phase(server, phones):
     pick(ann, "6D")                                           # the next card: the matching phase goes on
     expect(ann.locator("#count")).to_have_text("21")
     expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Bob claims\s*for 6\u2666"))
+    assert ann.errors == []
+
+
+def test_tabletop_lines_are_claimed_one_by_one_with_muggins(server, phones):
+    """Tabletop Land's End in claim mode: after the layout, the page asks each line's owner for a claim in
+    counting order. Ann's row 1 (3S 10S KD 6H QH) makes nothing, so five (T2); she claims 3, Bob calls
+    muggins, and she scores 3 + double the missed 2: 7 (L8). Row 2 is next."""
+    ann = phones(server.url)
+    claim(ann)
+    ann.select_option("#ng-game", "lands-end-tabletop")
+    ann.fill("[data-name='0']", "Ann")
+    ann.fill("[data-name='1']", "Bob")
+    ann.select_option("#ng-dealer", "Bob")
+    ann.click("#new-form summary")
+    ann.check("[data-opt='claim_mode']")
+    ann.click("#new-form button[type=submit]")
+    expect(ann.locator("#step")).to_contain_text("Turn the centre card")
+    server.table.submit({"type": "layout", "cards": [
+        "3S", "10S", "KD", "6H", "QH", "JD", "AD", "10H", "8H", "2D", "6S", "3H", "KS", "JS", "AC",
+        "8C", "AS", "QS", "JC", "3D", "5C", "9S", "7C", "7D", "7S"]})
+    expect(ann.locator("#step")).to_have_text("Count the grid: Ann's row 1")
+    expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Ann claims\s*for row 1"))
+    expect(ann.locator("#layout-toggle")).to_have_count(0)
+    ann.fill("#line-claimed", "3")
+    ann.click("#line-claim")
+    expect(ann.locator("#muggins")).to_have_text("Muggins! Ann under-claimed")
+    assert scores(server) == [3, 0]
+    ann.click("#muggins")
+    expect(ann.locator("#announce")).to_contain_text("muggins: Ann missed two and scores four more")
+    expect(ann.locator("#step")).to_have_text("Count the grid: Ann's row 2")
+    assert scores(server) == [7, 0]
     assert ann.errors == []
 
 
