@@ -18,7 +18,7 @@ import copy
 
 from .cards import Card
 from .errors import IllegalAction, InvalidCard
-from .hand import EntryHand, STAGE_WORDS, card_list, next_hand, seat_named
+from .hand import EntryHand, STAGE_WORDS, card_list, next_hand, seat_named, side_named
 from .match import HAND_FACTORIES, MatchState, parse_command_card
 from .scoring import number_words, score_grid, score_hand
 
@@ -269,7 +269,6 @@ class GridHand(EntryHand):
         line = self.to_claim[0]
         who = state.sides[line["side"]].name
         if cmd.get("side", cmd.get("player")) is not None:
-            from .hand import side_named
             if side_named(state, cmd.get("side", cmd.get("player"))) != line["side"]:
                 raise IllegalAction(f"it is {who}'s {line['label']} to claim next")
         claimed = self.claim_of(state, {"claimed": cmd.get("points", cmd.get("claimed"))},
