@@ -440,6 +440,10 @@ class DealHand(EntryHand):
         self.show_order = order
         self.shows: list[dict] = []
         self.pocket: dict | None = None
+        # card -> who it was entered for: seat, event seq, count after it, and whether that player was
+        # only the default (the player to play, who might have said go instead): a card credited to a
+        # player who cannot have held it is pointed out with the event to undo back to
+        self.credits: dict[Card, dict] = {}
 
     # --- what comes next ---------------------------------------------------------------
     def expect(self, state: MatchState) -> str:
@@ -466,6 +470,43 @@ class DealHand(EntryHand):
         who = self.expect_player(state)
         return IllegalAction(f"cannot {what} now: the hand is {STAGE_WORDS[self.stage]}"
                              + (f" and expects {who}'s {want}" if who and want != "none" else ""))
+
+    # --- wrong credits: the event to undo back to -----------------------------------------
+    def where(self, card: Card) -> str:
+        return super().where(card) + self.credit_note(card)
+
+    def credit_note(self, card: Card) -> str:
+        """Return, for a played card, which event credited it to whom and that undoing back to it fixes it."""
+        cr = self.credits.get(card)
+        if cr is None:
+            return ""
+        return (f"; {card} was entered as {cr['player']}'s at event {cr['seq']} (count {cr['count']}): "
+                f"if it was not {cr['player']}'s card, undo back to event {cr['seq']} and enter it for its player")
+
+    def suspect_note(self, state: MatchState, seat: int) -> str:
+        """Return which credited play to undo back to when ``seat`` cannot have held all it was credited:
+        the last card entered by default for the player to play near 31 (``seat``'s own first), else
+        ``seat``'s last card."""
+        everyone = list(self.credits.items())
+        guesses = [x for x in everyone if x[1]["guess"]]
+        pick = ([x for x in guesses if x[1]["seat"] == seat] or guesses
+                or [x for x in everyone if x[1]["seat"] == seat])
+        if not pick:
+            return ""
+        card, cr = pick[-1]
+        why = f", where {cr['player']} might have said go" if cr["guess"] else ""
+        return (f"; if one of them was another player's card, undo back to event {cr['seq']} ({card}, entered "
+                f"for {cr['player']} at a count of {cr['count'] - card.value}{why}) and enter it for its player")
+
+    def guess_note(self, state: MatchState, seat: int) -> str:
+        """Return, when ``seat`` might have no cards left after all, the card entered by default to undo back to."""
+        guesses = [(c, cr) for c, cr in self.credits.items() if cr["guess"]]
+        if not guesses:
+            return ""
+        card, cr = guesses[-1]
+        return (f"; if {state.seats[seat]} has no card left, a card went to the wrong player: undo back to "
+                f"event {cr['seq']} ({card}, entered for {cr['player']} as the player to play at a count of "
+                f"{cr['count'] - card.value}, where {cr['player']} might have said go)")
 
     # --- pegging mechanics (shared by decide's dry run and apply) -----------------------
     def left(self, seat: int) -> int:
@@ -520,7 +561,7 @@ class DealHand(EntryHand):
         self.gone.append(seat)
         if live is not None:
             self.gos_after_play += 1
-        self.goes.append({"seat": seat, "count": self.count, "played": len(self.plays[seat])})
+        self.goes.append({"seat": seat, "count": self.count, "played": len(self.plays[seat]), "seq": state.seq})
         if all(s in self.gone for s in self.holders()):
             return self._end_count(state, live=live)
         self.turn = self.next_active(state, seat)
@@ -562,6 +603,10 @@ class DealHand(EntryHand):
 
     def do_play(self, state: MatchState, seat: int, card: Card, *, live: MatchState | None) -> bool:
         """Play ``card`` for ``seat``: score it, then 31 / last card / go. Returns game over."""
+        if live is not None:
+            self.credits[card] = {"seat": seat, "player": state.seats[seat], "seq": state.seq,
+                                  "count": self.count + card.value,
+                                  "guess": self.turn == seat and self.go_wrong(state, seat) is None}
         self.plays[seat].append(card)
         self.gos_after_play = 0
         self.seen[card] = f"played by {state.seats[seat]}"
@@ -625,7 +670,7 @@ class DealHand(EntryHand):
             why = sim.go_wrong(state, g)
             if why:
                 raise IllegalAction(f"it is {state.seats[g]}'s turn; {state.seats[seat]} can {what} only if "
-                                    f"{state.seats[g]} said go, but {why}")
+                                    f"{state.seats[g]} said go, but {why}{self.guess_note(state, g)}")
             gos.append(g)
             sim.do_go(state, g, live=None)
         raise IllegalAction(f"it is not {state.seats[seat]}'s turn")
@@ -666,9 +711,10 @@ class DealHand(EntryHand):
         seat = self._player(state, cmd)
         name = state.seats[seat]
         if card in self.seen:
-            raise IllegalAction(self.where(card))
+            raise IllegalAction(EntryHand.where(self, card))
         if self.left(seat) == 0:
-            raise IllegalAction(f"{name} has played all {self.held} cards")
+            raise IllegalAction(f"{name} has played all {self.held} cards "
+                                f"({', '.join(str(c) for c in self.plays[seat])}){self.suspect_note(state, seat)}")
         gos, sim = self._walk(state, seat, f"play {card}")
         if sim.count + card.value > 31:
             raise IllegalAction(f"{name} cannot play {card}: the count would be {sim.count + card.value}, over 31"
@@ -696,7 +742,7 @@ class DealHand(EntryHand):
         gos, sim = self._walk(state, seat, "say go")
         why = sim.go_wrong(state, seat)
         if why:
-            raise IllegalAction(f"{state.seats[seat]} cannot say go: {why}")
+            raise IllegalAction(f"{state.seats[seat]} cannot say go: {why}{self.guess_note(state, seat)}")
         ev = {"type": "go", "player": state.seats[seat]}
         if gos:
             ev["gos"] = [state.seats[g] for g in gos]
@@ -728,9 +774,15 @@ class DealHand(EntryHand):
             cards = card_list(cmd["cards"], f"{name}'s hand")
             if len(cards) != self.held:
                 raise InvalidCard(f"{name}'s hand holds {self.held} cards, not {len(cards)}")
-            for c in played:
-                if c not in cards:
-                    raise IllegalAction(f"{name} played {c}, so it must be in the hand shown")
+            missing = [c for c in played if c not in cards]
+            taken = [c for c in cards if c in self.credits and self.credits[c]["seat"] != seat]
+            if missing and taken:   # cards swapped between players: undo back to the first wrong credit
+                wrong = sorted(((self.credits[c], c) for c in missing + taken), key=lambda x: x[0]["seq"])
+                raise IllegalAction(f"{name}'s hand does not match the plays: " + ", ".join(
+                    f"{c} was entered as {cr['player']}'s at event {cr['seq']}" for cr, c in wrong)
+                    + f": undo back to event {wrong[0][0]['seq']} and enter each card for its player")
+            for c in missing:
+                raise IllegalAction(f"{name} played {c}, so it must be in the hand shown{self.credit_note(c)}")
             self.check_unseen(c for c in cards if c not in played)
         for g in self.goes:
             if g["seat"] != seat:
@@ -739,7 +791,8 @@ class DealHand(EntryHand):
             for c in cards:
                 if c not in before and c.value <= 31 - g["count"]:
                     raise IllegalAction(f"{name} said go at a count of {g['count']} while holding {c}, "
-                                        f"which fits ({g['count'] + c.value}): undo back to the go and fix it")
+                                        f"which fits ({g['count'] + c.value}): undo back to the go "
+                                        f"(event {g['seq']}) and fix it")
         total = score_hand(cards, self.turnup, game=state.rules).total if state.rules.claim_mode else 0
         claimed = self.claim_of(state, cmd, total, name)
         ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}

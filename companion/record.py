@@ -100,6 +100,7 @@ class _Driver:
         self.record = record
         self.on_step = on_step
         self.where = "start"
+        self._held: dict[str, list] = {}      # the current hand's held cards by player (deal games)
 
     @property
     def state(self) -> MatchState:
@@ -183,15 +184,26 @@ class _Driver:
         self.submit(cmd, where)
         return self.state.over
 
-    def deal_hand(self, i: int, hand: dict) -> None:
+    def held_cards(self, i: int, hand: dict) -> dict[str, str]:
+        """Return card -> holder for hand ``i``'s held cards, checked against each other, the turn-up and
+        the pocket before any of the hand is entered (so a card listed twice is refused with its step even
+        when the game ends before that card would be shown).
+
+        :raises RecordError: a bad card, too many cards, or a card in two places.
+        """
         rules = self.state.rules
-        turnup = hand.get("turnup")
-        if turnup is None:
-            return
-        if self.entry({"type": "turnup", "card": turnup}, f"hand {i}, turn-up {turnup}"):
-            return
         held = hand.get("held") or {}
         _check(isinstance(held, dict), f"hand {i}: held must map names to cards")
+        where: dict[str, str] = {}
+        for what, cards in (("the turn-up", [hand.get("turnup")]), (f"in the {rules.pocket_name}", hand.get("pocket"))):
+            _check(cards is None or isinstance(cards, list), f"hand {i}: {what} must be a list of cards")
+            for c in cards or []:
+                try:
+                    key = str(parse_card(c))
+                except RulesError as exc:
+                    raise RecordError(f"hand {i}, {what.removeprefix('in ')}: {exc}") from None
+                _check(key not in where, f"hand {i}, {what.removeprefix('in ')}: {key} is listed twice")
+                where[key] = what
         holder: dict[str, str] = {}
         for name, cards in held.items():
             _check(isinstance(cards, list), f"hand {i}: {name}'s held cards must be a list")
@@ -202,8 +214,22 @@ class _Driver:
                     key = str(parse_card(c))
                 except RulesError as exc:
                     raise RecordError(f"hand {i}, {name}'s held cards: {exc}") from None
+                _check(holder.get(key) != name, f"hand {i}, {name}'s held cards: {key} is listed twice")
                 _check(key not in holder, f"hand {i}: {key} is held by both {holder.get(key)} and {name}")
+                _check(key not in where, f"hand {i}, {name}'s held cards: {key} is also {where.get(key)}")
                 holder[key] = name
+        return holder
+
+    def deal_hand(self, i: int, hand: dict) -> None:
+        rules = self.state.rules
+        turnup = hand.get("turnup")
+        if turnup is None:
+            return
+        held = hand.get("held") or {}
+        holder = self.held_cards(i, hand)
+        self._held = {name: [parse_card(c) for c in cards] for name, cards in held.items()}
+        if self.entry({"type": "turnup", "card": turnup}, f"hand {i}, turn-up {turnup}"):
+            return
         plays = hand.get("plays") or []
         _check(isinstance(plays, list), f"hand {i}: plays must be a list of cards")
         for n, c in enumerate(plays, start=1):
@@ -214,7 +240,8 @@ class _Driver:
             who = holder.get(str(card))
             _check(who is not None, f"hand {i}, play {n}: {card} is played but nobody holds it")
             if card in self.state.hand.seen:
-                raise RecordError(f"hand {i}, play {n} ({card} by {who}): {self.state.hand.where(card)}")
+                raise RecordError(f"hand {i}, play {n} ({card} by {who}): {card} is already out: "
+                                  f"{self.state.hand.seen[card]}")
             # everyone before the card's holder, or everyone while the card does not fit, said go
             for _ in range(4 * len(self.state.seats)):
                 h = self.state.hand
@@ -269,6 +296,16 @@ class _Driver:
         self.flush()
         if self.state.over:
             return True
+        # the record lists the player's hand: a go while holding a card that fits is refused here, at the
+        # go, and not only at the show (which a game that ends first never reaches)
+        h = self.state.hand
+        seat = self.state.seats.index(player)
+        if h.go_wrong(self.state, seat) is None:      # else the table refuses the go itself, saying why
+            for c in self._held.get(player, []):
+                if c in h.plays[seat] or h.count + c.value > 31:
+                    continue
+                raise RecordError(f"{where}, but {player}'s hand holds {c}, which fits "
+                                  f"({h.count} + {c.value} = {h.count + c.value})")
         self.submit({"type": "go", "player": player}, where)
         return self.state.over
 

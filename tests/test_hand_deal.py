@@ -143,7 +143,7 @@ def test_a_go_the_engine_cannot_see_is_caught_at_the_show():
     # ... but Bob still held 6D at 25 (it fits: 31)
     msg = refused(t, cmd("show"))
     assert msg == ("Bob said go at a count of 25 while holding 6D, which fits (31): "
-                   "undo back to the go and fix it")
+                   "undo back to the go (event 5) and fix it")
 
 
 def test_show_validation():
@@ -156,7 +156,12 @@ def test_show_validation():
     assert snap["expect"] == "show" and snap["expect_player"] == "Ann"
     assert refused(t, cmd("show")) == "Ann played 2 of 3 cards: list the 3 cards Ann held"
     assert refused(t, cmd("show", cards=["KH", "9C"]), InvalidCard) == "Ann's hand holds 3 cards, not 2"
-    assert refused(t, cmd("show", cards=["KH", "QD", "7H"])) == "Ann played 9C, so it must be in the hand shown"
+    assert refused(t, cmd("show", cards=["KH", "QD", "7H"])) == (
+        "Ann's hand does not match the plays: QD was entered as Bob's at event 3, 9C was entered as Ann's "
+        "at event 4: undo back to event 3 and enter each card for its player")
+    assert refused(t, cmd("show", cards=["KH", "8D", "7H"])) == (
+        "Ann played 9C, so it must be in the hand shown; 9C was entered as Ann's at event 4 (count 29): "
+        "if it was not Ann's card, undo back to event 4 and enter it for its player")
     assert refused(t, cmd("show", cards=["KH", "9C", "4S"])) == "4S is already out: it is the turn-up"
     assert refused(t, cmd("show", cards=["8D", "6S", "7H"], player="Bob")) == "it is Ann's show next (order: Ann, Bob)"
     t.submit(cmd("show", cards=["KH", "9C", "7H"]))              # + 4S: nothing
@@ -304,3 +309,69 @@ def test_can_go_tells_the_page_when_a_go_would_be_accepted():
     assert t.snapshot()["hand"]["can_go"] is False               # 20: every card fits
     t.submit(cmd("play", "9C"))
     assert t.snapshot()["hand"]["can_go"] is True                # 29: Bob may well hold only cards over 2
+
+
+# --- a card entered for the wrong player: pointed out with the event to undo back to -----------
+
+def forgotten_go_at_29():
+    """Land's End, Bob deals: Ann K♥ (10), Bob Q♥ (20), Ann 9♣ (29); Bob cannot play but his go is
+    forgotten, and Ann's 2♦ is entered for the player to play, Bob (event 5)."""
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, cmd("turnup", "4C"), cmd("play", "KH"), cmd("play", "QH"), cmd("play", "9C"), cmd("play", "2D"))
+    return t
+
+
+def test_a_forgotten_go_swings_four_points_and_the_right_entry_takes_it_back():
+    t = forgotten_go_at_29()
+    ev = t.history()[-1]
+    assert (ev["seq"], ev["player"], "gos" in ev) == (5, "Bob", False)
+    assert scores(t) == [2, 0]               # Bob's 31 counts for Ann (L2): the wrong side
+    t.submit(cmd("undo"))
+    t.submit(cmd("play", "2D", player="Ann"))                   # Bob said go; Ann makes 31
+    assert t.history()[-1]["gos"] == ["Bob"]
+    assert scores(t) == [0, 2]               # Ann's 31 counts for Bob: a swing of 4 in a 16-point game
+
+
+def test_the_stuck_turn_after_a_wrong_credit_names_the_event_to_undo_back_to():
+    t = forgotten_go_at_29()
+    run(t, cmd("play", "7S"), cmd("play", "8C"))                # Ann 7 (the engine thinks she holds 2), Bob 15
+    assert scores(t) == [4, 0]
+    note = ("; if Ann has no card left, a card went to the wrong player: undo back to event 5 (2D, entered "
+            "for Bob as the player to play at a count of 29, where Bob might have said go)")
+    # Ann has no card left in her hand, so Bob plays on: the engine cannot accept it, and says where to go back
+    assert refused(t, cmd("play", "6H", player="Bob")) == (
+        "it is Ann's turn; Bob can play 6H only if Ann said go, but at a count of 15 every card fits" + note)
+    assert refused(t, cmd("go")) == "Ann cannot say go: at a count of 15 every card fits" + note
+    for _ in range(3):                                          # back to before event 5
+        t.submit(cmd("undo"))
+    assert t.snapshot()["count"] == 29 and t.snapshot()["turn"] == "Bob"
+
+
+def test_cards_swapped_between_players_are_caught_at_the_show_with_the_first_wrong_event():
+    t = forgotten_go_at_29()
+    # entry goes on by default: Ann 7S, Bob 8C, then Bob's 6H goes to Ann (the engine thinks she holds one), Bob 5S
+    run(t, cmd("play", "7S"), cmd("play", "8C"), cmd("play", "6H"), cmd("play", "5S"))
+    snap = t.snapshot()
+    assert snap["expect"] == "show" and snap["expect_player"] == "Ann"
+    assert snap["hand"]["plays"] == {"Ann": ["KH", "9C", "7S", "6H"], "Bob": ["QH", "2D", "8C", "5S"]}
+    # Ann shows what she really held: 2D (credited to Bob at event 5) in, 6H (credited to her at event 8) out
+    assert refused(t, cmd("show", cards=["KH", "9C", "2D", "7S"])) == (
+        "Ann's hand does not match the plays: 2D was entered as Bob's at event 5, 6H was entered as Ann's "
+        "at event 8: undo back to event 5 and enter each card for its player")
+
+
+def test_a_player_credited_more_cards_than_held_is_told_which_event_to_undo_back_to():
+    t = forgotten_go_at_29()
+    run(t, cmd("play", "7S"), cmd("play", "8C"), cmd("play", "6H"))   # Bob's 6H also goes to Ann by default
+    assert refused(t, cmd("play", "5S", player="Ann")) == (
+        "Ann has played all 4 cards (KH, 9C, 7S, 6H); if one of them was another player's card, undo back to "
+        "event 5 (2D, entered for Bob at a count of 29, where Bob might have said go) and enter it for its player")
+
+
+def test_a_card_credited_to_one_player_and_listed_elsewhere_names_its_event():
+    t = forgotten_go_at_29()
+    run(t, cmd("play", "7S"), cmd("play", "8C"), cmd("play", "6H"), cmd("play", "5S"))
+    run(t, cmd("show"), cmd("show"))
+    assert refused(t, cmd("pocket", cards=["2D", "AS", "3S", "JH"])) == (
+        "2D is already out: played by Bob; 2D was entered as Bob's at event 5 (count 31): if it was not "
+        "Bob's card, undo back to event 5 and enter it for its player")

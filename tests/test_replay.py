@@ -205,3 +205,12 @@ def test_mangled_records_are_reported_never_crash():
             invalid += 1
             assert isinstance(res["error"], str) and res["error"]
     assert invalid > 300
+
+
+def test_a_card_listed_twice_in_one_hand_is_refused_with_its_step():
+    rec = json.loads((RECORDS / "invalid-card-in-the-unplayed-rest-and-the-pocket.json").read_text())
+    rec["hands"][0]["pocket"] = None
+    rec["hands"][0]["held"]["Bob"] = ["5H", "6D", "8C", "8C"]      # unplayed when Ann falls off the end
+    assert replay(rec)["error"] == "hand 1, Bob's held cards: 8C is listed twice"
+    rec["hands"][0]["held"]["Bob"] = ["5H", "6D", "8C", "AS"]
+    assert replay(rec)["valid"] and replay(rec)["ended_at"] == {"hand": 1, "phase": "pegging"}

@@ -183,7 +183,7 @@ def test_import_of_an_invalid_record_changes_nothing():
     before = t.snapshot()
     rec = {"game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob", "stake": 1,
            "hands": [{"turnup": "2C", "held": {"Ann": ["2C"]}, "plays": ["2C"]}]}
-    with pytest.raises(IllegalAction, match="hand 1, play 1 \\(2C by Ann\\): 2C is already out: it is the turn-up"):
+    with pytest.raises(IllegalAction, match="hand 1, Ann's held cards: 2C is also the turn-up"):
         t.import_record(rec)
     assert t.snapshot() == before
 
