@@ -17,6 +17,11 @@ class IllegalAction(RulesError):
     """A well-formed command that the game's state or rules do not allow."""
 
 
+class StaleCommand(IllegalAction):
+    """A command made from an older state than the table's (``if_seq``): it is never applied to a state
+    its sender did not see."""
+
+
 class UnknownGame(RulesError):
     """A preset name or ruleset option that does not exist or is out of range."""
 

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from . import hand as _hand  # noqa: F401  (registers card-entry handlers)
 from .announce import said
-from .errors import IllegalAction, RulesError, StoreError
+from .errors import IllegalAction, RulesError, StaleCommand, StoreError
 from .match import HANDLERS, Context, MatchState, apply_event, fold
 from .store import MemoryStore, SQLiteStore
 
@@ -253,7 +253,7 @@ class Table:
             raise IllegalAction("if_seq must be the whole-number seq of the snapshot the command was made from")
         now = self._state.seq if self._state.rules is not None else -1
         if seen != now:
-            raise IllegalAction(f"the table has moved on since this was entered (event {now}, the command was "
+            raise StaleCommand(f"the table has moved on since this was entered (event {now}, the command was "
                                 f"made at {seen}): nothing changed; look again")
 
     def export_record(self) -> dict:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping
 
 from firmware.drivers import Strip
 from firmware.frame import Frame
-from firmware.geometry import Geometry
+from firmware.geometry import Geometry, side_lanes
 from firmware.render import PALETTES, STANDARD, Light, Palette, animation_length, render
 
 log = logging.getLogger(__name__)
@@ -160,11 +160,20 @@ class RenderLoop:
         Keys: ``lanes`` and ``status`` (docs/architecture.md), ``seq`` (the
         snapshot drawn), ``brightness``, ``gamma`` (to show LED values as they
         look: ``255 * (v/255) ** (1/gamma)``), ``current_ma`` (estimated draw),
-        ``animating``, ``strip_ok`` and ``palette`` (its name).
+        ``animating``, ``strip_ok``, ``palette`` (its name) and ``sides`` (``{"lane", "id", "name"}``
+        per side, lane 1 first).
         """
         with self._cond:
             frame, seq, animating = self._frame, self._frame_seq, self._anim_start is not None
+            snap = self._snapshot or {}
         body = frame.to_json()
+        try:
+            lanes = side_lanes(snap.get("sides") or [], lanes=self.geometry.lanes)
+        except ValueError:
+            lanes = []
+        # which side each lane shows, so the page labels the mirror's lanes and orders its panels the same way
+        body["sides"] = sorted(({"lane": lane, "id": s.get("id"), "name": s.get("name")}
+                                for s, lane in zip(snap.get("sides") or [], lanes)), key=lambda x: x["lane"])
         body.update(seq=seq, brightness=self.settings.brightness, gamma=self.settings.gamma,
                     current_ma=round(frame.current_ma(self.settings.ma_per_channel), 1),
                     animating=animating, strip_ok=self.strip is not None and self._failed is None,

@@ -14,6 +14,7 @@ import re
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
 from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand, score_line
+from companion.errors import StaleCommand
 from companion.rulesets import CHOICES, OPTIONS
 
 from .guard import ensure_session, hub, json_body, parse_json, require_joined, role
@@ -78,6 +79,7 @@ def session_info() -> dict:
     }
     if who != "visitor":
         info["join_code"] = h.access.join_code
+        info["phones"] = h.access.phones
     return info
 
 
@@ -124,6 +126,7 @@ def join():
         abort(403, "wrong join code")
     s["epoch"] = h.access.epoch
     s["joined"] = True
+    h.access.joined(s["device"])
     return jsonify(session_info())
 
 
@@ -151,6 +154,11 @@ def command():
     h = hub()
     try:
         ev = h.table.submit(body, client_id=cid)
+    except StaleCommand as exc:
+        # made from a state the table has left: the sender gets the state it did not see, to look again
+        resp = jsonify({"error": str(exc), "stale": True, "table": h.table.snapshot()})
+        resp.status_code = 400
+        return resp
     except RulesError as exc:
         return _refused(exc)
     return jsonify({"event": ev, "table": h.table.snapshot()})

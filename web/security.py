@@ -177,6 +177,7 @@ class Access:
         self.epoch = 1
         self.host: str | None = None
         self.join_code: str | None = None
+        self.devices: list[str] = []          # the phones that hold the table this epoch: the host, then joiners
         self._listeners: list[Callable[[int], None]] = []
         if path is not None and path.exists():
             try:
@@ -184,6 +185,7 @@ class Access:
                 self.epoch = int(data["epoch"])
                 self.host = data.get("host")
                 self.join_code = data.get("join_code")
+                self.devices = [d for d in data.get("devices") or [] if isinstance(d, str)]
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("ignoring unreadable access state %s: %s", path, exc)
 
@@ -192,8 +194,24 @@ class Access:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"epoch": self.epoch, "host": self.host, "join_code": self.join_code}))
+        tmp.write_text(json.dumps({"epoch": self.epoch, "host": self.host, "join_code": self.join_code,
+                                   "devices": self.devices}))
         os.replace(tmp, self.path)
+
+    @property
+    def phones(self) -> int:
+        """Return how many phones hold the table (the host and every phone that joined since the claim)."""
+        return len(self.devices)
+
+    def joined(self, device: str) -> None:
+        """Count ``device`` as a phone holding the table; the first joiner tells every page (the host's
+        page shows the join code until then)."""
+        with self._lock:
+            if device in self.devices:
+                return
+            self.devices.append(device)
+            self._save()
+        self._notify()
 
     @property
     def claimed(self) -> bool:
@@ -217,6 +235,7 @@ class Access:
             if self.host is not None:
                 return False
             self.host = device
+            self.devices = [device]
             self.join_code = "".join(secrets.choice("0123456789") for _ in range(JOIN_CODE_DIGITS))
             self._save()
         log.info("table claimed by a new host (epoch %d)", self.epoch)
@@ -240,6 +259,7 @@ class Access:
             self.epoch += 1
             self.host = None
             self.join_code = None
+            self.devices = []
             self._save()
         log.info("table released (epoch %d)", self.epoch)
         self._notify()

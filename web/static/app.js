@@ -8,7 +8,7 @@
     view: "table", picked: null, player: null, pegSide: null, tray: [], trayFor: null,
     gridSel: null, layout: null, layoutCrib: [], qc: { kind: "hand", cards: [], starter: null },
     history: null, lastSaid: null, es: null, lastMsg: 0, board: null, boardMissing: false,
-    wake: null
+    wake: null, queue: [], whose: null, lanes: null
   };
   var RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
   var SUITS = ["S", "H", "D", "C"];
@@ -52,6 +52,11 @@
     return h("span", { cls: "card " + c.suit + (c.suit === "H" || c.suit === "D" ? " red" : "") + (extra ? " " + extra : ""),
       title: c.rank + " of " + SUIT_NAME[c.suit] }, pretty(card));
   }
+  // the rules' messages name cards by code (KS): the page says K♠
+  function cardWords(text) {
+    return String(text).replace(/\b(10|[2-9AJQK])([SHDC])\b/g, function (m, r, su) { return r + SYM[su]; });
+  }
+  function cardValue(card) { var r = split(card).rank; return r === "A" ? 1 : "JQK".indexOf(r) >= 0 ? 10 : Number(r); }
   function cardsEl(list) { return h("div", { cls: "cards" }, (list || []).map(function (c) { return cardEl(c); })); }
 
   // ---- talking to the Pi ----
@@ -62,7 +67,7 @@
   }
   function toast(msg, kind) {
     var t = $("toast");
-    t.textContent = msg;
+    t.textContent = cardWords(msg);
     t.className = "toast" + (kind ? " " + kind : "");
     t.hidden = false;
     t.onclick = function () { t.hidden = true; };       // tap to dismiss
@@ -79,7 +84,7 @@
     tries = tries || 0;
     return fetch(path, opts).then(function (r) {
       return r.json().catch(function () { return { error: r.status + " " + r.statusText }; }).then(function (data) {
-        if (!r.ok) { var e = new Error(data.error || ("error " + r.status)); e.status = r.status; throw e; }
+        if (!r.ok) { var e = new Error(data.error || ("error " + r.status)); e.status = r.status; e.data = data; throw e; }
         return data;
       });
     }, function (netErr) {
@@ -88,25 +93,96 @@
         return new Promise(function (res) { setTimeout(res, 400 * Math.pow(2, tries)); })
           .then(function () { return call(method, path, body, tries + 1); });
       }
-      throw new Error("no connection to the table");
-    });
-  }
-  // a command that acts on what this screen shows (undo, next game, a show): refused if the table moved on
-  // meanwhile, so two phones pressing undo on the same screen undo one event, not two
-  function fresh(cmd) { cmd.if_seq = S.table.seq; return cmd; }
-  function command(cmd) {
-    cmd.client_id = newId();
-    return call("POST", "/api/command", cmd).then(function (data) {
-      var t = $("toast");
-      if (!t.hidden && !t.classList.contains("info")) t.hidden = true;   // the refusal was dealt with: clear it
-      take(data.table);
-      return data;
-    }).catch(function (e) {
-      toast(e.message);
-      render();                      // back to a clean picker: the refused card is not half-entered
-      if (e.status === 403) refreshSession();
+      var e = new Error("no connection to the table");
+      e.network = true;
       throw e;
     });
+  }
+  // Every command carries the state it was made from (if_seq): the table refuses it when it has moved on
+  // (another phone entered something meanwhile), so a tap is never applied to a state its phone did not
+  // show. Commands go out one at a time, in order; one tapped while an earlier one is still on its way was
+  // made on top of it, so it carries the seq of that earlier command's event. An entry that cannot be sent
+  // stays in the header as "not sent" with Send again / Drop: never silently lost, never re-aimed, and a
+  // resend keeps its client id, so it never scores twice.
+  function describe(cmd) {
+    var c = cmd.card ? pretty(cmd.card) : "";
+    switch (cmd.type) {
+      case "play": return c + (cmd.player ? " for " + cmd.player : "");
+      case "go": return (cmd.player ? cmd.player + "'s " : "") + "go";
+      case "peg": return "+" + cmd.points + " for " + sideName(cmd.side);
+      case "turnup": return "the turn-up " + c;
+      case "show": return (cmd.player || S.table.hand && S.table.hand.expect_player || "the") + "'s hand";
+      case "pocket": return "the " + (S.table.pocket_name || "pocket");
+      case "place": return c + (cmd.crib ? " into the crib" : " on the grid");
+      case "new_match": return "the new game";
+      case "new_game": return "the next game";
+      default: return cmd.type.replace("_", " ");
+    }
+  }
+  function command(cmd) {
+    cmd.client_id = cmd.client_id || newId();
+    var entry = { cmd: cmd, label: describe(cmd), chained: S.queue.length > 0, state: "waiting" };
+    if (!entry.chained) cmd.if_seq = S.table.seq;
+    var done = new Promise(function (resolve, reject) { entry.resolve = resolve; entry.reject = reject; });
+    S.queue.push(entry);
+    if (S.queue.length === 1) sendHead(); else renderPending();
+    return done;
+  }
+  function sendHead() {
+    var e = S.queue[0];
+    if (!e || e.state === "sending") return;
+    e.state = "sending";
+    renderPending();
+    call("POST", "/api/command", e.cmd).then(function (data) {
+      S.queue.shift();
+      var t = $("toast");
+      if (!t.hidden && !t.classList.contains("info")) t.hidden = true;   // the refusal was dealt with: clear it
+      var next = S.queue[0];
+      if (next && next.chained) next.cmd.if_seq = data.event.seq;       // made on top of this one
+      take(data.table);
+      renderPending();
+      e.resolve(data);
+      if (next) sendHead();
+    }, function (err) {
+      if (err.network) { e.state = "failed"; renderPending(); return; }
+      // refused: this entry, and those made on top of it, are not entered; the phone shows the table as it is
+      var dropped = S.queue.splice(0, S.queue.length);
+      var after = dropped.length - 1;
+      var more = after ? " (nor the " + (after > 1 ? after + " entries" : "entry") + " made after it)" : "";
+      if (err.data && err.data.stale) {
+        toast("Not entered: " + e.label + more + ". The table changed before it arrived (another phone or the " +
+          "board entered something): look again, and enter it if it still stands.");
+      } else {
+        toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""));
+      }
+      if (err.data && err.data.table) take(err.data.table);
+      S.whose = null;
+      render();                      // back to a clean picker: the refused card is not half-entered
+      renderPending();
+      if (err.status === 403) refreshSession();
+      dropped.forEach(function (d) { d.reject(err); });
+    });
+  }
+  function retryPending() { if (S.queue.length && S.queue[0].state === "failed") sendHead(); }
+  function dropPending() {
+    var dropped = S.queue.splice(0, S.queue.length);
+    renderPending();
+    if (dropped.length) toast("Not entered: " + dropped.map(function (d) { return d.label; }).join(", "), "info");
+    dropped.forEach(function (d) { var e = new Error("dropped"); e.dropped = true; d.reject(e); });
+  }
+  function renderPending() {
+    var box = clear($("pending")), q = S.queue;
+    show(box, q.length > 0);
+    if (!q.length) return;
+    var failed = q[0].state === "failed", labels = q.map(function (d) { return d.label; }).join(", ");
+    box.className = "pending" + (failed ? " failed" : "");
+    box.appendChild(h("span", { id: "pending-text", text: failed
+      ? "Not sent yet: " + labels + " (no connection to the table)"
+      : "Sending " + labels + "\u2026" }));
+    if (failed) {
+      box.appendChild(h("button", { type: "button", id: "pending-retry", onclick: retryPending }, "Send again"));
+      box.appendChild(h("button", { type: "button", id: "pending-drop", onclick: dropPending }, "Drop"));
+    }
   }
   // the session as the server sees it; a claim or join in flight wins over a refresh that started before it
   var sessionGen = 0, sessionBusy = 0;
@@ -130,7 +206,7 @@
     S.lastMsg = Date.now();
     es.onopen = function () { S.lastMsg = Date.now(); setConn(true); };
     es.onmessage = function () { S.lastMsg = Date.now(); };
-    es.addEventListener("state", function (ev) { S.lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); });
+    es.addEventListener("state", function (ev) { S.lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); retryPending(); });
     es.addEventListener("access", function () { S.lastMsg = Date.now(); refreshSession(); });
     es.addEventListener("ping", function () { S.lastMsg = Date.now(); setConn(true); });
     es.onerror = function () { setConn(false); };
@@ -162,7 +238,7 @@
       pollBoard();
     }
   });
-  window.addEventListener("online", connect);
+  window.addEventListener("online", function () { connect(); retryPending(); });
 
   function take(snap) {
     if (!snap) return;
@@ -171,6 +247,7 @@
     S.table = snap;
     if (!old || old.seq !== snap.seq || old.match_id !== snap.match_id) {
       S.history = null;
+      S.whose = null;                // a "whose card" question belongs to the state it was asked on
       if (old && old.expect !== snap.expect) { S.tray = []; S.picked = null; S.gridSel = null; }
     }
     render();
@@ -219,9 +296,18 @@
     S.board = key;
     clear(b);
     b.removeAttribute("hidden");          // an <svg> has no .hidden property
+    var names = {};
+    (frame.sides || []).forEach(function (sd) { names[sd.lane] = sd.name; });
+    var laneKey = JSON.stringify(frame.sides || null);
+    if (laneKey !== JSON.stringify(S.lanes)) { S.lanes = frame.sides || null; renderSides(); }
     (frame.lanes || []).forEach(function (lane, li) {
+      // each lane is labelled with the side it shows (panels above are in the same order)
+      var name = names[li + 1] || "";
+      var label = svg("text", { x: 4, y: 18 + li * 22, fill: "#c3ccd6", "font-size": 12, "data-lane-label": li + 1 });
+      label.textContent = name.length > 9 ? name.slice(0, 8) + "\u2026" : name;
+      b.appendChild(label);
       lane.forEach(function (rgb, hi) {
-        var c = svg("circle", { cx: 14 + hi * 20.8, cy: 14 + li * 22, r: 7.5, fill: ledColour(rgb, frame.gamma), "data-lane": li + 1, "data-hole": hi + 1, "data-rgb": rgb.join(",") });
+        var c = svg("circle", { cx: 70 + hi * 20.8, cy: 14 + li * 22, r: 7.5, fill: ledColour(rgb, frame.gamma), "data-lane": li + 1, "data-hole": hi + 1, "data-rgb": rgb.join(",") });
         if (!Math.max(rgb[0], rgb[1], rgb[2])) { c.setAttribute("stroke", "#39424e"); c.setAttribute("stroke-width", "1"); }
         b.appendChild(c);
       });
@@ -311,11 +397,14 @@
     renderResult();
     renderEntry();
     $("undo").disabled = !joined() || t.can_undo === false;
+    show($("undo"), joined());
     $("h-undo").disabled = $("undo").disabled;
-    show($("table-actions"), joined());
+    // the host sees the join code in the header until a second phone has joined
+    show($("host-code"), s.role === "host" && !!s.join_code && (s.phones || 1) < 2);
+    $("host-code").textContent = s.join_code ? "Join code " + s.join_code + " \u00b7 QR under More" : "";
     show($("h-import-label"), joined());
     show($("h-undo"), joined());
-    show($("next-game"), joined() && !!t.result);
+    show($("next-game"), joined() && !!t.result);   // inside the result, so it is in view with it
     $("next-game").textContent = t.result && t.series && t.series.kind !== "single" && t.series.over ? "New series" : "Next game";
     renderMore();
     $("ng-start").disabled = !joined();
@@ -326,7 +415,13 @@
 
   function renderSides() {
     var t = S.table, box = clear($("sides"));
-    (t.sides || []).forEach(function (side, i) {
+    // the panels in the board's lane order (lane 1 first), so the mirror and the panels read alike
+    var lane = {};
+    (S.lanes || []).forEach(function (l) { lane[l.id] = l.lane; });
+    var order = (t.sides || []).map(function (side, i) { return i; });
+    order.sort(function (a, b) { return (lane[t.sides[a].id] || a) - (lane[t.sides[b].id] || b) || a - b; });
+    order.forEach(function (i) {
+      var side = t.sides[i];
       var chips = h("div", { cls: "chips" },
         t.dealer_side === i ? h("span", { cls: "chip dealer", text: "deals" }) : null,
         t.pocket_owner === i && t.pocket_owner !== t.dealer_side ? h("span", { cls: "chip", text: t.pocket_name || "pocket" }) : null,
@@ -337,8 +432,8 @@
       if (joined() && !t.result) {
         pegs = h("div", { cls: "pegs" },
           h("button", { type: "button", "data-peg": side.id, onclick: function () { peg(side.id, 1); }, "aria-label": "peg 1 for " + side.name }, "+1"),
-          h("button", { type: "button", onclick: function () { peg(side.id, 2); }, "aria-label": "peg 2 for " + side.name }, "+2"),
-          h("button", { type: "button", onclick: function () { askN(side); }, "aria-label": "peg more for " + side.name }, "+N"));
+          h("button", { type: "button", "data-peg-2": side.id, onclick: function () { peg(side.id, 2); }, "aria-label": "peg 2 for " + side.name }, "+2"),
+          h("button", { type: "button", "data-peg-n": side.id, onclick: function () { askN(side); }, "aria-label": "peg a chosen number of points for " + side.name }, "+N"));
       }
       box.appendChild(h("div", { cls: "side" + (t.turn_side === i ? " turn" : ""), "data-side": side.id },
         h("div", { cls: "info" },
@@ -360,8 +455,8 @@
   }
 
   function renderResult() {
-    var t = S.table, r = t.result, box = clear($("result"));
-    show(box, !!r);
+    var t = S.table, r = t.result, box = clear($("result-body"));
+    show($("result"), !!r);
     if (!r) return;
     var loser = r.loser ? sideName(r.loser) : null, winner = r.winner ? sideName(r.winner) : null;
     var headline = t.reach === "loses" && loser ? loser + " fell off the end of the world"
@@ -377,6 +472,7 @@
       // cribbage's skunk (S1): the loser's multiplier, which the table alone did not explain
       box.appendChild(h("p", { text: loser + (lk > 2 ? " was double-skunked" : " was skunked") + ": the game counts \u00d7" + lk }));
     }
+    box.appendChild(h("p", { cls: "pays", id: "pays", text: paysText(t, r) }));
     var rows = (t.sides || []).map(function (side) {
       var pay = (r.settlement || {})[side.id] || 0, k = (r.multipliers || {})[side.id];
       return h("tr", null,
@@ -392,6 +488,27 @@
         (t.sides || []).map(function (s) { return s.name + " " + (t.series.wins[s.id] || 0); }).join(", ") +
         (t.series.over ? " \u2014 series over" : "") }));
     }
+  }
+
+  // the settlement in words: "Ann pays Bob 2: \u00d71, Bob had 13" (each payment, payer to receiver)
+  function paysText(t, r) {
+    var st = r.settlement || {}, ids = Object.keys(st), lines = [];
+    var payers = ids.filter(function (id) { return st[id] < 0; }), takers = ids.filter(function (id) { return st[id] > 0; });
+    var score = {};
+    (t.sides || []).forEach(function (sd) { score[sd.id] = sd.score; });
+    var pay = function (from, to, amount) {
+      // the multiplier and the score it comes from: the receiver's (L6), or else the payer's (a skunk)
+      var m = r.multipliers || {}, by = m[to] ? to : m[from] ? from : null;
+      lines.push(sideName(from) + (isPlural(from) ? " pay " : " pays ") + sideName(to) + " " + amount +
+        (by ? ": \u00d7" + m[by] + ", " + sideName(by) + " had " + score[by] : ""));
+    };
+    if (payers.length === 1) takers.forEach(function (to) { pay(payers[0], to, st[to]); });
+    else if (takers.length === 1) payers.forEach(function (from) { pay(from, takers[0], -st[from]); });
+    else payers.forEach(function (from) { lines.push(sideName(from) + (isPlural(from) ? " pay " : " pays ") + (-st[from])); });
+    return lines.length ? lines.join(". ") + "." : "Nothing to pay: the stake is 0.";
+  }
+  function isPlural(id) {
+    return (S.table.sides || []).some(function (sd) { return sd.id === id && (sd.players || []).length > 1; });
   }
 
   // what card-entry step comes next, from the snapshot
@@ -420,11 +537,11 @@
     show(box, true);
     if (hd.muggins_open) {
       box.appendChild(h("button", { type: "button", id: "muggins", cls: "big",
-        onclick: function () { command(fresh({ type: "muggins" })).catch(function () {}); } },
+        onclick: function () { command({ type: "muggins" }).catch(function () {}); } },
         "Muggins! " + hd.muggins_open.who + " under-claimed"));
     }
     playClaimRow(box);
-    box.appendChild(h("p", { cls: "step", id: "step", text: stepText(exp) }));
+    box.appendChild(stepEl(exp));
     if (exp === "turnup") {
       picker(function (card) { command({ type: "turnup", card: card }).catch(function () {}); });
       if (preset(t.game).grid) renderGrid(box);
@@ -433,24 +550,32 @@
       var turn = hd.expect_player || t.turn;
       if (!S.player || (hd.cards_left || {})[S.player] === 0) S.player = null;
       var who = S.player || turn;
+      // near 31 the player to play may be unable to play: then their go comes first, and a card tapped without
+      // a player picked asks whose it is (one tap), so a forgotten go never credits the card to the wrong player
+      var mightGo = !S.player && hd.can_go === true;
       var row = h("div", { cls: "row seg", role: "group", "aria-label": "who plays" });
+      var goBtn = h("button", { type: "button", id: "go", cls: "go" + (mightGo ? " primary" : ""),
+        disabled: !S.player && hd.can_go === false ? true : null,
+        onclick: function () {
+          command({ type: "go", player: who }).then(function () { S.player = null; }, function () {});
+        } }, who + " says go");
+      if (mightGo) row.appendChild(goBtn);
       (t.players || []).forEach(function (p) {
         var left = (hd.cards_left || {})[p];
         row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
-          onclick: function () { S.player = p === turn ? null : p; render(); } }, p + (left !== undefined ? " (" + left + ")" : "")));
+          onclick: function () { S.player = p === turn ? null : p; S.whose = null; render(); } }, p + (left !== undefined ? " (" + left + ")" : "")));
       });
-      // go sits in the same row as the players (one row less above the picker); offered only when the
-      // table would take it from the player to play (can_go), or for a player picked by hand
-      row.appendChild(h("button", { type: "button", id: "go", cls: "go", disabled: !S.player && hd.can_go === false ? true : null,
-        onclick: function () {
-          var cmd = { type: "go" }; if (S.player) cmd.player = S.player;
-          command(cmd).then(function () { S.player = null; }, function () {});
-        } }, who + " says go"));
-      box.appendChild(row);
+      if (!mightGo) row.appendChild(goBtn);
+      var play = function (card, player) {
+        S.whose = null;
+        command({ type: "play", card: card, player: player }).then(function () { S.player = null; render(); }, function () {});
+      };
+      // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
+      if (S.whose && mightGo) { whoseEl(S.whose, turn, play, row); return; }
       picker(function (card) {
-        var cmd = { type: "play", card: card }; if (S.player) cmd.player = S.player;
-        command(cmd).then(function () { S.player = null; render(); }, function () {});
-      });
+        if (mightGo) { S.whose = card; render(); return; }
+        play(card, who);
+      }, null, null, 31 - (t.count || 0), row);
     } else if (exp === "show" || exp === "pocket") {
       var need = exp === "pocket" ? 4 : (preset(t.game).held || 4);
       var name = hd.expect_player;
@@ -466,7 +591,7 @@
       if (exp === "show" && played.length === need) {
         box.appendChild(cardsEl(played));
         box.appendChild(h("button", { type: "button", cls: "big primary", id: "count-known",
-          onclick: function () { command(fresh(withClaim({ type: "show" }))).catch(function () {}); } }, "Count " + name + "'s hand"));
+          onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } }, "Count " + name + "'s hand"));
         picker(null);
         return;
       }
@@ -476,7 +601,7 @@
         h("button", { type: "button", onclick: function () { S.tray = played.slice(); render(); } }, "Clear"),
         h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
           onclick: function () {
-            command(fresh(withClaim({ type: exp, cards: S.tray.slice() }))).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
+            command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
           } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
       picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } });
     } else if (exp === "place") {
@@ -507,7 +632,7 @@
     return h("div", { cls: "row claim" },
       h("label", null, before, input, after),
       h("button", { type: "button", cls: "primary", id: buttonId,
-        onclick: function () { command(fresh(make(Number(input.value)))).catch(function () {}); } }, "Claim"));
+        onclick: function () { command(make(Number(input.value))).catch(function () {}); } }, "Claim"));
   }
   // claim mode in the matching phase: after every card or go, whoever is credited with what it made claims it
   // (the row is there whether the card made points or not: the page never says that points are due)
@@ -518,6 +643,29 @@
     if (!next) return;
     box.appendChild(claimEl("play-claimed", next.who + " claims", "for " + (co.after === "go" ? "the go" : pretty(co.after)),
       "play-claim", function (n) { return { type: "claim", side: next.side, points: n }; }));
+  }
+  // "whose card is it?": the player to play first, then each later player still in the count (those between
+  // said go); one tap enters the card for that player
+  function whoseEl(card, turn, play, head) {
+    var t = S.table, hd = hand(), box = $("picker"), players = (t.players || []).slice();
+    if ((t.options || {}).direction === "ccw") players.reverse();
+    var i0 = players.indexOf(turn), order = players.slice(i0).concat(players.slice(0, i0));
+    var between = [];
+    clear(box);
+    show(box, true);
+    if (head) box.appendChild(head);
+    box.appendChild(h("p", { cls: "whose-q", id: "whose-q" }, "Whose card is ", cardEl(card), "?"));
+    var row = h("div", { cls: "whose", id: "whose" });
+    order.forEach(function (p) {
+      if ((hd.cards_left || {})[p] === 0 || (hd.gone || []).indexOf(p) >= 0) return;
+      var note = between.length ? " (" + between.join(" and ") + " said go)" : "";
+      row.appendChild(h("button", { type: "button", "data-whose": p, cls: between.length ? null : "primary",
+        onclick: function () { play(card, p); } }, p + "'s" + note));
+      between.push(p);
+    });
+    row.appendChild(h("button", { type: "button", id: "whose-cancel", onclick: function () { S.whose = null; render(); } }, "Cancel"));
+    box.appendChild(row);
+    padForPicker();
   }
   function renderShows() {
     var t = S.table, hd = hand(), box = clear($("shows"));
@@ -542,15 +690,22 @@
         }))));
     });
   }
-  function stepText(exp) {
+  // what comes next and for whom, large enough to read at arm's length; the detail smaller beside it
+  function stepParts(exp) {
     var t = S.table, hd = hand(), who = hd.expect_player;
-    if (exp === "turnup") return (preset(t.game).grid ? "Turn the centre card" : "Cut: enter the turn-up") + (who ? " (" + who + " cuts, " + (hd.dealer || t.dealer) + " deals)" : "");
-    if (exp === "play") return (who ? who + " to play" : "Next card") + (t.turnup ? " \u00b7 turn-up " + pretty(t.turnup) : "");
-    if (exp === "show") return "Show: " + (who ? who + "'s hand" : "the next hand") + (t.turnup ? " with " + pretty(t.turnup) : "");
-    if (exp === "pocket") return (who ? who + "'s " : "The ") + (t.pocket_name || "pocket") + (t.turnup ? " with " + pretty(t.turnup) : "");
-    if (exp === "place") return "Place the next card" + (who ? " (" + who + ")" : "");
-    if (exp === "claim") return "Count the grid: " + (who ? who + "'s " : "the next ") + (((hd.to_claim || [])[0] || {}).label || "line");
-    return "";
+    if (exp === "turnup") return [preset(t.game).grid ? "Turn the centre card" : "Cut: enter the turn-up", who ? "(" + who + " cuts, " + (hd.dealer || t.dealer) + " deals)" : ""];
+    if (exp === "play") return [who ? who + " to play" : "Next card", t.turnup ? "turn-up " + pretty(t.turnup) : ""];
+    if (exp === "show") return ["Show: " + (who ? who + "'s hand" : "the next hand"), t.turnup ? "with " + pretty(t.turnup) : ""];
+    if (exp === "pocket") return [(who ? who + "'s " : "The ") + (t.pocket_name || "pocket"), t.turnup ? "with " + pretty(t.turnup) : ""];
+    if (exp === "place") return ["Place the next card" + (who ? " (" + who + ")" : ""), ""];
+    if (exp === "claim") return ["Count the grid: " + (who ? who + "'s " : "the next ") + (((hd.to_claim || [])[0] || {}).label || "line"), ""];
+    return ["", ""];
+  }
+  function stepText(exp) { var p = stepParts(exp); return p[0] + (p[1] ? " " + p[1] : ""); }
+  function stepEl(exp) {
+    var p = stepParts(exp);
+    return h("p", { cls: "step", id: "step" }, h("span", { cls: "step-main", id: "step-main", text: p[0] }),
+      p[1] ? h("span", { cls: "step-detail", text: " " + p[1] }) : null);
   }
   function countEl() {
     var t = S.table;
@@ -568,18 +723,22 @@
   }
 
   // ---- the card picker: rank, then suit (two taps, each at least 44 px) ----
-  function picker(onPick, target, seenOverride) {
+  function picker(onPick, target, seenOverride, room, head) {
     var box = target || $("picker");
     clear(box);
     if (!onPick) { show(box, false); if (!target) padForPicker(); return; }
     show(box, true);
+    if (head) box.appendChild(head);
     var seen = seenOverride || seenCards();
     var sel = target ? box._picked : S.picked;
+    if (sel && room !== undefined && cardValue(sel + "S") > room) sel = null;
     var ranks = h("div", { cls: "ranks" });
     RANKS.forEach(function (r) {
-      var all = SUITS.every(function (s) { return seen[r + s]; });
+      // a card that would take the count past 31 is greyed like a card already out
+      var all = SUITS.every(function (s) { return seen[r + s]; }) || (room !== undefined && cardValue(r + "S") > room);
       ranks.appendChild(h("button", { type: "button", "data-rank": r, cls: sel === r ? "sel" : null, disabled: all ? true : null,
-        onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride); } }, r));
+        "aria-label": all && room !== undefined && cardValue(r + "S") > room ? r + ": over 31" : null,
+        onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride, room, head); } }, r));
     });
     box.appendChild(ranks);
     // the suit row is always there (greyed until a rank is picked): the picker never changes height,
@@ -620,6 +779,12 @@
     var placing = t.expect === "place" && !layoutMode;
     clear(g);
     show(g, true);
+    // who owns what: the non-dealer the rows, the dealer the columns (T1, G3)
+    var ds = t.dealer_side, sides = t.sides || [];
+    var colOwner = sides[ds] ? sides[ds].name : "", rowOwner = sides.filter(function (sd, i) { return i !== ds; }).map(function (sd) { return sd.name; }).join(", ");
+    g.appendChild(h("div", { cls: "owners", id: "grid-owners" },
+      h("span", { id: "rows-owner" }, "Rows \u2192 ", h("strong", { text: rowOwner })),
+      h("span", { id: "cols-owner" }, "Columns \u2193 ", h("strong", { text: colOwner }))));
     var el = h("div", { cls: "grid5", id: "grid" });
     for (var i = 0; i < 25; i++) {
       (function (i) {
@@ -627,7 +792,7 @@
         var legal = layoutMode || (placing && !c && !hd.must_crib && (hd.placement !== "adjacent" || touches(cells, i)));
         var cls = (c ? "filled" + (/[HD]$/.test(c) ? " red" : "") : "") + (S.gridSel === i ? " sel" : "") + (i === 12 ? " center" : "");
         el.appendChild(h("button", { type: "button", cls: cls, "data-cell": i, disabled: legal ? null : true,
-          "aria-label": "row " + (Math.floor(i / 5) + 1) + ", column " + (i % 5 + 1) + (c ? ": " + c : ""),
+          "aria-label": "row " + (Math.floor(i / 5) + 1) + " (" + rowOwner + "), column " + (i % 5 + 1) + " (" + colOwner + ")" + (c ? ": " + pretty(c) : ""),
           onclick: function () {
             S.gridSel = i; render();
             // keep the chosen cell in sight above the card picker that has just opened over the grid's foot
@@ -653,7 +818,7 @@
       layoutMode ? h("button", { type: "button", cls: "primary", id: "layout-go",
         disabled: S.layout.filter(Boolean).length !== 25 || S.layoutCrib.length !== (p.grid_crib || 0) ? true : null,
         onclick: function () {
-          command(fresh({ type: "layout", cards: S.layout, crib: S.layoutCrib })).then(function () { S.layout = null; render(); }, function () {});
+          command({ type: "layout", cards: S.layout, crib: S.layoutCrib }).then(function () { S.layout = null; render(); }, function () {});
         } }, "Count the layout") : null));
     if (hd.must_crib && placing) S.gridSel = "crib";
     var seen = seenCards();
@@ -907,9 +1072,9 @@
   // the QR code's link carries the code: scanning it joins at once, with no code to type or button to find
   if (boot.prefill && S.session.role === "visitor" && !S.session.claimable) joinWith(boot.prefill);
   if (boot.prefill && window.history && history.replaceState) history.replaceState(null, "", "/");
-  $("undo").addEventListener("click", function () { command(fresh({ type: "undo" })).catch(function () {}); });
-  $("h-undo").addEventListener("click", function () { command(fresh({ type: "undo" })).catch(function () {}); });
-  $("next-game").addEventListener("click", function () { command(fresh({ type: "new_game" })).catch(function () {}); });
+  $("undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
+  $("h-undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
+  $("next-game").addEventListener("click", function () { command({ type: "new_game" }).catch(function () {}); });
   $("peg-n-go").addEventListener("click", function () {
     var n = Number($("peg-n-value").value);
     peg(S.pegSide, n).then(function () { show($("peg-n"), false); }, function () {});
