@@ -128,8 +128,9 @@ def test_frame_json_shape(rig):
     loop.update(PLAYING)
     loop.step()
     body = loop.frame_json()
-    assert sorted(body) == ["animating", "brightness", "current_ma", "gamma", "lanes", "palette", "seq", "status",
-                            "strip_ok"]
+    assert sorted(body) == ["animating", "brightness", "current_ma", "gamma", "lanes", "palette", "seq", "sides",
+                            "status", "strip_ok"]
+    assert body["sides"] == [{"lane": 1, "id": "p1", "name": None}, {"lane": 3, "id": "p2", "name": None}]
     assert [len(body["lanes"]), len(body["lanes"][0]), len(body["status"])] == [3, 16, 4]
     assert body["lanes"][0][13] == [0, 128, 0] and body["lanes"][0][11] == [0, 7, 0]
     # 2 fronts (128) + 2 backs (7) on the green channel: 270 / 255 x 20 mA
@@ -174,3 +175,21 @@ def test_a_change_not_taken_up_or_a_strip_write_that_hangs_is_a_stall(rig):
     loop.set_brightness(0.3)
     loop.step()
     assert seen == [False, True] and loop.stalled(10) is False
+
+
+def test_frame_json_names_the_side_of_each_lane_lane_1_first(rig):
+    """Three sides: the third plays on the middle lane (geometry.side_lanes), so the page labels 1-2-3 as
+    Ann, Cy, Bob; a house takes the middle lane wherever it sits."""
+    loop, _, _, _ = rig
+    three = dict(PLAYING, sides=[{"id": "p1", "name": "Ann", "score": 1, "previous": 0},
+                                 {"id": "p2", "name": "Bob", "score": 2, "previous": 0},
+                                 {"id": "p3", "name": "Cy", "score": 3, "previous": 0}])
+    loop.update(three)
+    loop.step()
+    assert loop.frame_json()["sides"] == [{"lane": 1, "id": "p1", "name": "Ann"}, {"lane": 2, "id": "p3", "name": "Cy"},
+                                          {"lane": 3, "id": "p2", "name": "Bob"}]
+    house = dict(three, seq=8, sides=[{"id": "p1", "name": "House", "house": True, "score": 0, "previous": 0},
+                                      {"id": "p2", "name": "Bob", "score": 0, "previous": 0}])
+    loop.update(house)
+    loop.step()
+    assert [(s["lane"], s["name"]) for s in loop.frame_json()["sides"]] == [(1, "Bob"), (2, "House")]

@@ -300,6 +300,33 @@ def test_a_retried_submission_scores_once(app, host):
     assert second["event"]["duplicate"] is True
 
 
+def test_a_command_made_from_an_older_state_is_refused_with_the_state_it_missed(app, host):
+    seq = host.get("/api/table").get_json()["seq"]
+    assert host.cmd({"type": "peg", "side": "p1", "points": 1, "if_seq": seq}).status_code == 200
+    other = host.cmd({"type": "peg", "side": "p2", "points": 2, "if_seq": seq, "client_id": "late-tap"})
+    body = other.get_json()
+    assert other.status_code == 400 and body["stale"] is True
+    assert body["error"] == (f"the table has moved on since this was entered (event {seq + 1}, the command was "
+                             f"made at {seq}): nothing changed; look again")
+    assert body["table"]["seq"] == seq + 1 and [s["score"] for s in body["table"]["sides"]] == [1, 0]
+    assert scores(app) == [1, 0]
+    # a command refused for another reason is not "stale" and carries no table
+    bad = host.cmd({"type": "peg", "side": "p9", "points": 1, "if_seq": seq + 1}).get_json()
+    assert "stale" not in bad and "table" not in bad
+
+
+def test_the_session_counts_the_phones_holding_the_table(app, host):
+    assert host.get("/api/session").get_json()["phones"] == 1
+    code = host.get("/api/session").get_json()["join_code"]
+    other = Phone(app, "10.0.0.3")
+    assert other.join(code).get_json()["phones"] == 2
+    assert other.join(code).get_json()["phones"] == 2        # the same phone again is not a second one
+    assert host.get("/api/session").get_json()["phones"] == 2
+    assert "phones" not in Phone(app, "10.0.0.4").get("/api/session").get_json()    # visitors are not told
+    app.extensions["landsend"].release()
+    assert app.extensions["landsend"].access.phones == 0
+
+
 @pytest.mark.parametrize("command, status, message", [
     ({"type": "peg", "side": "p1", "points": 0}, 400, "points must be a whole number from 1 to 29"),
     ({"type": "peg", "side": "p1", "points": 30}, 400, "points must be a whole number from 1 to 29"),
