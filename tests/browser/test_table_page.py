@@ -356,7 +356,7 @@ def test_peg_buttons_have_names_and_tabletop_lines_show_their_owners(server, pho
     # Bob deals: Ann, the non-dealer, owns the rows; Bob the columns (T1)
     expect(a.locator("#rows-owner")).to_have_text("Rows \u2192 Ann")
     expect(a.locator("#cols-owner")).to_have_text("Columns \u2193 Bob")
-    assert a.get_attribute("[data-cell='12']", "aria-label") == "row 3 (Ann), column 3 (Bob): 7\u2666"
+    expect(a.locator("[data-cell='12']")).to_have_attribute("aria-label", "row 3 (Ann), column 3 (Bob): 7\u2666")
     ob, gb = box(a, "#grid-owners"), box(a, "#grid")
     assert ob["y"] + ob["height"] <= gb["y"] and ob["width"] >= gb["width"] - 2
 
