@@ -242,6 +242,7 @@ def test_undo_is_in_reach_in_every_phase_and_never_under_the_picker(server, phon
     expect(a.locator("#whose")).to_be_visible()
     assert_undo_reachable(a, "pegging, whose card")
     a.click("#whose [data-whose='Ann']")
+    expect(a.locator("#count")).to_have_text("0")          # Ann's 31 is in before the table goes on
     for who, card in (("Bob", "8C"), ("Ann", "7S"), ("Bob", "6H"), ("Bob", "5S")):
         t.submit({"type": "play", "card": card, "player": who})
     expect(a.locator("#count-known")).to_be_visible()
