@@ -348,16 +348,16 @@ def test_peg_buttons_have_names_and_tabletop_lines_show_their_owners(server, pho
     t = server.table
     t.submit({"type": "new_match", "game": "lands-end-tabletop", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
     for name in ("Ann", "Bob"):
-        for label in (f"peg 1 for {name}", f"peg 2 for {name}", f"peg a chosen number of points for {name}"):
+        for label in (f"peg 1 for {name}", f"peg 2 for {name}", f"+N: peg a chosen number of points for {name}"):
             expect(a.get_by_role("button", name=label, exact=True)).to_have_count(1)
-    a.get_by_role("button", name="peg a chosen number of points for Bob", exact=True).click()
+    a.get_by_role("button", name="+N: peg a chosen number of points for Bob", exact=True).click()
     expect(a.locator("#peg-n-label")).to_have_text("Points for Bob")
     a.click("#peg-n-cancel")
     t.submit({"type": "turnup", "card": "7D"})
     # Bob deals: Ann, the non-dealer, owns the rows; Bob the columns (T1)
     expect(a.locator("#rows-owner")).to_have_text("Rows \u2192 Ann")
     expect(a.locator("#cols-owner")).to_have_text("Columns \u2193 Bob")
-    expect(a.locator("[data-cell='12']")).to_have_attribute("aria-label", "row 3 (Ann), column 3 (Bob): 7\u2666")
+    expect(a.locator("[data-cell='12']")).to_have_attribute("aria-label", "row 3 (Ann), column 3 (Bob): 7 of diamonds")
     ob, gb = box(a, "#grid-owners"), box(a, "#grid")
     assert ob["y"] + ob["height"] <= gb["y"] and ob["width"] >= gb["width"] - 2
 

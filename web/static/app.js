@@ -14,6 +14,9 @@
   var SUITS = ["S", "H", "D", "C"];
   var SYM = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  // ranks as a screen reader should say them; number cards keep their digits ("5 of hearts" is read "five of
+  // hearts"), so a card's name still contains the text it shows (WCAG 2.5.3, label in name)
+  var RANK_NAME = { A: "ace", J: "jack", Q: "queen", K: "king" };
   var DIRECTIONS = { cw: "clockwise", ccw: "counter-clockwise" };
   function stored(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
   function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
@@ -47,10 +50,15 @@
   // ---- cards ----
   function split(card) { var s = card.slice(-1); return { rank: card.slice(0, -1), suit: s }; }
   function pretty(card) { var c = split(card); return c.rank + SYM[c.suit]; }
+  // what a screen reader says for a card: "5 of hearts", "king of spades" (the symbol reads as "5 black heart suit")
+  function cardName(card) { var c = split(card); return (RANK_NAME[c.rank] || c.rank) + " of " + SUIT_NAME[c.suit]; }
+  // the same for a button showing the card: a face card's letter leads, so the name holds the text shown
+  // (voice control: "tap K"): "K, king of hearts", "5 of hearts"
+  function cardLabel(card) { var c = split(card); return (RANK_NAME[c.rank] ? c.rank + ", " : "") + cardName(card); }
   function cardEl(card, extra) {
     var c = split(card);
     return h("span", { cls: "card " + c.suit + (c.suit === "H" || c.suit === "D" ? " red" : "") + (extra ? " " + extra : ""),
-      title: c.rank + " of " + SUIT_NAME[c.suit] }, pretty(card));
+      title: cardName(card), role: "img", "aria-label": cardName(card) }, pretty(card));
   }
   // the rules' messages name cards by code (KS): the page says K♠
   function cardWords(text) {
@@ -433,7 +441,7 @@
         pegs = h("div", { cls: "pegs" },
           h("button", { type: "button", "data-peg": side.id, onclick: function () { peg(side.id, 1); }, "aria-label": "peg 1 for " + side.name }, "+1"),
           h("button", { type: "button", "data-peg-2": side.id, onclick: function () { peg(side.id, 2); }, "aria-label": "peg 2 for " + side.name }, "+2"),
-          h("button", { type: "button", "data-peg-n": side.id, onclick: function () { askN(side); }, "aria-label": "peg a chosen number of points for " + side.name }, "+N"));
+          h("button", { type: "button", "data-peg-n": side.id, onclick: function () { askN(side); }, "aria-label": "+N: peg a chosen number of points for " + side.name }, "+N"));
       }
       box.appendChild(h("div", { cls: "side" + (t.turn_side === i ? " turn" : ""), "data-side": side.id },
         h("div", { cls: "info" },
@@ -714,7 +722,7 @@
   function trayEl(need) {
     var tray = h("div", { cls: "tray", id: "tray" });
     S.tray.forEach(function (c, i) {
-      var b = h("button", { type: "button", cls: "card", title: "remove", onclick: function () { S.tray.splice(i, 1); render(); } }, pretty(c));
+      var b = h("button", { type: "button", cls: "card", title: "remove", "aria-label": "remove " + cardLabel(c), onclick: function () { S.tray.splice(i, 1); render(); } }, pretty(c));
       var sp = split(c); if (sp.suit === "H" || sp.suit === "D") b.classList.add("red");
       tray.appendChild(b);
     });
@@ -737,7 +745,8 @@
       // a card that would take the count past 31 is greyed like a card already out
       var all = SUITS.every(function (s) { return seen[r + s]; }) || (room !== undefined && cardValue(r + "S") > room);
       ranks.appendChild(h("button", { type: "button", "data-rank": r, cls: sel === r ? "sel" : null, disabled: all ? true : null,
-        "aria-label": all && room !== undefined && cardValue(r + "S") > room ? r + ": over 31" : null,
+        "aria-label": all && room !== undefined && cardValue(r + "S") > room ? r + ": over 31" : RANK_NAME[r] ? r + ", " + RANK_NAME[r] : null,
+        "aria-pressed": sel === r ? "true" : "false",
         onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride, room, head); } }, r));
     });
     box.appendChild(ranks);
@@ -748,7 +757,7 @@
       if (!sel) { suits.appendChild(h("button", { type: "button", cls: "s-" + s, disabled: true, "aria-label": SUIT_NAME[s] + ": pick a rank first" }, SYM[s])); return; }
       var card = sel + s;
       suits.appendChild(h("button", { type: "button", "data-card": card, cls: "s-" + s, disabled: seen[card] ? true : null,
-        "aria-label": sel + " of " + SUIT_NAME[s],
+        "aria-label": cardLabel(card),
         onclick: function () { if (target) box._picked = null; else S.picked = null; onPick(card); } }, sel + SYM[s]));
     });
     box.appendChild(suits);
@@ -792,7 +801,7 @@
         var legal = layoutMode || (placing && !c && !hd.must_crib && (hd.placement !== "adjacent" || touches(cells, i)));
         var cls = (c ? "filled" + (/[HD]$/.test(c) ? " red" : "") : "") + (S.gridSel === i ? " sel" : "") + (i === 12 ? " center" : "");
         el.appendChild(h("button", { type: "button", cls: cls, "data-cell": i, disabled: legal ? null : true,
-          "aria-label": "row " + (Math.floor(i / 5) + 1) + " (" + rowOwner + "), column " + (i % 5 + 1) + " (" + colOwner + ")" + (c ? ": " + pretty(c) : ""),
+          "aria-label": "row " + (Math.floor(i / 5) + 1) + " (" + rowOwner + "), column " + (i % 5 + 1) + " (" + colOwner + ")" + (c ? ": " + cardLabel(c) : ""),
           onclick: function () {
             S.gridSel = i; render();
             // keep the chosen cell in sight above the card picker that has just opened over the grid's foot
@@ -1004,13 +1013,14 @@
     var need = line ? 5 : q.kind === "crib" ? 4 : (p.held || 4);
     var slots = clear($("qc-slots"));
     q.cards.forEach(function (c, i) {
-      slots.appendChild(h("button", { type: "button", cls: "card" + (/[HD]$/.test(c) ? " red" : ""), onclick: function () { q.cards.splice(i, 1); renderQuick(); } }, pretty(c)));
+      slots.appendChild(h("button", { type: "button", cls: "card" + (/[HD]$/.test(c) ? " red" : ""), "aria-label": "remove " + cardLabel(c), onclick: function () { q.cards.splice(i, 1); renderQuick(); } }, pretty(c)));
     });
     for (var i = q.cards.length; i < need; i++) slots.appendChild(h("span", { cls: "slot" + (i === q.cards.length ? " target" : ""), text: "?" }));
     if (line) q.starter = null;
     else {
       slots.appendChild(h("span", { cls: "muted", text: " turn-up " }));
       slots.appendChild(q.starter ? h("button", { type: "button", cls: "card" + (/[HD]$/.test(q.starter) ? " red" : ""), id: "qc-starter",
+        "aria-label": "turn-up " + cardLabel(q.starter) + ": remove",
         onclick: function () { q.starter = null; renderQuick(); } }, pretty(q.starter)) : h("span", { cls: "slot" + (q.cards.length >= need ? " target" : ""), text: "?" }));
     }
     var seen = {}, ready = function () { return q.cards.length === need && (line || q.starter); };
