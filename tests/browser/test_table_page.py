@@ -411,3 +411,38 @@ def test_board_mirror_lanes_are_labelled_in_the_order_of_the_score_panels(board_
     server.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
     until(a, lambda: labels() == ["Ann", "", "Bob"])
     assert a.locator("#sides .side .name").all_inner_texts() == ["Ann", "Bob"]
+
+
+def test_a_wrong_credit_the_engine_catches_names_the_event_and_the_page_undoes_back_to_it(server, phones):
+    """At 29 Bob cannot play, but Ann's 2♦ is entered as Bob's; two cards later Ann has no card left and Bob's
+    6♥ cannot be entered: the table names event 5, and one tap undoes back to it."""
+    a, _ = two_phones(server, phones)
+    for card in ("KH", "QH", "9C"):
+        pick(a, card)
+    pick(a, "2D")
+    a.click("#whose [data-whose='Bob']")                 # the wrong answer: it was Ann's
+    expect(a.locator("#count")).to_have_text("0")
+    assert scores(server) == [2, 0]
+    pick(a, "7S")                                        # Ann leads the next count ...
+    expect(a.locator("#count")).to_have_text("7")
+    pick(a, "8C")                                        # ... Bob 15; the table thinks Ann holds another card
+    expect(a.locator("#count")).to_have_text("15")
+    a.click("#picker [data-player='Bob']")
+    pick(a, "6H")
+    toast = a.locator("#toast")
+    expect(toast).to_contain_text("it is Ann's turn; Bob can play 6\u2665 only if Ann said go, but at a count of 15 "
+                                  "every card fits; if Ann has no card left, a card went to the wrong player: "
+                                  "undo back to event 5 (2\u2666, entered for Bob")
+    a.click("[data-tab=history]")
+    expect(a.locator("[data-seq='5']")).to_contain_text("#5 Bob: play 2\u2666")
+    a.click("[data-tab=table]")
+    a.click("#undo-back")
+    expect(a.locator("#count")).to_have_text("29")
+    expect(a.locator("#step-main")).to_have_text("Bob to play")
+    assert played(server) == [("Ann", "KH"), ("Bob", "QH"), ("Ann", "9C")]
+    assert scores(server) == [0, 0]
+    pick(a, "2D")
+    a.click("#whose [data-whose='Ann']")
+    expect(a.locator("#count")).to_have_text("0")
+    assert scores(server) == [0, 2]
+    assert a.errors == []

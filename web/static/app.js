@@ -80,7 +80,22 @@
     t.hidden = false;
     t.onclick = function () { t.hidden = true; };       // tap to dismiss
     clearTimeout(toast.timer);
-    toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : 6000);
+    // a refusal that names the event to undo back to (a card credited to the wrong player) offers to do it
+    var back = kind ? null : /undo back to (?:the go \()?event (\d+)/.exec(msg);
+    if (back) {
+      t.appendChild(h("button", { type: "button", id: "undo-back", cls: "primary",
+        onclick: function (ev) { ev.stopPropagation(); t.hidden = true; undoBackTo(Number(back[1])); } },
+        "Undo back to event " + back[1]));
+    }
+    toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : back ? 30000 : 6000);
+  }
+  // undo every entry from event n on: one undo per live event, each made on top of the one before it
+  function undoBackTo(n) {
+    return call("GET", "/api/history").then(function (d) {
+      var k = (d.events || []).filter(function (e) { return !e.undone && e.type !== "undo" && e.seq >= n; }).length;
+      for (var i = 0; i < k; i++) command({ type: "undo" }).catch(function () {});
+      if (k) toast("Undoing " + k + (k > 1 ? " entries" : " entry") + ", back to before event " + n, "info");
+    }, function (e) { toast(e.message); });
   }
   function call(method, path, body, tries) {
     var opts = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
@@ -255,7 +270,8 @@
     S.table = snap;
     if (!old || old.seq !== snap.seq || old.match_id !== snap.match_id) {
       S.history = null;
-      S.whose = null;                // a "whose card" question belongs to the state it was asked on
+      S.whose = null;                // a "whose card" question belongs to the state it was asked on,
+      S.player = null;               // and so does a player picked by hand
       if (old && old.expect !== snap.expect) { S.tray = []; S.picked = null; S.gridSel = null; }
     }
     render();
@@ -902,7 +918,9 @@
     if (ev.type === "new_match") what = "new match: " + (ev.players || []).join(", ") + (ev.stake ? " \u00b7 stake " + ev.stake : "");
     if (ev.type === "undo") what = "undo (event " + ev.undoes + ")";
     if (ev.type === "layout") what = "layout of 25 cards" + (ev.crib && ev.crib.length ? " and the crib" : "");
-    var el = h("div", { cls: "hist-ev" + (ev.undone ? " undone" : "") }, h("div", { text: what }));
+    // each event with its number: the table names them when a card must be undone back to
+    var el = h("div", { cls: "hist-ev" + (ev.undone ? " undone" : ""), "data-seq": ev.seq },
+      h("div", null, h("span", { cls: "seq muted", text: "#" + ev.seq + " " }), cardWords(what)));
     (ev.steps || []).forEach(function (st) {
       var line = h("div", { cls: "breakdown" },
         st.points ? h("span", { cls: "pts", text: "+" + st.points + " " + sideName(st.side) }) : null,
