@@ -99,6 +99,7 @@ class Ruleset:
     settlement: str = "each"
     series_weighted: bool = True                   # a game won at xk counts k wins (L7)
     claim_mode: bool = False
+    live_advice: bool = False                      # the page may advise discards while a hand is in progress
     muggins: str = "none"
     options: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
@@ -303,6 +304,7 @@ OPTIONS: dict[str, str] = {
     "direction": "casino play: cw or ccw (H1)",
     "players": "table-top cribbage: 2 players or 4 in partnerships (G1)",
     "claim_mode": "players announce their counts and the companion checks them; muggins applies (L8)",
+    "live_advice": "phones may ask for discard advice while a hand is in progress (table talk: off by default)",
     "stake_multipliers": "off: every game pays the plain stake",
 }
 

@@ -227,3 +227,22 @@ def test_docstring_examples():
     for module in (companion.advice, companion.advice_cli):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed
+
+
+def test_the_worked_examples_of_docs_advice():
+    # docs/advice.md: a Land's End dealer keeping 6D JC 4C KD, turn-up by turn-up
+    le = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True)
+    best = le.discards[0]
+    assert [str(c) for c in best.discard] == ["5H", "5S"]
+    assert best.hand_counts == {1: 5, 2: 13, 3: 6, 4: 4, 5: 16, 9: 1, 10: 1}
+    assert best.hand_mean == Fraction(82, 23) and best.pocket_mean == Fraction(200249, 22770)
+    assert best.net == -(best.hand_mean + best.pocket_mean)
+    assert [str(c) for c in le.discards[-1].discard] == ["JC", "KD"]
+    # the non-dealer at 12: only the fives' throw can miss 16, with 22 of 46 turn-ups reaching it
+    pone = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=False, scores="12,3")
+    assert pone.discards[0].reach == Fraction(11, 23)
+    assert all(d.reach == 1 for d in pone.discards[1:])
+    assert pone.discards[0].net == -Fraction(82, 23) + Fraction(200249, 22770)
+    # the cribbage dealer keeping four fives
+    cr = advise("5H 5S 5D 5C KH QH", game="cribbage", dealer=True).discards[0]
+    assert (cr.hand_mean, cr.pocket_mean, cr.net) == (Fraction(516, 23), Fraction(11549, 3795), Fraction(96689, 3795))

@@ -90,11 +90,12 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
     app.extensions["landsend"] = hub
     app.extensions["landsend.voice"] = voice
 
-    from . import api, guard, pages, settings
+    from . import advice, api, guard, pages, settings
     guard.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(settings.bp)
+    app.register_blueprint(advice.bp)
     _register_errors(app)
     return app
 

@@ -1,0 +1,171 @@
+"""Advice at a real table: the hand just shown reviewed, and advice for the hand in progress.
+
+Both read a table snapshot (``Table.snapshot()``, schema in docs/architecture.md)
+and call :func:`companion.advice.advise` with the seat, the pocket's owner and
+the scores the table knows. Pure functions: the web layer passes the snapshot in.
+
+* :func:`review_hand`: for each player whose dealt cards are known -- the cards
+  they showed plus the ones they threw, which the pocket holds (a player says
+  which pocket cards were theirs; in a game where the pocket holds only the
+  players' discards, the last player's are then the cards left over) -- what
+  they kept, what that was worth on average and what the best discard was worth.
+* :func:`live_request`: the arguments to advise a named player on the hand in
+  progress, refused unless the table allows it (the ``live_advice`` house rule:
+  the rule sheet forbids table talk) or no hand is in progress.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .advice import advise
+from .cards import parse_cards
+from .errors import IllegalAction, InvalidCard
+from .rulesets import Ruleset, get_ruleset
+
+__all__ = ["positions", "review_hand", "live_request", "hand_in_progress"]
+
+HOUSE = "House"
+
+
+def _rules(snap: Mapping[str, Any]) -> Ruleset:
+    if not snap.get("game"):
+        raise IllegalAction("no game at this table yet")
+    return get_ruleset(snap["game"], **dict(snap.get("options") or {}))
+
+
+def positions(snap: Mapping[str, Any], dealer: str, rules: Ruleset) -> dict[str, int]:
+    """Return ``{player name: seat position from the dealer}`` (0 = dealer) in the direction of play."""
+    seats = list(snap.get("players") or [])
+    n = len(seats)
+    step = -1 if rules.direction == "ccw" else 1
+    if dealer in seats:
+        d = seats.index(dealer)
+        return {name: ((i - d) * step) % n for i, name in enumerate(seats)}
+    # a house that deals without a seat deals from "before" the first seat (companion.match.next_seat)
+    start = -1 if step > 0 else n
+    return {seats[(start + step * p) % n]: p for p in range(1, n + 1)}
+
+
+def _owner_position(snap: Mapping[str, Any], owner_side_id: str, pos: dict[str, int]) -> "int | str":
+    for side in snap.get("sides") or []:
+        if side.get("id") == owner_side_id:
+            if side.get("house") and HOUSE not in pos:
+                return "house"
+            for name in side.get("players") or []:
+                if name in pos:
+                    return pos[name]
+    raise IllegalAction(f"no side {owner_side_id!r} at this table")
+
+
+def _scores_for(snap: Mapping[str, Any], player: str) -> list[int]:
+    sides = list(snap.get("sides") or [])
+    mine = next(i for i, s in enumerate(sides) if player in (s.get("players") or []))
+    order = [mine] + [i for i in range(len(sides)) if i != mine]
+    return [int(sides[i].get("score", 0)) for i in order]
+
+
+def hand_in_progress(snap: Mapping[str, Any]) -> bool:
+    """Return True while a hand of a deal game is being played (dealt, not yet fully shown)."""
+    hand = snap.get("hand") or {}
+    return bool(snap.get("game")) and not snap.get("result") and hand.get("kind") == "cards" \
+        and hand.get("stage") in ("cut", "pegging", "show", "pocket")
+
+
+def live_request(snap: Mapping[str, Any], player: Any) -> dict:
+    """Return the :func:`~companion.advice.advise` keywords (game, seat, owner, scores) for ``player``'s hand in progress.
+
+    :raises IllegalAction: no deal game in progress, an unknown player, or a
+        table that does not allow advice during a hand (``live_advice`` off).
+    """
+    rules = _rules(snap)
+    if rules.grid:
+        raise IllegalAction(f"{rules.title} is played on a grid: there is no discard to advise")
+    if not hand_in_progress(snap):
+        raise IllegalAction("no hand is in progress: use the practice view with any cards")
+    if not rules.live_advice:
+        raise IllegalAction("this table does not allow advice during a hand (table talk): "
+                            "review it after the show, or start a game with the live advice house rule")
+    dealer = (snap.get("hand") or {}).get("dealer") or snap.get("dealer")
+    pos = positions(snap, dealer, rules)
+    if not isinstance(player, str) or player not in pos or player == HOUSE and rules.house and not rules.house_plays:
+        raise IllegalAction(f"{player!r} does not hold cards here; players: {', '.join(pos)}")
+    owner_idx = snap.get("pocket_owner")
+    sides = snap.get("sides") or []
+    owner = None
+    if rules.pocket_owner == "rotate" and isinstance(owner_idx, int) and 0 <= owner_idx < len(sides):
+        owner = _owner_position(snap, sides[owner_idx]["id"], pos)
+    return {"game": rules, "seat": pos[player], "pocket_owner": owner, "scores": _scores_for(snap, player)}
+
+
+def _shown_hand(snap: Mapping[str, Any]) -> "dict | None":
+    hand = snap.get("hand") or {}
+    if hand.get("kind") != "cards":
+        return None
+    if hand.get("pocket"):
+        return {"hand_no": hand.get("hand_no"), "dealer": hand.get("dealer"), "turnup": hand.get("turnup"),
+                "shows": hand.get("shows") or [], "pocket": hand["pocket"]}
+    return hand.get("previous") or None
+
+
+def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = None) -> dict:
+    """Return the review of the hand just shown (the current one once its pocket is counted, else the previous).
+
+    ``thrown`` maps a player's name to the pocket cards that player threw.
+    Returns ``{"hand_no", "dealer", "turnup", "pocket": [cards], "players": [...]}`` with, per
+    player who showed, ``{"player", "kept", "thrown", "known", ...}`` and, once
+    the dealt cards are known, the kept discard's figures (``hand_mean``,
+    ``pocket_mean``, ``net``, ``rank`` among ``of`` discards) and the best
+    discard's (``best``), all as in ``landsend advise --json``.
+
+    :raises IllegalAction: no hand has been shown with its pocket yet; an unknown player.
+    :raises InvalidCard: thrown cards that are not in the pocket, the wrong number, or claimed twice.
+    """
+    rules = _rules(snap)
+    if rules.grid:
+        raise IllegalAction(f"{rules.title} is played on a grid: there is no discard to review")
+    hand = _shown_hand(snap)
+    if not hand:
+        raise IllegalAction("no hand has been shown with its pocket yet: a review follows the pocket's count")
+    pocket = list(parse_cards(hand["pocket"].get("cards") or [], what="pocket"))
+    shows = {s["player"]: list(parse_cards(s.get("cards") or [], what="show")) for s in hand["shows"]}
+    pos = positions(snap, hand["dealer"], rules)
+    claimed: dict[str, list] = {}
+    for name, cards in (thrown or {}).items():
+        if name not in shows:
+            raise IllegalAction(f"{name!r} did not show a hand in hand {hand.get('hand_no')}; "
+                                f"players: {', '.join(shows)}")
+        cs = list(parse_cards(cards.replace(",", " ").split() if isinstance(cards, str) else list(cards),
+                              what="thrown cards"))
+        if len(cs) != rules.discards:
+            raise InvalidCard(f"each player threw {rules.discards} card{'s' if rules.discards > 1 else ''} "
+                              f"to the {rules.pocket_name}, not {len(cs)}")
+        for c in cs:
+            if c not in pocket:
+                raise InvalidCard(f"{c} was not in the {rules.pocket_name} ({' '.join(map(str, pocket))})")
+            if any(c in other for other in claimed.values()):
+                raise InvalidCard(f"{c} is claimed by two players")
+        claimed[name] = cs
+    unknown = [n for n in shows if n not in claimed]
+    if rules.pocket_dealt == 0 and len(unknown) == 1 and len(shows) == rules.players:
+        rest = [c for c in pocket if not any(c in v for v in claimed.values())]
+        if len(rest) == rules.discards:
+            claimed[unknown[0]] = rest
+    owner = None
+    if rules.pocket_owner == "rotate":
+        owner = _owner_position(snap, hand["pocket"].get("side"), pos)
+    players = []
+    for name, kept in shows.items():
+        row: dict[str, Any] = {"player": name, "kept": [str(c) for c in kept], "known": name in claimed,
+                               "thrown": [str(c) for c in claimed.get(name, [])]}
+        if name in claimed and len(kept) == rules.held:
+            a = advise(kept + claimed[name], game=rules, seat=pos[name], pocket_owner=owner)
+            mine = next(i for i, d in enumerate(a.discards) if set(d.discard) == set(claimed[name]))
+            d, best = a.discards[mine], a.discards[0]
+            row.update({"hand_mean": float(d.hand_mean), "pocket_mean": float(d.pocket_mean), "net": float(d.net),
+                        "rank": mine + 1, "of": len(a.discards), "pocket_owner": a.seating.owner_words(),
+                        "best": best.to_dict(), "kept_detail": d.to_dict()})
+        players.append(row)
+    return {"game": rules.name, "hand_no": hand.get("hand_no"), "dealer": hand["dealer"], "turnup": hand.get("turnup"),
+            "pocket": [str(c) for c in pocket], "pocket_name": rules.pocket_name, "discards": rules.discards,
+            "players": players}

@@ -1,0 +1,116 @@
+"""Discard practice (Count tab), live advice as a table setting, and the review of a hand (History) at 390x844."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from companion.advice import advise
+from conftest import shot, until
+
+
+def pick(page, cards):
+    for card in cards:
+        page.click(f"#pr-picker [data-rank='{card[:-1]}']")
+        page.click(f"#pr-picker [data-card='{card}']")
+
+
+def test_practice_ranks_every_discard_with_its_chart(server, phones):
+    page = phones(server.url)
+    page.click("[data-tab=count]")
+    page.click("[data-pr-mode=practice]")
+    expect(page.locator("#qc-picker")).to_be_hidden()
+    page.select_option("#pr-game", "lands-end")
+    page.click("#pr-seat [data-seat='0']")                      # you deal: the pocket is yours
+    pick(page, ["5H", "5S", "6D", "JC", "4C", "KD"])
+    expect(page.locator("#pr-list .pr-row")).to_have_count(15)
+    want = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True)
+    first = page.locator("#pr-list .pr-row").first
+    assert first.locator(".pr-throw").inner_text().split() == ["throw", "5\u2665", "5\u2660"]
+    assert first.locator(".pr-net").inner_text() == f"{float(want.discards[0].net):.2f}"      # -12.36
+    assert "hand 3.57" in first.inner_text() and "pocket 8.79" in first.inner_text()
+    assert "fewer is better" in page.inner_text("#pr-summary") and "yours" in page.inner_text("#pr-summary")
+    # the kept hand's distribution: one bar per score, heights adding up to every turn-up
+    bars = page.locator("#pr-chart rect")
+    probs = [float(b.get_attribute("data-p")) for b in bars.all()]
+    assert abs(sum(probs) - 1) < 1e-9
+    dist = want.discards[0].hand_distribution()
+    assert {int(b.get_attribute("data-points")): float(b.get_attribute("data-p")) for b in bars.all() if float(b.get_attribute("data-p"))} \
+        == {k: float(v) for k, v in dist.items()}
+    assert "equally likely" in page.inner_text("#pr-result")
+    shot(page, "practice")
+    # another discard opens its own detail; the worst one says how much worse it is
+    page.locator("#pr-list .pr-row").last.locator("button").click()
+    expect(page.locator("#pr-detail")).to_contain_text("worse than the best")
+    worst = want.discards[-1]
+    assert f"{float(want.discards[0].net - worst.net):.2f} worse" in page.inner_text("#pr-detail")
+    # cribbage, the non-dealer, with the scores: ranked by the chance of reaching 121 this hand
+    page.select_option("#pr-game", "cribbage")
+    page.click("#pr-seat [data-seat='1']")
+    page.fill("#pr-scores", "110,100")
+    pick(page, ["5H", "5S", "5D", "5C", "KH", "QH"])
+    expect(page.locator("#pr-list .pr-row")).to_have_count(15)
+    assert "reach" in page.inner_text("#pr-list .pr-row >> nth=0")
+    assert "chance of reaching 121" in page.inner_text("#pr-summary")
+    # every tap target of the view is a thumb's size and nothing sticks out sideways
+    for el in page.locator("#view-count button:visible, #view-count select:visible, #view-count input:visible").all():
+        box = el.bounding_box()
+        assert box["height"] >= 44 and box["width"] >= 44, el.evaluate("e => e.outerHTML.slice(0, 80)")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.click("[data-pr-mode=count]")
+    expect(page.locator("#qc-picker")).to_be_visible()
+    assert page.outside == [] and page.errors == []
+
+
+def test_live_advice_is_a_table_setting_off_by_default(server, phones):
+    server.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    page = phones(server.url)
+    page.click("[data-tab=count]")
+    page.click("[data-pr-mode=practice]")
+    expect(page.locator("#pr-live")).to_contain_text("No advice on the hand in progress at this table")
+    expect(page.locator("#pr-player")).to_have_count(0)
+    server.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob",
+                         "options": {"live_advice": True}})
+    server.table.submit({"type": "peg", "side": "p2", "points": 12})
+    page.click("[data-tab=table]")
+    page.click("[data-tab=count]")
+    page.select_option("#pr-player", "Bob")                       # Bob deals and is at 12
+    pick(page, ["5H", "5S", "6D", "JC", "4C", "KD"])
+    expect(page.locator("#pr-list .pr-row")).to_have_count(15)
+    want = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True, scores=[12, 0])
+    assert "chance of reaching 16" in page.inner_text("#pr-summary")
+    assert f"reach {100 * float(want.discards[0].reach):.1f}%" in page.inner_text("#pr-list .pr-row >> nth=0")
+    assert page.errors == []
+
+
+def test_review_of_a_shown_hand(server, phones):
+    t = server.table
+    t.submit({"type": "new_match", "game": "cribbage", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    t.submit({"type": "turnup", "card": "2C"})
+    for player, card in [("Ann", "KH"), ("Bob", "5S"), ("Ann", "AH"), ("Bob", "AS"), ("Ann", "3D"), ("Bob", "3S"),
+                         ("Ann", "4D"), ("Bob", "4S")]:
+        t.submit({"type": "play", "card": card, "player": player})
+    t.submit({"type": "show"})
+    t.submit({"type": "show"})
+    t.submit({"type": "pocket", "cards": ["9C", "8C", "7H", "6H"]})
+    page = phones(server.url)
+    page.click("[data-tab=history]")
+    expect(page.locator("#review")).to_contain_text("Review of hand 1")
+    ann = page.locator("#review [data-player='Ann']")
+    expect(ann).to_contain_text("kept")
+    ann.locator("[data-card='9C']").click()
+    expect(ann.locator("[data-card='9C']")).to_have_attribute("aria-pressed", "true")
+    ann.locator("[data-card='7H']").click()
+    # with Ann's two known, Bob's are the other two: both players are reviewed
+    expect(ann.locator(".rv-figs")).to_be_visible()
+    bob = page.locator("#review [data-player='Bob']")
+    expect(bob.locator(".rv-figs")).to_be_visible()
+    a = advise("KH AH 3D 4D 9C 7H", game="cribbage", dealer=False)
+    kept = next(d for d in a.discards if {str(c) for c in d.discard} == {"9C", "7H"})
+    rank = 1 + list(a.discards).index(kept)
+    text = ann.inner_text()
+    assert f"kept hand {float(kept.hand_mean):.2f} on average" in text and f"#{rank} of 15" in text
+    assert f"net {float(a.discards[0].net):.2f}" in ann.locator(".rv-best").inner_text()
+    assert bob.locator("[data-card='8C']").get_attribute("aria-pressed") == "true"
+    shot(page, "review")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.outside == [] and page.errors == []

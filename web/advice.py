@@ -1,0 +1,97 @@
+"""Discard advice on the page: the practice calculator, the live hand (when the table allows it), the review.
+
+All three are GET requests that change nothing. Refusals are 400 (403 for live
+advice the table does not allow) with ``{"error": "<one sentence>"}``; see
+``docs/api.md`` and ``docs/advice.md``.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, jsonify, request
+
+from companion import RulesError, get_ruleset
+from companion.advice import advise
+from companion.review import live_request, review_hand
+
+from .guard import hub, parse_json
+
+bp = Blueprint("advice", __name__, url_prefix="/api")
+
+MAX_THROWN = 5                 # players who may say which pocket cards were theirs
+
+
+def _refused(exc: RulesError, status: int = 400):
+    resp = jsonify({"error": str(exc)})
+    resp.status_code = status
+    return resp
+
+
+def _int(name: str) -> "int | None":
+    value = request.args.get(name)
+    if value is None or value == "":
+        return None
+    if not value.strip().lstrip("-").isdigit() or len(value) > 3:
+        abort(400, f"{name} must be a whole number, not {value[:20]!r}")
+    return int(value)
+
+
+def _bool(name: str) -> "bool | None":
+    value = request.args.get(name)
+    if value is None or value == "":
+        return None
+    low = value.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    abort(400, f"{name} must be true or false, not {value[:20]!r}")
+
+
+@bp.get("/advise")
+def get_advise():
+    """Return every discard of ``cards`` ranked (the JSON of ``landsend advise --json``).
+
+    Practice: ``cards``, ``game``, ``options`` (a JSON object), ``dealer`` or
+    ``seat``, ``owner`` (a seat or ``house``, where the pocket rotates),
+    ``scores`` (``7,3``: yours first). Live: ``player=<name>`` takes the game,
+    seat, pocket owner and scores from the table's hand in progress; 403 unless
+    the table's ``live_advice`` house rule is on.
+    """
+    args = request.args
+    cards = args.get("cards", "").replace(",", " ").split()
+    if not cards:
+        abort(400, "give the dealt cards: cards=5H,5S,6D,JC,4C,KD")
+    try:
+        if args.get("player") is not None:
+            kw = live_request(hub().table.snapshot(), args["player"])
+            return jsonify(advise(cards, **kw).to_dict())
+        opts = parse_json(args.get("options") or "{}", "options must be a JSON object")
+        if not isinstance(opts, dict):
+            abort(400, "options must be a JSON object")
+        rules = get_ruleset(args.get("game", "lands-end"), **opts)
+        owner = "house" if args.get("owner") == "house" else _int("owner")
+        a = advise(cards, game=rules, dealer=_bool("dealer"), seat=_int("seat"), pocket_owner=owner,
+                   scores=args.get("scores") or None)
+    except RulesError as exc:
+        allowed = "does not allow advice" not in str(exc)
+        return _refused(exc, 400 if allowed else 403)
+    return jsonify(a.to_dict())
+
+
+@bp.get("/review")
+def get_review():
+    """Return the review of the hand just shown (``companion.review.review_hand``).
+
+    ``thrown=<name>:<card>,<card>`` (repeatable) says which pocket cards a
+    player threw. 400 before any hand's pocket has been counted.
+    """
+    thrown = {}
+    for item in request.args.getlist("thrown")[:MAX_THROWN]:
+        name, sep, cards = item.partition(":")
+        if not sep or not name.strip():
+            abort(400, "thrown is written NAME:CARD,CARD")
+        thrown[name.strip()] = cards
+    try:
+        return jsonify(review_hand(hub().table.snapshot(), thrown))
+    except RulesError as exc:
+        return _refused(exc)
