@@ -114,3 +114,38 @@ def test_review_of_a_shown_hand(server, phones):
     shot(page, "review")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.outside == [] and page.errors == []
+
+
+def test_practice_and_review_have_no_serious_accessibility_violation(server, browser):
+    """axe-core (as tests/browser/test_a11y.py injects it) on the ranked discards and on a review."""
+    import pytest
+    from test_a11y import AXE, violations
+    if not AXE.exists():
+        pytest.skip(f"{AXE} is missing (./test.sh installs axe-core with npm)")
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
+    try:
+        ctx.add_init_script(path=str(AXE))
+        page = ctx.new_page()
+        page.goto(server.url)
+        page.wait_for_selector("#conn.ok")
+        page.click("[data-tab=count]")
+        page.click("[data-pr-mode=practice]")
+        pick(page, ["5H", "5S", "6D", "JC", "4C", "KD"])
+        expect(page.locator("#pr-list .pr-row")).to_have_count(15)
+        assert violations(page) == []
+        t = server.table
+        t.submit({"type": "new_match", "game": "cribbage", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+        t.submit({"type": "turnup", "card": "2C"})
+        for player, card in [("Ann", "KH"), ("Bob", "5S"), ("Ann", "AH"), ("Bob", "AS"), ("Ann", "3D"), ("Bob", "3S"),
+                             ("Ann", "4D"), ("Bob", "4S")]:
+            t.submit({"type": "play", "card": card, "player": player})
+        t.submit({"type": "show"})
+        t.submit({"type": "show"})
+        t.submit({"type": "pocket", "cards": ["9C", "8C", "7H", "6H"]})
+        page.click("[data-tab=history]")
+        page.locator("#review [data-player='Ann'] [data-card='9C']").click()
+        page.locator("#review [data-player='Ann'] [data-card='7H']").click()
+        expect(page.locator("#review [data-player='Bob'] .rv-figs")).to_be_visible()
+        assert violations(page) == []
+    finally:
+        ctx.close()

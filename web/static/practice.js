@@ -33,9 +33,14 @@
   }
   function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
   function pretty(card) { return card.slice(0, -1) + SYM[card.slice(-1)]; }
+  // as app.js names cards for screen readers: "5 of hearts", and on a button "K, king of spades" (label in name)
+  var RANK_NAME = { A: "ace", J: "jack", Q: "queen", K: "king" };
+  function cardName(card) { var r = card.slice(0, -1); return (RANK_NAME[r] || r) + " of " + SUIT_NAME[card.slice(-1)]; }
+  function cardLabel(card) { var r = card.slice(0, -1); return (RANK_NAME[r] ? r + ", " : "") + cardName(card); }
   function cardEl(card) {
     var s = card.slice(-1);
-    return h("span", { cls: "card " + s + (s === "H" || s === "D" ? " red" : "") }, pretty(card));
+    return h("span", { cls: "card " + s + (s === "H" || s === "D" ? " red" : ""), title: cardName(card), role: "img",
+      "aria-label": cardName(card) }, pretty(card));
   }
   function cards(list) { return h("span", { cls: "pr-cards" }, list.map(cardEl)); }
   function num(x) { return (Math.round(x * 100) / 100).toFixed(2); }
@@ -114,7 +119,7 @@
     // the dealt cards
     var slots = clear($("pr-slots"));
     P.cards.forEach(function (c, i) {
-      slots.appendChild(h("button", { type: "button", cls: "card" + (/[HD]$/.test(c) ? " red" : ""), "aria-label": "remove " + c,
+      slots.appendChild(h("button", { type: "button", cls: "card" + (/[HD]$/.test(c) ? " red" : ""), "aria-label": "remove " + cardLabel(c),
         onclick: function () { P.cards.splice(i, 1); P.result = null; render(); } }, pretty(c)));
     });
     for (var i = P.cards.length; i < need; i++) slots.appendChild(h("span", { cls: "slot" + (i === P.cards.length ? " target" : ""), text: "?" }));
@@ -129,6 +134,7 @@
     var ranks = h("div", { cls: "ranks" });
     RANKS.forEach(function (r) {
       ranks.appendChild(h("button", { type: "button", "data-rank": r, cls: P.rank === r ? "sel" : null,
+        "aria-label": RANK_NAME[r] ? r + ", " + RANK_NAME[r] : null, "aria-pressed": P.rank === r ? "true" : "false",
         disabled: full || SUITS.every(function (s) { return seen[r + s]; }) ? true : null,
         onclick: function () { P.rank = r; picker(need); } }, r));
     });
@@ -136,7 +142,7 @@
     SUITS.forEach(function (s) {
       var card = P.rank + s;
       suits.appendChild(h("button", { type: "button", "data-card": P.rank ? card : null, cls: "s-" + s,
-        disabled: !P.rank || full || seen[card] ? true : null, "aria-label": P.rank ? P.rank + " of " + SUIT_NAME[s] : SUIT_NAME[s] + ": pick a rank first",
+        disabled: !P.rank || full || seen[card] ? true : null, "aria-label": P.rank ? cardLabel(card) : SUIT_NAME[s] + ": pick a rank first",
         onclick: function () { P.cards.push(card); P.rank = null; render(); if (P.cards.length === need) ask(); } }, (P.rank || "") + SYM[s]));
     });
     box.appendChild(ranks);
@@ -222,7 +228,7 @@
     var list = h("ol", { cls: "pr-list", id: "pr-list" });
     d.discards.forEach(function (x, i) {
       var row = h("li", { cls: "pr-row" + (i === P.sel ? " sel" : ""), "data-place": i + 1 },
-        h("button", { type: "button", cls: "pr-pick", "aria-label": "throw " + x.discard.join(" "), onclick: function () { P.sel = i; draw(); } },
+        h("button", { type: "button", cls: "pr-pick", "aria-pressed": i === P.sel ? "true" : "false", onclick: function () { P.sel = i; draw(); } },
           h("span", { cls: "pr-throw" }, "throw ", cards(x.discard)),
           h("span", { cls: "pr-figs" },
             h("span", { cls: "pr-net", text: (x.net >= 0 ? "+" : "") + num(x.net) }),
@@ -271,7 +277,7 @@
       r.pocket.forEach(function (c) {
         var on = mine.indexOf(c) >= 0;
         taps.appendChild(h("button", { type: "button", cls: "card" + (/[HD]$/.test(c) ? " red" : "") + (on ? " on" : ""), "data-card": c, "aria-pressed": on ? "true" : "false",
-          "aria-label": pl.player + " threw " + c,
+          "aria-label": cardLabel(c) + ", thrown by " + pl.player + "?",
           onclick: function () {
             var list = mine.filter(function (x) { return x !== c; });
             if (list.length === mine.length) list = list.concat([c]).slice(-r.discards);
