@@ -176,6 +176,19 @@ def test_access_survives_a_restart_but_release_does_too(tmp_path):
     assert (c.epoch, c.host, c.join_code) == (2, None, None)
 
 
+def test_the_phones_holding_the_table_survive_a_restart_and_a_join_tells_every_page(tmp_path):
+    a = Access(tmp_path / "access.json")
+    heard = []
+    a.on_change(heard.append)
+    a.claim("dev1")
+    a.joined("dev2")
+    a.joined("dev2")                              # the same phone joining again is not a third
+    assert a.phones == 2 and heard == [1, 1]      # the claim, then the first join: pages re-read their session
+    assert Access(tmp_path / "access.json").phones == 2
+    a.release()
+    assert Access(tmp_path / "access.json").phones == 0
+
+
 # --- the request guards -------------------------------------------------------------------
 
 @pytest.fixture

@@ -119,6 +119,23 @@ def test_an_entry_sent_while_offline_goes_out_once_when_the_connection_returns(s
     assert scores(server) == [2, 0]
 
 
+def test_an_unsent_entry_can_be_dropped_and_is_never_sent_later(server, phones):
+    a, b = two_phones(server, phones)
+    pick(a, "8S")
+    expect(b.locator("#count")).to_have_text("8")
+    b.context.set_offline(True)
+    pick(b, "7H")
+    expect(b.locator("#pending-drop")).to_be_visible(timeout=20000)
+    b.click("#pending-drop")
+    expect(b.locator("#toast")).to_have_text("Not entered: 7\u2665 for Bob")
+    expect(b.locator("#pending")).to_be_hidden()
+    b.context.set_offline(False)
+    expect(b.locator("#conn")).to_have_text("live", timeout=20000)
+    pick(b, "2H")                                        # the next entry goes out alone
+    expect(b.locator("#count")).to_have_text("10")
+    assert played(server) == [("Ann", "8S"), ("Bob", "2H")]
+
+
 def test_a_lost_answer_is_resent_with_the_same_client_id_and_scores_once(server, phones):
     a, b = two_phones(server, phones)
     pick(a, "8S")
