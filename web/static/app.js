@@ -196,6 +196,12 @@
   function renderPending() {
     var box = clear($("pending")), q = S.queue;
     show(box, q.length > 0);
+    // card entry waits for the answer: the next card's player depends on it, so a card tapped on a screen
+    // that is about to change is never sent (a manual peg or an undo may still queue up behind it)
+    ["entry", "picker", "grid-box", "shows"].forEach(function (id) {
+      $(id).inert = q.length > 0;
+      $(id).classList.toggle("busy", q.length > 0);
+    });
     if (!q.length) return;
     var failed = q[0].state === "failed", labels = q.map(function (d) { return d.label; }).join(", ");
     box.className = "pending" + (failed ? " failed" : "");
@@ -683,7 +689,8 @@
     order.forEach(function (p) {
       if ((hd.cards_left || {})[p] === 0 || (hd.gone || []).indexOf(p) >= 0) return;
       var note = between.length ? " (" + between.join(" and ") + " said go)" : "";
-      row.appendChild(h("button", { type: "button", "data-whose": p, cls: between.length ? null : "primary",
+      // both answers look alike: neither is offered as the default, since the default was the silent mistake
+      row.appendChild(h("button", { type: "button", "data-whose": p,
         onclick: function () { play(card, p); } }, p + "'s" + note));
       between.push(p);
     });
