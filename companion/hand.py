@@ -945,5 +945,3 @@ for _kind in ENTRY_COMMANDS:
     _register(_kind)
 
 HAND_FACTORIES["cards"] = DealHand
-
-from . import grid as _grid  # noqa: E402,F401  (registers the tabletop hand)

@@ -67,8 +67,9 @@ class MatchState:
     phase: str = "none"
     result: dict | None = None
     last: dict | None = None
-    steps: list[dict] = field(default_factory=list)        # every score step of this match, in order
-    settlements: list[dict] = field(default_factory=list)  # one per finished game
+    steps: list[dict] = field(default_factory=list)        # every score step of this game, in order
+    fresh: list[dict] = field(default_factory=list)        # the steps of the last event folded in
+    money: dict[str, float] = field(default_factory=dict)  # won (+) / lost (-) per player over this match
     hand: Any = None                                       # card-entry state (companion.hand)
     seq: int = -1
     applied: int = -1                                      # seq of the last event folded in (undos aside)
@@ -129,6 +130,7 @@ class MatchState:
         if card is not None:
             rec["card"] = card
         self.steps.append(rec)
+        self.fresh.append(rec)
         self.last = rec
         if points:
             self.check_end(side)
@@ -151,45 +153,61 @@ class MatchState:
             self.finish(winner=best, loser=None)
 
     def finish(self, *, winner: int | None, loser: int | None) -> None:
-        """Record the result: multipliers, settlement (L6, M5, H5, S1), series wins (L7)."""
+        """Record the result: winners, losers, multipliers, settlement (R1, R2), series wins (L7).
+
+        A side that reaches the target and loses pays every other side the stake
+        times that receiver's multiplier, fixed by the receiver's own score (L6,
+        M5, H5; reverse cribbage's mirrored skunk, S2). A side that reaches the
+        target and wins receives from every other side the stake times a
+        multiplier fixed by the payer's score (the cribbage skunk, S1), or once
+        each when the house collects (H4, H5). ``multipliers`` is keyed by the
+        receiving side in every game (R2).
+        """
         rules = self.rules
-        n = len(self.sides)
         mult: dict[str, int] = {}
         pay: dict[str, float] = {s.id: 0 for s in self.sides}
+        skunk = 0
         if loser is not None:
-            for i, s in enumerate(self.sides):
-                if i != loser:
-                    k = rules.multiplier(s.score)
-                    mult[s.id] = k
-                    pay[s.id] += self.stake * k
-                    pay[self.sides[loser].id] -= self.stake * k
-            winners = [i for i in range(n) if i != loser]
+            payers = [loser]
+            receivers = [i for i in range(len(self.sides)) if i != loser]
+            for i in receivers:
+                k = rules.multiplier(self.sides[i].score)
+                mult[self.sides[i].id] = k
+                pay[self.sides[i].id] += self.stake * k
+                pay[self.sides[loser].id] -= self.stake * k
         else:
             w = self.sides[winner]
-            for i, s in enumerate(self.sides):
-                if i == winner:
-                    continue
-                k = 1 if (w.house and rules.settlement == "house_collects") else rules.multiplier(s.score)
-                mult[s.id] = k
+            receivers = [winner]
+            payers = [i for i in range(len(self.sides)) if i != winner]
+            ks = []
+            for i in payers:
+                k = 1 if (w.house and rules.settlement == "house_collects") else rules.multiplier(self.sides[i].score)
+                ks.append(k)
                 pay[w.id] += self.stake * k
-                pay[s.id] -= self.stake * k
-            winners = [winner]
-        for i in winners:
-            sid = self.sides[i].id
-            k = mult.get(sid) if loser is not None else max(mult.values() or [1])
+                pay[self.sides[i].id] -= self.stake * k
+            # one payer in every preset; with several, each pays at its own band and the largest is shown
+            mult[w.id] = max(ks or [1])
+            skunk = mult[w.id] - 1 if len(payers) == 1 else 0
+        for i in receivers:
+            k = mult[self.sides[i].id]
             self.wins[i] += k if rules.series_weighted else 1
         need = _series_need(self.series)
+        ids = [s.id for s in self.sides]
         self.result = {
             "game": self.game_no, "hand": self.hand_no, "phase": self.phase,
-            "winner": self.sides[winner].id if winner is not None else (self.sides[winners[0]].id if len(winners) == 1 else None),
-            "winners": [self.sides[i].id for i in winners],
-            "loser": self.sides[loser].id if loser is not None else (self.sides[[i for i in range(n) if i != winner][0]].id if n == 2 else None),
+            "winner": ids[receivers[0]] if len(receivers) == 1 else [ids[i] for i in receivers],
+            "loser": ids[payers[0]] if len(payers) == 1 else [ids[i] for i in payers],
+            "winners": [ids[i] for i in receivers],
+            "losers": [ids[i] for i in payers],
             "multipliers": mult,
             "settlement": {k: _num(v) for k, v in pay.items()},
+            "skunk": skunk,
             "series_over": any(w >= need for w in self.wins),
         }
-        self.settlements.append({"game": self.game_no, "settlement": self.result["settlement"],
-                                 "players": {s.id: list(s.players) for s in self.sides}})
+        for s in self.sides:
+            share = pay[s.id] / len(s.players)
+            for p in s.players:
+                self.money[p] = _num(self.money.get(p, 0) + share)
         self.phase = "over"
 
     # --- snapshot --------------------------------------------------------------
@@ -393,8 +411,7 @@ class NewMatch:
         state.first_dealer = state.seats.index(ev["first_dealer"]) if ev["first_dealer"] in state.seats else -1
         state.cut_bonus = ev.get("cut_bonus", True)
         state.game_no = 0
-        state.steps = []
-        state.settlements = []
+        state.money = {p: 0 for s in state.sides for p in s.players}
         start_game(state, ev)
 
 
@@ -417,6 +434,7 @@ def start_game(state: MatchState, ev: dict) -> None:
         s.score = s.previous = 0
     state.result = None
     state.last = None
+    state.steps = []       # a game's steps; the whole match's are stored with their events (Table.history)
     if state.game_no == 1:
         state.dealer = state.first_dealer
     elif ev.get("first_dealer") is not None:
@@ -516,7 +534,26 @@ def apply_event(state: MatchState, ev: dict) -> None:
         state.match_id = ev.get("match_id", state.match_id)
     state.seq = ev.get("seq", state.seq + 1)
     state.applied = state.seq
+    state.fresh = []
     HANDLERS[ev["type"]].apply(state, ev)
+
+
+def export_record(state: MatchState, new_match: dict) -> dict:
+    """Return the current game of ``state`` as a record (``new_match`` is the match's first event)."""
+    hand = state.hand
+    hands = list(getattr(hand, "done", []))
+    if hand is not None:
+        current = hand.record(state)
+        if hand.entries or hand.pegs or hand.muggins_log or hand.claims_log or not hands:
+            hands.append(current)
+    rules = state.rules
+    rec = {"game": rules.name, "options": dict(rules.options), "players": list(new_match["players"]),
+           "teams": new_match.get("teams"), "stake": new_match["stake"],
+           "first_dealer": hands[0]["dealer"] if hands else (state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME),
+           "hands": hands}
+    if rules.first_cut_bonus:
+        rec["first_cut_bonus"] = state.cut_bonus
+    return rec
 
 
 def parse_command_card(value: Any, what: str = "card"):

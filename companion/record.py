@@ -29,8 +29,8 @@ import logging
 from typing import Any, Callable
 
 from .cards import parse_card
-from .errors import RulesError
-from .match import HOUSE_NAME, MatchState
+from .errors import IllegalAction, RulesError
+from .match import MatchState, export_record  # noqa: F401  (export_record: this module's export half)
 
 log = logging.getLogger(__name__)
 
@@ -41,24 +41,6 @@ class RecordError(RulesError):
 
 # --- export -----------------------------------------------------------------------------------
 
-def export_record(state: MatchState, new_match: dict) -> dict:
-    """Return the current game of ``state`` as a record (``new_match`` is the match's first event)."""
-    hand = state.hand
-    hands = list(getattr(hand, "done", []))
-    if hand is not None:
-        current = hand.record(state)
-        if hand.entries or hand.pegs or hand.muggins_log or hand.claims_log or not hands:
-            hands.append(current)
-    rules = state.rules
-    rec = {"game": rules.name, "options": dict(rules.options), "players": list(new_match["players"]),
-           "teams": new_match.get("teams"), "stake": new_match["stake"],
-           "first_dealer": hands[0]["dealer"] if hands else (state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME),
-           "hands": hands}
-    if rules.first_cut_bonus:
-        rec["first_cut_bonus"] = state.cut_bonus
-    return rec
-
-
 # --- replay -----------------------------------------------------------------------------------
 
 def side_key(state: MatchState, index: int) -> str:
@@ -67,9 +49,11 @@ def side_key(state: MatchState, index: int) -> str:
     return s.id if len(s.players) > 1 else s.name
 
 
-def _key_of_id(state: MatchState, side_id: str | None) -> str | None:
+def _key_of_id(state: MatchState, side_id: "str | list[str] | None") -> "str | list[str] | None":
     if side_id is None:
         return None
+    if isinstance(side_id, list):
+        return [_key_of_id(state, s) for s in side_id]
     ids = [s.id for s in state.sides]
     return side_key(state, ids.index(side_id))
 
@@ -339,17 +323,10 @@ class _Driver:
         self.entry({"type": "layout", "cards": grid, "crib": hand.get("crib") or []}, f"hand {i}, layout")
 
 
-def replay(record: dict, *, on_step: Callable[[str, dict], None] | None = None) -> dict:
-    """Return the result of replaying ``record`` on a fresh in-memory table.
-
-    ``{"valid", "error" (when invalid), "finished", "scores", "winner", "loser",
-    "ended_at": {"hand", "phase"}, "multipliers", "settlement", "hands": [...]}``;
-    sides are named by player, or ``team1``/``team2`` for partnerships. An
-    invalid record stops at its first wrong step: ``error`` says which and why,
-    and the other fields describe the game up to that step.
-    """
+def _replay_table(record: dict, on_step: Callable[[str, dict], None] | None = None, **table_kwargs):
+    """Return ``(table, error)``: ``record`` replayed on a fresh in-memory table, ``error`` None when valid."""
     from .table import Table
-    table = Table.memory(default_match=None)
+    table = Table.memory(default_match=None, **table_kwargs)
     error = None
     try:
         _Driver(table, record, on_step).run()
@@ -358,7 +335,38 @@ def replay(record: dict, *, on_step: Callable[[str, dict], None] | None = None) 
     except Exception as exc:  # a record no check foresaw must still get an answer, not a crash
         log.exception("replay failed")
         error = f"the record could not be replayed ({type(exc).__name__}: {exc})"
+    return table, error
+
+
+def replay(record: dict, *, on_step: Callable[[str, dict], None] | None = None) -> dict:
+    """Return the result of replaying ``record`` on a fresh in-memory table.
+
+    ``{"valid", "error" (when invalid), "finished", "scores", "winner", "loser",
+    "ended_at": {"hand", "phase"}, "multipliers", "settlement", "hands": [...]}``;
+    sides are named by player, or ``team1``/``team2`` for partnerships. ``winner``
+    and ``loser`` are one side or the list of every side that receives / pays
+    (RULINGS R1); ``multipliers`` is keyed by the receiving side (R2). An
+    invalid record stops at its first wrong step: ``error`` says which and why,
+    and the other fields describe the game up to that step.
+    """
+    table, error = _replay_table(record, on_step)
     return result_of(table, error)
+
+
+def import_record(table, record: dict) -> dict:
+    """Make ``record`` the current match of ``table``; return the replay result.
+
+    The record is replayed on a scratch table first; only a valid record is
+    then adopted, every event at once (:meth:`companion.table.Table.adopt`), so
+    a refused record leaves the current match exactly as it was.
+
+    :raises RulesError: the first wrong step of the record and why; nothing changes.
+    """
+    scratch, error = _replay_table(record, rng=table.rng, clock=table.clock)
+    if error is not None:
+        raise IllegalAction(f"the record is not valid: {error}")
+    table.adopt(scratch)
+    return result_of(table)
 
 
 def drive(table, record: dict) -> None:
@@ -428,10 +436,11 @@ def format_result(result: dict) -> str:
     if result.get("finished"):
         end = result["ended_at"]
         who = []
-        if result.get("winner"):
-            who.append(f"winner {result['winner']}")
-        if result.get("loser"):
-            who.append(f"loser {result['loser']}")
+        for key in ("winner", "loser"):
+            names = result.get(key)
+            if names:
+                names = names if isinstance(names, list) else [names]
+                who.append(f"{key}{'s' if len(names) > 1 else ''} {' and '.join(names)}")
         lines.append(f"Game over in hand {end['hand']} ({end['phase']}): " + ", ".join(who))
         lines.append("Multipliers: " + ", ".join(f"{k} x{v}" for k, v in result["multipliers"].items()))
         lines.append("Settlement: " + ", ".join(f"{k} {v:+}" for k, v in result["settlement"].items()))

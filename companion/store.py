@@ -9,6 +9,7 @@ instead of stored twice.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import sqlite3
@@ -20,49 +21,163 @@ from .errors import ConflictError, StoreError
 
 SCHEMA_VERSION = 1
 
+_SCHEMA = (
+    # the events: the only truth; steps, depth and undone are derived data the table writes with them
+    """CREATE TABLE IF NOT EXISTS events (
+        match_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        client_id TEXT UNIQUE,
+        body TEXT NOT NULL,
+        steps TEXT,
+        depth INTEGER,
+        undone INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (match_id, seq)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS matches (
+        ord INTEGER PRIMARY KEY AUTOINCREMENT,
+        match_id TEXT NOT NULL UNIQUE
+    )""",
+    # derived: the folded state every few live events of the current match
+    """CREATE TABLE IF NOT EXISTS checkpoints (
+        match_id TEXT NOT NULL,
+        depth INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        state BLOB NOT NULL,
+        PRIMARY KEY (match_id, depth)
+    ) WITHOUT ROWID""",
+    # derived: the money won and lost over every match up to a finished one
+    """CREATE TABLE IF NOT EXISTS closed (
+        match_id TEXT PRIMARY KEY,
+        ledger TEXT NOT NULL
+    ) WITHOUT ROWID""",
+)
+
 
 class MemoryStore:
     """An event store in memory (tests, quick counts): same contract as SQLite."""
 
     def __init__(self) -> None:
-        self._events: list[tuple[str, int, dict, str | None]] = []
+        self._rows: dict[tuple[str, int], dict] = {}      # (match, seq) -> row (see _row)
+        self._by_match: dict[str, list[int]] = {}          # match -> its seqs, in the order stored
         self._clients: dict[str, tuple[str, int]] = {}
+        self._checkpoints: dict[str, dict[int, tuple[int, bytes]]] = {}
+        self._closed: dict[str, dict] = {}
 
-    def append(self, match_id: str, seq: int, event: dict, *, client_id: str | None = None) -> None:
-        """Store ``event`` as number ``seq`` of ``match_id``.
+    @staticmethod
+    def _row(event: dict, steps: list | None, depth: int | None) -> dict:
+        return {"body": json.dumps(event), "steps": None if steps is None else json.dumps(steps),
+                "depth": depth, "undone": False, "type": event.get("type", "?")}
+
+    def append(self, match_id: str, seq: int, event: dict, *, client_id: str | None = None,
+               steps: list | None = None, depth: int | None = None, checkpoint: bytes | None = None,
+               closes: tuple[str, dict] | None = None) -> None:
+        """Store ``event`` as number ``seq`` of ``match_id`` with its derived data (see :class:`SQLiteStore`).
 
         :raises ConflictError: ``seq`` is taken, or ``client_id`` was used before.
         """
-        if any(m == match_id and s == seq for m, s, _, _ in self._events):
-            raise ConflictError(f"event {seq} of match {match_id} exists already")
-        if client_id is not None and client_id in self._clients:
-            raise ConflictError(f"client id {client_id!r} was used already")
-        self._events.append((match_id, seq, json.loads(json.dumps(event)), client_id))
-        if client_id is not None:
-            self._clients[client_id] = (match_id, seq)
+        self.append_many(match_id, [(seq, event, client_id, steps, depth, checkpoint)], closes=closes)
+
+    def append_many(self, match_id: str, rows: list[tuple], *, closes: tuple[str, dict] | None = None) -> None:
+        """Store several events at once, all or none: ``rows`` of
+        ``(seq, event, client_id, steps, depth, checkpoint)``."""
+        keys = set()
+        clients = set()
+        for seq, event, client_id, *_ in rows:
+            if (match_id, seq) in self._rows or (match_id, seq) in keys:
+                raise ConflictError(f"event {seq} of match {match_id} exists already")
+            if client_id is not None and (client_id in self._clients or client_id in clients):
+                raise ConflictError(f"client id {client_id!r} was used already")
+            keys.add((match_id, seq))
+            if client_id is not None:
+                clients.add(client_id)
+        for seq, event, client_id, steps, depth, checkpoint in rows:
+            self._rows[(match_id, seq)] = self._row(event, steps, depth)
+            bisect.insort(self._by_match.setdefault(match_id, []), seq)
+            if client_id is not None:
+                self._clients[client_id] = (match_id, seq)
+            if event.get("type") == "undo" and (match_id, event.get("undoes")) in self._rows:
+                self._rows[(match_id, event["undoes"])]["undone"] = True
+            if checkpoint is not None:
+                self._checkpoints.setdefault(match_id, {})[depth] = (seq, bytes(checkpoint))
+        if closes is not None:
+            self._closed[closes[0]] = json.loads(json.dumps(closes[1]))
+            for m in [m for m in self._checkpoints if m != match_id]:
+                del self._checkpoints[m]
 
     def events(self, match_id: str) -> list[dict]:
         """Return the events of ``match_id`` in order (copies)."""
-        rows = sorted((s, e) for m, s, e, _ in self._events if m == match_id)
-        return [json.loads(json.dumps(e)) for _, e in rows]
+        return [json.loads(self._rows[(match_id, s)]["body"]) for s in self._by_match.get(match_id, [])]
 
-    def matches(self) -> list[str]:
-        """Return every match id, oldest first."""
-        seen: list[str] = []
-        for m, _, _, _ in self._events:
-            if m not in seen:
-                seen.append(m)
-        return seen
+    def _seqs(self, match_id: str, lo: int, hi: int | None = None) -> list[int]:
+        seqs = self._by_match.get(match_id, [])
+        return seqs[bisect.bisect_left(seqs, lo):None if hi is None else bisect.bisect_right(seqs, hi)]
+
+    def history(self, match_id: str, since: int = 0, until: int | None = None) -> list[dict]:
+        """Return the events of ``match_id`` with ``since <= seq <= until``, each with ``undone`` and
+        ``steps`` (None when the table did not record them)."""
+        out = []
+        for s in self._seqs(match_id, since, until):
+            row = self._rows[(match_id, s)]
+            ev = json.loads(row["body"])
+            ev["undone"] = row["undone"]
+            ev["steps"] = None if row["steps"] is None else json.loads(row["steps"])
+            out.append(ev)
+        return out
+
+    def live_events(self, match_id: str, after: int) -> list[dict]:
+        """Return the events after ``after`` that are neither undos nor undone, in order."""
+        return [json.loads(self._rows[(match_id, s)]["body"]) for s in self._seqs(match_id, after + 1)
+                if self._rows[(match_id, s)]["type"] != "undo"
+                and not self._rows[(match_id, s)]["undone"]]
+
+    def head(self, match_id: str) -> tuple[int, int | None] | None:
+        """Return ``(seq, depth)`` of the last event of ``match_id`` (depth None when not recorded)."""
+        seqs = self._by_match.get(match_id)
+        if not seqs:
+            return None
+        s = seqs[-1]
+        return s, self._rows[(match_id, s)]["depth"]
+
+    def checkpoint(self, match_id: str, depth: int) -> tuple[int, int, bytes] | None:
+        """Return ``(depth, seq, state)`` of the deepest checkpoint of ``match_id`` at ``depth`` or
+        less whose event is not undone, or None."""
+        best = None
+        for d, (seq, blob) in self._checkpoints.get(match_id, {}).items():
+            row = self._rows.get((match_id, seq))
+            if d <= depth and row is not None and not row["undone"] and (best is None or d > best[0]):
+                best = (d, seq, blob)
+        return best
+
+    def put_checkpoint(self, match_id: str, depth: int, seq: int, state: bytes) -> None:
+        """Store a checkpoint (derived data) of ``match_id`` at live ``depth`` (event ``seq``)."""
+        self._checkpoints.setdefault(match_id, {})[depth] = (seq, bytes(state))
+
+    def put_derived(self, match_id: str, rows: list[tuple[int, list, int, bool]]) -> None:
+        """Record ``(seq, steps, depth, undone)`` for stored events (migrating an older file)."""
+        for seq, steps, depth, undone in rows:
+            row = self._rows[(match_id, seq)]
+            row.update(steps=json.dumps(steps), depth=depth, undone=undone)
+
+    def closed(self, match_id: str) -> dict | None:
+        """Return the ledger of every match up to and including the closed ``match_id``, or None."""
+        led = self._closed.get(match_id)
+        return None if led is None else dict(led)
+
+    def put_closed(self, match_id: str, ledger: dict) -> None:
+        """Record the ledger of every match up to and including ``match_id`` (migrating an older file)."""
+        self._closed[match_id] = dict(ledger)
+
+    def matches(self, last: int | None = None) -> list[str]:
+        """Return every match id (or the ``last`` newest), oldest first."""
+        ids = list(self._by_match)
+        return ids if last is None else ids[-last:] if last else []
 
     def find_client(self, client_id: str) -> dict | None:
         """Return the event stored with ``client_id``, or None."""
         hit = self._clients.get(client_id)
-        if hit is None:
-            return None
-        for m, s, e, _ in self._events:
-            if (m, s) == hit:
-                return json.loads(json.dumps(e))
-        return None
+        return None if hit is None else json.loads(self._rows[hit]["body"])
 
     def close(self) -> None:
         """Nothing to release."""
@@ -91,23 +206,21 @@ class SQLiteStore:
             self._db.execute(f"PRAGMA busy_timeout={max(0, int(busy_timeout * 1000))}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(
-                """
-                CREATE TABLE IF NOT EXISTS events (
-                    match_id TEXT NOT NULL,
-                    seq INTEGER NOT NULL,
-                    type TEXT NOT NULL,
-                    version INTEGER NOT NULL,
-                    client_id TEXT UNIQUE,
-                    body TEXT NOT NULL,
-                    PRIMARY KEY (match_id, seq)
-                ) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS matches (
-                    ord INTEGER PRIMARY KEY AUTOINCREMENT,
-                    match_id TEXT NOT NULL UNIQUE
-                );
-                """
-            )
+            # one transaction (one write to the disk) creates a new file's tables or adds what an
+            # older file lacks; a file that has them all is only read (it may be read-only)
+            self._db.execute("BEGIN")
+            try:
+                for sql in _SCHEMA:
+                    self._db.execute(sql)
+                have = {r[1] for r in self._db.execute("PRAGMA table_info(events)")}
+                for column, decl in (("steps", "TEXT"), ("depth", "INTEGER"), ("undone", "INTEGER NOT NULL DEFAULT 0")):
+                    if column not in have:     # a file written before the derived columns (the table fills them)
+                        self._db.execute(f"ALTER TABLE events ADD COLUMN {column} {decl}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
             self._db.execute("SELECT count(*) FROM events").fetchone()
         except (sqlite3.Error, OSError) as exc:
             if self._db is not None:
@@ -115,56 +228,168 @@ class SQLiteStore:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise StoreError(f"cannot open the table database {path}: {reason}") from exc
 
-    def append(self, match_id: str, seq: int, event: dict, *, client_id: str | None = None) -> None:
+    def append(self, match_id: str, seq: int, event: dict, *, client_id: str | None = None,
+               steps: list | None = None, depth: int | None = None, checkpoint: bytes | None = None,
+               closes: tuple[str, dict] | None = None) -> None:
         """Store ``event`` as number ``seq`` of ``match_id``, durably, in one transaction.
+
+        The rest is data derived from the events, written in the same transaction
+        (the events stay the only truth; the table can rebuild it all):
+        ``steps``, the score steps the event produced (:meth:`history` returns them);
+        ``depth``, how many events are live (not undone) after it; ``checkpoint``,
+        the folded state after it (kept under ``depth``, read by :meth:`checkpoint`);
+        ``closes``, ``(match_id, ledger)`` when this event replaces a finished match:
+        the money won and lost over every match up to that one (:meth:`closed`).
+        An ``undo`` event marks the event it ``undoes`` as undone.
 
         :raises ConflictError: ``seq`` is taken, or ``client_id`` was used before.
         """
-        body = json.dumps(event, separators=(",", ":"), sort_keys=True)
+        self.append_many(match_id, [(seq, event, client_id, steps, depth, checkpoint)], closes=closes)
+
+    def append_many(self, match_id: str, rows: list[tuple], *, closes: tuple[str, dict] | None = None) -> None:
+        """Store several events of ``match_id`` in one transaction, all or none: ``rows`` of
+        ``(seq, event, client_id, steps, depth, checkpoint)`` as for :meth:`append`.
+
+        :raises ConflictError: a ``seq`` or a ``client_id`` is taken; nothing is stored.
+        """
+        what = rows[-1][1].get("type", "event") if len(rows) == 1 else f"{len(rows)} events"
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                if seq == 0:
-                    self._db.execute("INSERT OR IGNORE INTO matches (match_id) VALUES (?)", (match_id,))
-                self._db.execute(
-                    "INSERT INTO events (match_id, seq, type, version, client_id, body) VALUES (?, ?, ?, ?, ?, ?)",
-                    (match_id, seq, event.get("type", "?"), SCHEMA_VERSION, client_id, body),
-                )
+                for seq, event, client_id, steps, depth, checkpoint in rows:
+                    body = json.dumps(event, separators=(",", ":"), sort_keys=True)
+                    if seq == 0:
+                        self._db.execute("INSERT OR IGNORE INTO matches (match_id) VALUES (?)", (match_id,))
+                    self._db.execute(
+                        "INSERT INTO events (match_id, seq, type, version, client_id, body, steps, depth) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (match_id, seq, event.get("type", "?"), SCHEMA_VERSION, client_id, body,
+                         None if steps is None else json.dumps(steps, separators=(",", ":")), depth),
+                    )
+                    if event.get("type") == "undo" and isinstance(event.get("undoes"), int):
+                        self._db.execute("UPDATE events SET undone = 1 WHERE match_id = ? AND seq = ?",
+                                         (match_id, event["undoes"]))
+                    if checkpoint is not None:
+                        self._db.execute("INSERT OR REPLACE INTO checkpoints (match_id, depth, seq, state) "
+                                         "VALUES (?, ?, ?, ?)", (match_id, depth, seq, checkpoint))
+                if closes is not None:
+                    self._db.execute("INSERT OR REPLACE INTO closed (match_id, ledger) VALUES (?, ?)",
+                                     (closes[0], json.dumps(closes[1])))
+                    self._db.execute("DELETE FROM checkpoints WHERE match_id != ?", (match_id,))
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
                 self._db.execute("ROLLBACK")
+                seq, client_id = rows[-1][0], rows[-1][2]
                 raise ConflictError(f"event {seq} of match {match_id} or client id {client_id!r} exists already") from exc
             except sqlite3.Error as exc:   # locked by another writer, disk full, I/O error
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
-                raise StoreError(f"table database {self.path}: could not store the {event.get('type', 'event')}: "
+                raise StoreError(f"table database {self.path}: could not store the {what}: "
                                  f"{exc}; nothing changed") from exc
             except BaseException:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
 
+    def _parse(self, match_id: str, seq: int, body: str) -> dict:
+        try:
+            event = json.loads(body)
+        except ValueError:
+            event = None
+        if not isinstance(event, dict):
+            raise StoreError(f"table database {self.path}: event {seq} of match {match_id} is not JSON "
+                             f"(the file is damaged)")
+        return event
+
     def events(self, match_id: str) -> list[dict]:
         """Return the events of ``match_id`` in order."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT seq, body FROM events WHERE match_id = ? ORDER BY seq", (match_id,)).fetchall()
+        return [self._parse(match_id, seq, body) for seq, body in rows]
+
+    def history(self, match_id: str, since: int = 0, until: int | None = None) -> list[dict]:
+        """Return the events of ``match_id`` with ``since <= seq <= until``, each with ``undone`` and
+        ``steps`` (None when the table did not record them); one indexed read."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, body, steps, undone FROM events WHERE match_id = ? AND seq >= ? AND seq <= ? "
+                "ORDER BY seq", (match_id, since, 2 ** 62 if until is None else until)).fetchall()
         out = []
-        for seq, body in rows:
-            try:
-                event = json.loads(body)
-            except ValueError:
-                event = None
-            if not isinstance(event, dict):
-                raise StoreError(f"table database {self.path}: event {seq} of match {match_id} is not JSON "
-                                 f"(the file is damaged)")
-            out.append(event)
+        for seq, body, steps, undone in rows:
+            ev = self._parse(match_id, seq, body)
+            ev["undone"] = bool(undone)
+            ev["steps"] = None if steps is None else json.loads(steps)
+            out.append(ev)
         return out
 
-    def matches(self) -> list[str]:
-        """Return every match id, oldest first."""
+    def live_events(self, match_id: str, after: int) -> list[dict]:
+        """Return the events after ``after`` that are neither undos nor undone, in order."""
         with self._lock:
-            rows = self._db.execute("SELECT match_id FROM matches ORDER BY ord").fetchall()
+            rows = self._db.execute(
+                "SELECT seq, body FROM events WHERE match_id = ? AND seq > ? AND type != 'undo' AND undone = 0 "
+                "ORDER BY seq", (match_id, after)).fetchall()
+        return [self._parse(match_id, seq, body) for seq, body in rows]
+
+    def head(self, match_id: str) -> tuple[int, int | None] | None:
+        """Return ``(seq, depth)`` of the last event of ``match_id`` (depth None when not recorded)."""
+        with self._lock:
+            row = self._db.execute("SELECT seq, depth FROM events WHERE match_id = ? ORDER BY seq DESC LIMIT 1",
+                                   (match_id,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def checkpoint(self, match_id: str, depth: int) -> tuple[int, int, bytes] | None:
+        """Return ``(depth, seq, state)`` of the deepest checkpoint of ``match_id`` at ``depth`` or
+        less whose event is not undone, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT c.depth, c.seq, c.state FROM checkpoints c JOIN events e "
+                "ON e.match_id = c.match_id AND e.seq = c.seq "
+                "WHERE c.match_id = ? AND c.depth <= ? AND e.undone = 0 ORDER BY c.depth DESC LIMIT 1",
+                (match_id, depth)).fetchone()
+        return None if row is None else (row[0], row[1], bytes(row[2]))
+
+    def _write(self, sql_rows: list[tuple[str, tuple]]) -> None:
+        """Run derived-data writes in one transaction (a failure leaves the events as they were)."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                for sql, args in sql_rows:
+                    self._db.execute(sql, args)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise StoreError(f"table database {self.path}: could not record derived data: {exc}") from exc
+
+    def put_checkpoint(self, match_id: str, depth: int, seq: int, state: bytes) -> None:
+        """Store a checkpoint (derived data) of ``match_id`` at live ``depth`` (event ``seq``)."""
+        self._write([("INSERT OR REPLACE INTO checkpoints (match_id, depth, seq, state) VALUES (?, ?, ?, ?)",
+                      (match_id, depth, seq, state))])
+
+    def put_derived(self, match_id: str, rows: list[tuple[int, list, int, bool]]) -> None:
+        """Record ``(seq, steps, depth, undone)`` for stored events (migrating an older file)."""
+        self._write([("UPDATE events SET steps = ?, depth = ?, undone = ? WHERE match_id = ? AND seq = ?",
+                      (json.dumps(steps, separators=(",", ":")), depth, int(undone), match_id, seq))
+                     for seq, steps, depth, undone in rows])
+
+    def closed(self, match_id: str) -> dict | None:
+        """Return the ledger of every match up to and including the closed ``match_id``, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT ledger FROM closed WHERE match_id = ?", (match_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put_closed(self, match_id: str, ledger: dict) -> None:
+        """Record the ledger of every match up to and including ``match_id`` (migrating an older file)."""
+        self._write([("INSERT OR REPLACE INTO closed (match_id, ledger) VALUES (?, ?)", (match_id, json.dumps(ledger)))])
+
+    def matches(self, last: int | None = None) -> list[str]:
+        """Return every match id (or the ``last`` newest), oldest first."""
+        with self._lock:
+            if last is None:
+                rows = self._db.execute("SELECT match_id FROM matches ORDER BY ord").fetchall()
+            else:
+                rows = self._db.execute("SELECT match_id FROM matches ORDER BY ord DESC LIMIT ?", (last,)).fetchall()[::-1]
         return [r[0] for r in rows]
 
     def find_client(self, client_id: str) -> dict | None:

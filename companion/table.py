@@ -12,22 +12,37 @@ Every accepted command becomes one event, appended to the store *before*
 :meth:`Table.submit` returns; the state is a fold over the events of the
 current match with undone events removed, so a restart rebuilds exactly the
 acknowledged state. Undo is itself an event, so history is never lost.
+
+What a command costs does not grow with the history. Beside each event the
+store keeps data derived from the events (they stay the only truth, and the
+table rebuilds the derived data whenever it is missing, from an older file,
+or was written by another version of the code): the score steps the event
+produced (:meth:`Table.history` reads them by ``seq``), how many events are
+live after it, and every :data:`CHECKPOINT_EVERY` live events a checkpoint
+of the folded state. An undo re-folds from the last checkpoint below it (at
+most ``CHECKPOINT_EVERY - 1`` events); start-up loads the newest checkpoint
+(one is written when the table closes) and folds what came after it. The
+money won and lost in finished matches is written with the event that
+replaces them, so start-up reads one row instead of folding every match.
 """
 
 from __future__ import annotations
 
 import copy
 import datetime as _dt
+import hashlib
 import logging
+import pickle
 import random
 import threading
 import uuid
+from pathlib import Path
 from typing import Any, Callable
 
-from . import hand as _hand  # noqa: F401  (registers card-entry handlers)
+from . import grid as _grid  # noqa: F401  (registers card entry: the deal games' hands and the tabletop grid)
 from .announce import said
 from .errors import IllegalAction, RulesError, StaleCommand, StoreError
-from .match import HANDLERS, Context, MatchState, apply_event, fold
+from .match import HANDLERS, Context, MatchState, _num, apply_event, export_record, fold
 from .store import MemoryStore, SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -35,6 +50,19 @@ log = logging.getLogger(__name__)
 DEFAULT_MATCH = {"type": "new_match", "game": "lands-end", "players": ["Player 1", "Player 2"],
                  "stake": 1, "first_dealer": "Player 2"}
 MAX_CLIENT_ID = 64
+CHECKPOINT_EVERY = 16   # live events between two stored checkpoints of the folded state
+
+
+def _fold_version() -> str:
+    """Return a fingerprint of the code that folds events: a checkpoint written by other code is not used."""
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+FOLD_VERSION = _fold_version()
 
 
 def effective(events: list[dict]) -> list[dict]:
@@ -56,47 +84,162 @@ class Table:
     :param rng: the randomness for cuts (``random.Random``); injectable for tests.
     :param clock: returns the current time as an aware datetime; injectable.
     :param default_match: the command that starts a match on a fresh store (None: none).
+    :param checkpoint_every: live events between two checkpoints (an undo re-folds fewer than this).
     """
 
     def __init__(self, store, *, rng: random.Random | None = None,
                  clock: Callable[[], _dt.datetime] | None = None,
-                 default_match: dict | None = DEFAULT_MATCH) -> None:
+                 default_match: dict | None = DEFAULT_MATCH, checkpoint_every: int = CHECKPOINT_EVERY) -> None:
         self.store = store
         self.rng = rng or random.Random()
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
+        self._every = max(1, int(checkpoint_every))
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[dict], None]] = []
-        self._events: list[dict] = []
-        self._live: list[dict] = []      # effective(self._events), kept in step
         self._state = MatchState()
+        self._depth = 0                  # live (not undone) events of the current match, new_match included
+        self._top = -1                   # seq of the newest live event
+        self._top_event: dict | None = None   # that event (what the snapshot's "said" announces)
+        self._seq = -1                   # seq of the newest event (an undo included)
+        self._first: dict | None = None  # the current match's new_match event
+        self._saved = -1                 # seq of the live event whose state was last stored as a checkpoint
         self._snapshot: dict | None = None
         self._past_ledger: dict[str, float] = {}
-        matches = store.matches()
-        for m in matches[:-1]:
-            self._add_ledger(self._past_ledger, self._fold_stored(m, effective(store.events(m))))
-        if matches:
-            self._events = store.events(matches[-1])
-            self._live = effective(self._events)
-            self._state = self._fold_stored(matches[-1], self._live)
-            self._state.seq = self._events[-1]["seq"]
+        ids = store.matches(last=2)
+        if ids:
+            if len(ids) == 2:
+                led = store.closed(ids[0])
+                self._past_ledger = led if led is not None else self._migrate_ledger()
+            self._load(ids[-1])
         elif default_match is not None:
             self.submit(default_match)
         self._refresh()
 
+    # --- folding stored events --------------------------------------------------------
+    def _apply_stored(self, state: MatchState, match_id: str, ev: dict) -> None:
+        """Fold one stored event; a damaged one raises :class:`StoreError` naming it."""
+        try:
+            if ev.get("type") not in HANDLERS:
+                raise KeyError("unknown event type")
+            apply_event(state, ev)
+        except Exception as exc:
+            where = getattr(self.store, "path", "in memory")
+            reason = exc.args[0] if exc.args else repr(exc)
+            raise StoreError(f"table database {where}: event {ev.get('seq')} ({ev.get('type')}) of match "
+                             f"{match_id} cannot be applied: {reason}") from exc
+
     def _fold_stored(self, match_id: str, events: list[dict]) -> MatchState:
-        """Return the state folded from stored ``events``; a damaged one raises :class:`StoreError` naming it."""
         state = MatchState()
         for ev in events:
-            try:
-                if ev.get("type") not in HANDLERS:
-                    raise KeyError("unknown event type")
-                apply_event(state, ev)
-            except Exception as exc:
-                where = getattr(self.store, "path", "in memory")
-                reason = exc.args[0] if exc.args else repr(exc)
-                raise StoreError(f"table database {where}: event {ev.get('seq')} ({ev.get('type')}) of match "
-                                 f"{match_id} cannot be applied: {reason}") from exc
+            self._apply_stored(state, match_id, ev)
         return state
+
+    @staticmethod
+    def _dump(state: MatchState) -> bytes:
+        return pickle.dumps((FOLD_VERSION, state), protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def _undump(blob: bytes) -> MatchState | None:
+        try:
+            version, state = pickle.loads(blob)
+        except Exception:          # damaged derived data is rebuilt from the events
+            return None
+        return state if version == FOLD_VERSION and isinstance(state, MatchState) else None
+
+    def _event(self, match_id: str, seq: int) -> dict:
+        """Return stored event ``seq`` of ``match_id`` (one indexed read)."""
+        ev = self.store.history(match_id, seq, seq)[0]
+        return {k: v for k, v in ev.items() if k not in ("undone", "steps")}
+
+    def _from_checkpoint(self, match_id: str, depth: int, live: int) -> tuple[MatchState, dict] | None:
+        """Return ``(state, top event)`` of the first ``depth`` live events (``live`` being how many
+        there are now), folded from the deepest usable checkpoint at ``depth`` or less; None if none."""
+        ck = self.store.checkpoint(match_id, depth)
+        if ck is None:
+            return None
+        d, seq, blob = ck
+        state = self._undump(blob)
+        if state is None:
+            return None
+        tail = self.store.live_events(match_id, seq)
+        if len(tail) != live - d:
+            log.warning("checkpoint %s of match %s does not fit the events: folding from the start", d, match_id)
+            return None
+        tail = tail[:depth - d]
+        for ev in tail:
+            self._apply_stored(state, match_id, ev)
+        state.fresh = []
+        return state, tail[-1] if tail else self._event(match_id, seq)
+
+    def _refold(self, match_id: str, depth: int, live: int) -> tuple[MatchState, dict]:
+        """As :meth:`_from_checkpoint`, folding from the first event when no checkpoint serves."""
+        got = self._from_checkpoint(match_id, depth, live)
+        if got is not None:
+            return got
+        events = effective(self.store.events(match_id))[:depth]
+        state = self._fold_stored(match_id, events)
+        state.fresh = []
+        return state, events[-1]
+
+    def _load(self, match_id: str) -> None:
+        """Take up ``match_id`` as the current match (start-up)."""
+        seq, depth = self.store.head(match_id)
+        got = self._from_checkpoint(match_id, depth, depth) if depth is not None else None
+        if got is not None:
+            (state, top), self._saved = got, -1
+        else:
+            state, depth, top = self._rebuild(match_id)
+        state.seq = seq
+        self._state, self._depth, self._top, self._seq = state, depth, top["seq"], seq
+        self._top_event = top
+        self._first = self._event(match_id, 0)
+
+    def _rebuild(self, match_id: str) -> tuple[MatchState, int, dict]:
+        """Fold ``match_id`` from its first event and record its derived data (once, for a file
+        written before it was kept or by other code); return ``(state, depth, top event)``."""
+        events = self.store.events(match_id)
+        stack: list[dict] = []
+        depth_of: dict[int, int] = {}
+        for ev in events:
+            if ev.get("type") == "undo":
+                if len(stack) > 1:
+                    stack.pop()
+            else:
+                stack.append(ev)
+            depth_of[ev.get("seq")] = len(stack)
+        live = {id(e) for e in stack}
+        state = MatchState()
+        steps: dict[int, list] = {}
+        checkpoints = []
+        for d, ev in enumerate(stack, start=1):
+            self._apply_stored(state, match_id, ev)
+            steps[ev["seq"]] = state.fresh
+            state.fresh = []
+            if (d - 1) % self._every == 0 or d == len(stack):
+                checkpoints.append((d, ev["seq"], self._dump(state)))
+        rows = [(ev["seq"], steps.get(ev["seq"], []), depth_of[ev["seq"]],
+                 ev.get("type") != "undo" and id(ev) not in live) for ev in events]
+        try:
+            self.store.put_derived(match_id, rows)
+            for d, seq, blob in checkpoints:
+                self.store.put_checkpoint(match_id, d, seq, blob)
+            self._saved = stack[-1]["seq"]
+        except StoreError as exc:   # a read-only file: the table still works, folding as before
+            log.warning("could not record derived data: %s", exc)
+        return state, len(stack), stack[-1]
+
+    def _migrate_ledger(self) -> dict[str, float]:
+        """Fold every finished match once to record its money (a file written before it was kept)."""
+        ledger: dict[str, float] = {}
+        ids = self.store.matches()
+        for m in ids[:-1]:
+            state = self._fold_stored(m, effective(self.store.events(m)))
+            self._add_money(ledger, state)
+            try:
+                self.store.put_closed(m, ledger)
+            except StoreError as exc:
+                log.warning("could not record the ledger: %s", exc)
+        return ledger
 
     # --- constructors ------------------------------------------------------------
     @classmethod
@@ -106,7 +249,12 @@ class Table:
         :param busy_timeout: seconds to wait for another writer's lock.
         :raises StoreError: the file is not a database, is locked, or holds a damaged event.
         """
-        return cls(SQLiteStore(path, busy_timeout=busy_timeout), **kwargs)
+        store = SQLiteStore(path, busy_timeout=busy_timeout)
+        try:
+            return cls(store, **kwargs)
+        except BaseException:
+            store.close()
+            raise
 
     @classmethod
     def memory(cls, **kwargs) -> "Table":
@@ -124,21 +272,19 @@ class Table:
         with self._lock:
             return copy.deepcopy(self._current_snapshot())
 
-    def history(self) -> list[dict]:
-        """Return every event of the current match, oldest first, each with
-        ``undone`` (bool) and the score ``steps`` it produced."""
+    def history(self, since: int = 0) -> list[dict]:
+        """Return the events of the current match from seq ``since`` on, oldest first, each with
+        ``undone`` (bool) and the score ``steps`` it produced (read from the store by seq: the
+        cost does not grow with the match)."""
         with self._lock:
-            live = {id(e) for e in effective(self._events)}
-            steps_by_seq: dict[int, list[dict]] = {}
-            for st in self._state.steps:
-                steps_by_seq.setdefault(st["seq"], []).append(st)
-            out = []
-            for ev in self._events:
-                rec = copy.deepcopy(ev)
-                rec["undone"] = ev["type"] != "undo" and id(ev) not in live
-                rec["steps"] = copy.deepcopy(steps_by_seq.get(ev["seq"], [])) if not rec["undone"] else []
-                out.append(rec)
-            return out
+            match_id = self._state.match_id if self._state.rules is not None else None
+        if match_id is None:
+            return []
+        out = self.store.history(match_id, since)
+        for rec in out:
+            if rec["undone"] or rec["steps"] is None:
+                rec["steps"] = []
+        return out
 
     def ledger(self) -> dict[str, float]:
         """Return money won (+) and lost (-) per player over every game in the store."""
@@ -182,11 +328,12 @@ class Table:
                 self._check_fresh(command["if_seq"])
             ctx = Context(rng=self.rng, now=self.clock().isoformat(timespec="seconds"))
             if kind == "undo":
-                live = self._live
-                if len(live) <= 1:
+                if self._depth <= 1:
                     raise IllegalAction("nothing to undo")
-                event = {"type": "undo", "undoes": live[-1]["seq"]}
-                new_state = fold(live[:-1])
+                event = {"type": "undo", "undoes": self._top}
+                new_state, top_event = self._refold(self._state.match_id, self._depth - 1, self._depth)
+                top = top_event["seq"]
+                depth = self._depth - 1
             else:
                 h = HANDLERS.get(kind) if isinstance(kind, str) else None
                 if h is None:
@@ -197,16 +344,22 @@ class Table:
                 # decide() validated the command: the event is folded into the live state
                 # (no copy per command); if applying or storing fails, the state is refolded.
                 new_state = self._state
+                depth = self._depth + 1
+            old_id = self._state.match_id if self._state.rules is not None else None
             match_id = self._state.match_id
             if kind == "new_match":
                 match_id = uuid.uuid4().hex[:12]
                 event["match_id"] = match_id
                 seq = 0
+                depth = 1
                 new_state = MatchState()
             else:
-                seq = self._events[-1]["seq"] + 1
+                seq = self._seq + 1
             event["seq"] = seq
             event["at"] = ctx.now
+            if kind != "undo":
+                top, top_event = seq, event
+            closes = None
             try:
                 if kind != "undo":
                     try:
@@ -218,24 +371,28 @@ class Table:
                         raise IllegalAction(f"internal error applying {kind}: {exc}") from exc
                 else:
                     new_state.seq = seq
-                self.store.append(match_id, seq, event, client_id=client_id)
+                    new_state.fresh = []      # an undo scores nothing (the refold left the last step's there)
+                steps, new_state.fresh = new_state.fresh, []
+                checkpoint = None
+                if kind != "undo" and (depth - 1) % self._every == 0:
+                    checkpoint = self._dump(new_state)
+                if kind == "new_match" and old_id is not None:
+                    closes = (old_id, self._add_money(dict(self._past_ledger), self._state))
+                self.store.append(match_id, seq, event, client_id=client_id, steps=steps, depth=depth,
+                                  checkpoint=checkpoint, closes=closes)
             except BaseException:
                 if new_state is self._state:
-                    self._state = fold(self._live)
-                    if self._events:
-                        self._state.seq = self._events[-1]["seq"]
+                    self._state, _ = self._refold(self._state.match_id, self._depth, self._depth)
+                    self._state.seq = self._seq
                 raise
+            if closes is not None:
+                self._past_ledger = closes[1]
             if kind == "new_match":
-                if self._state.rules is not None:
-                    self._add_ledger(self._past_ledger, self._state)
-                self._events = []
-                self._live = []
-            self._events.append(event)
-            if kind == "undo":
-                self._live.pop()
-            else:
-                self._live.append(event)
-            self._state = new_state
+                self._first = copy.deepcopy(event)
+            if checkpoint is not None:
+                self._saved = seq
+            self._state, self._depth, self._top, self._seq = new_state, depth, top, seq
+            self._top_event = top_event
             self._refresh()
             subscribers = list(self._subscribers)
             snap = copy.deepcopy(self._current_snapshot()) if subscribers else None
@@ -246,6 +403,60 @@ class Table:
                 log.exception("table subscriber failed")
         return copy.deepcopy(event) if kind == "new_match" else {
             k: list(v) if isinstance(v, list) else v for k, v in event.items()}
+
+    def adopt(self, other: "Table") -> None:
+        """Replace the current match by a copy of ``other``'s (every event, as ``other`` validated
+        and stored it), all stored in one transaction: on any failure nothing changes.
+
+        This is how a game record is imported (:func:`companion.record.import_record`):
+        replayed on a scratch table first, then adopted whole.
+        """
+        with other._lock:
+            if other._state.rules is None:
+                raise IllegalAction("nothing to adopt: the other table has no match")
+            events = other.store.events(other._state.match_id)
+        with self._lock:
+            match_id = uuid.uuid4().hex[:12]
+            stack: list[dict] = []
+            depths = []
+            for ev in events:
+                ev = copy.deepcopy(ev)
+                if ev["type"] == "new_match":
+                    ev["match_id"] = match_id
+                if ev["type"] == "undo":
+                    stack.pop()
+                else:
+                    stack.append(ev)
+                depths.append((ev, len(stack)))
+            live = {id(e) for e in stack}
+            state = MatchState()
+            rows = []
+            for ev, depth in depths:
+                steps, checkpoint = [], None
+                if id(ev) in live:
+                    apply_event(state, ev)
+                    steps, state.fresh = state.fresh, []
+                    if (depth - 1) % self._every == 0 or ev is stack[-1]:
+                        checkpoint = self._dump(state)
+                rows.append((ev["seq"], ev, None, steps, depth, checkpoint))
+            old_id = self._state.match_id if self._state.rules is not None else None
+            closes = (old_id, self._add_money(dict(self._past_ledger), self._state)) if old_id else None
+            self.store.append_many(match_id, rows, closes=closes)
+            state.seq = events[-1]["seq"]
+            if closes is not None:
+                self._past_ledger = closes[1]
+            self._first = copy.deepcopy(stack[0])
+            self._state, self._depth, self._top, self._seq = state, len(stack), stack[-1]["seq"], state.seq
+            self._top_event = stack[-1]
+            self._saved = self._top
+            self._refresh()
+            subscribers = list(self._subscribers)
+            snap = copy.deepcopy(self._current_snapshot()) if subscribers else None
+        for fn in subscribers:
+            try:
+                fn(snap)
+            except Exception:
+                log.exception("table subscriber failed")
 
     def _check_fresh(self, seen: Any) -> None:
         """Refuse a command made from a snapshot older than the table's (``if_seq``)."""
@@ -261,31 +472,20 @@ class Table:
 
         :raises IllegalAction: when no match is set up.
         """
-        from .record import export_record
         with self._lock:
             if self._state.rules is None:
                 raise IllegalAction("no game is set up: nothing to export")
-            first = next(e for e in self._events if e["type"] == "new_match")
-            return export_record(self._state, first)
-
-    def import_record(self, record: dict) -> dict:
-        """Start a new match from a game ``record``; return the replay result.
-
-        The record is first replayed on a scratch table; only a valid record is
-        then submitted here, command by command through the same validation.
-
-        :raises RulesError: the first wrong step of the record and why; nothing changes.
-        """
-        from .record import drive, replay, result_of
-        result = replay(record)
-        if not result["valid"]:
-            raise IllegalAction(f"the record is not valid: {result['error']}")
-        with self._lock:
-            drive(self, record)
-            return result_of(self)
+            return copy.deepcopy(export_record(self._state, self._first))
 
     def close(self) -> None:
-        """Close the store."""
+        """Store a checkpoint of the current state (so the next start-up folds nothing), close the store."""
+        with self._lock:
+            if self._state.rules is not None and self._saved != self._top:
+                try:
+                    self.store.put_checkpoint(self._state.match_id, self._depth, self._top, self._dump(self._state))
+                    self._saved = self._top
+                except Exception as exc:     # derived data only: never in the way of closing
+                    log.warning("could not store a checkpoint at close: %s", exc)
         self.store.close()
 
     # --- internals ---------------------------------------------------------------------
@@ -304,10 +504,8 @@ class Table:
                               "ledger": dict(self._past_ledger)}
             return
         snap = self._state.snapshot()
-        ledger = dict(self._past_ledger)
-        self._add_ledger(ledger, self._state)
-        snap["ledger"] = ledger
-        snap["can_undo"] = len(self._live) > 1
+        snap["ledger"] = self._add_money(dict(self._past_ledger), self._state)
+        snap["can_undo"] = self._depth > 1
         snap["said"] = self._said(snap)
         self._snapshot = snap
 
@@ -317,9 +515,9 @@ class Table:
         After an undo it is the announcement of the event now on top (with its
         own ``seq``, older than the snapshot's): undo restores the state exactly.
         """
-        if not self._live:
+        event = self._top_event
+        if event is None:
             return None
-        event = self._live[-1]
         steps = []
         for st in reversed(self._state.steps):
             if st.get("seq") != event["seq"]:
@@ -328,14 +526,8 @@ class Table:
         return said(event, reversed(steps), snap.get("sides") or [])
 
     @staticmethod
-    def _add_ledger(ledger: dict[str, float], state: MatchState) -> None:
-        for s in state.sides:
-            for p in s.players:
-                ledger.setdefault(p, 0)
-        for rec in state.settlements:
-            for side_id, amount in rec["settlement"].items():
-                players = rec["players"][side_id]
-                share = amount / len(players)
-                for p in players:
-                    v = ledger.get(p, 0) + share
-                    ledger[p] = int(v) if float(v).is_integer() else round(v, 2)
+    def _add_money(ledger: dict[str, float], state: MatchState) -> dict[str, float]:
+        """Add the money won and lost in ``state``'s match to ``ledger``; return it."""
+        for p, v in state.money.items():
+            ledger[p] = _num(ledger.get(p, 0) + v)
+        return ledger

@@ -262,7 +262,8 @@ def _peg_out(snapshot: Mapping[str, Any], geometry: Geometry) -> _PegOut | None:
     def score(i: int) -> int:
         return int(sides[i].get("score") or 0)
 
-    loser = index.get(result.get("loser"))
+    loser = result.get("loser")
+    loser = index.get(loser) if isinstance(loser, str) else None     # several payers (R1): none runs off as the loser
     if "winners" in result:
         winners = [index[w] for w in result["winners"] if w in index]
     elif loser is not None:

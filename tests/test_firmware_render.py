@@ -238,7 +238,7 @@ def all_lit(frame, lane_no, colour):
 def test_real_cribbage_double_skunk_winner_flashes_x3_then_the_loser_flashes_red_twice():
     # p1 stopped at 60 (under 61: a double skunk, 3 games); p2 pegs out 121 from 116 (lap 8, hole 11)
     s = finished("cribbage", ["Ann", "Bob"], [("p1", 60), ("p2", 116), ("p2", 5)])
-    assert s["result"]["multipliers"] == {"p1": 3}                  # the table keys the loser's multiplier
+    assert s["result"]["multipliers"] == {"p2": 3} and s["result"]["skunk"] == 2   # keyed by the receiver (R2)
     # run 1.2 + gap 0.3, 3 flashes of 0.7, gap 0.3, 2 skunk flashes of 0.7
     assert animation_length(s, G) == pytest.approx(5.3)
     start = render(s, G, 0.0, settings=FLAT)
@@ -260,7 +260,7 @@ def test_real_cribbage_without_skunk_flashes_the_winner_once_and_no_red():
 
 def test_real_four_hand_casino_the_house_pegs_out_and_wins_its_peg_runs_and_its_lane_flashes_once():
     s = finished("lands-end-casino-4", ["A", "B", "C", "D"], [("team1", 3), ("house", 10), ("house", 6)])
-    assert s["result"]["winner"] == "house" and s["result"]["loser"] is None
+    assert s["result"]["winner"] == "house" and s["result"]["loser"] == ["team1", "team2"]   # R1
     # the house (lane 2, backwards) runs from its back hole 10 off hole 16
     assert {h: c for h, c in enumerate(render(s, G, 0.0, settings=FLAT).lane(2), start=1) if any(c)} == {10: GREEN}
     assert animation_length(s, G) == pytest.approx(2.5)             # 1.5 + 1 flash + 0.3

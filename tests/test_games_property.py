@@ -48,10 +48,13 @@ def result_view(t):
     st = t.state
     res = st.result
     ids = {s.id: (s.id if len(s.players) > 1 else s.name) for s in st.sides}
+
+    def name(v):
+        return [ids[x] for x in v] if isinstance(v, list) else ids.get(v)
     return {"finished": res is not None,
             "scores": {ids[s.id]: s.score for s in st.sides},
-            "winner": ids.get(res["winner"]) if res else None,
-            "loser": ids.get(res["loser"]) if res else None,
+            "winner": name(res["winner"]) if res else None,
+            "loser": name(res["loser"]) if res else None,
             "ended_at": {"hand": res["hand"], "phase": res["phase"]} if res else None,
             "multipliers": {ids[k]: v for k, v in res["multipliers"].items()} if res else {},
             "settlement": {ids[k]: v for k, v in res["settlement"].items()} if res else {}}

@@ -203,7 +203,7 @@ def test_peg_out_in_the_middle_of_the_matching_phase():
     snap = t.snapshot()
     assert scores(t) == [121, 2]
     assert snap["result"]["phase"] == "pegging" and snap["result"]["winner"] == "p1"
-    assert snap["result"]["multipliers"] == {"p2": 3}            # double skunk: Bob under 61
+    assert snap["result"]["multipliers"] == {"p1": 3}            # double skunk: Bob under 61, Ann receives x3
     assert "game is over" in refused(t, cmd("play", "6D"))
 
 

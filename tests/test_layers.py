@@ -54,3 +54,34 @@ def test_hardware_libraries_are_imported_lazily():
             elif isinstance(node, ast.ImportFrom) and node.module:
                 top.add(node.module.split(".")[0])
         assert not top & {"rpi_ws281x", "_rpi_ws281x", "spidev"}, p
+
+
+def _companion_imports(path: pathlib.Path) -> set[str]:
+    """The companion modules ``path`` imports, at any level (lazy imports inside functions included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                names.add(node.module.split(".")[0])
+            else:
+                names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("companion."):
+            names.add(node.module.split(".")[1])
+    return names
+
+
+def test_companion_modules_import_each_other_without_cycles():
+    # the record (replay) builds on the table, never the other way; the tabletop grid builds on the hand
+    graph = {p.stem: _companion_imports(p) - {p.stem} for p in (ROOT / "companion").glob("*.py")}
+    assert "record" not in graph["table"] and "grid" not in graph["hand"]
+    # the cli is the composition root of the commands (each command module registers with it)
+    graph = {m: deps - {"cli"} for m, deps in graph.items() if m not in ("cli", "__init__", "__main__")}
+
+    def reach(start, seen):
+        for d in graph.get(start, ()):
+            if d not in seen:
+                seen.add(d)
+                reach(d, seen)
+        return seen
+    assert {m for m in graph if m in reach(m, set())} == set()

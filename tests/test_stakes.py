@@ -1,4 +1,4 @@
-"""Stakes, multipliers, skunks, settlement with the house, series and the ledger (L6, L7, M5, H5, S1)."""
+"""Stakes, multipliers, skunks, settlement with the house, series and the ledger (L6, L7, M5, H5, S1, R1, R2)."""
 
 import pytest
 
@@ -30,8 +30,9 @@ def test_cribbage_skunks(loser_score, k):
     peg(t, "p1", 121)
     res = t.snapshot()["result"]
     assert (res["winner"], res["loser"]) == ("p1", "p2")
-    assert res["multipliers"] == {"p2": k}
+    assert res["multipliers"] == {"p1": k}                 # R2: keyed by the side that receives
     assert res["settlement"] == {"p1": 2 * k, "p2": -2 * k}
+    assert res["skunk"] == k - 1
 
 
 @pytest.mark.parametrize("loser_score, k", [(61, 1), (60, 2)])
@@ -39,7 +40,7 @@ def test_cribbage_book_rules_double_game_under_61(loser_score, k):
     t = new_table("cribbage", ["Ann", "Bob"], first_dealer="Bob", options={"book_rules": True})
     peg(t, "p2", loser_score)
     peg(t, "p1", 121)
-    assert t.snapshot()["result"]["multipliers"] == {"p2": k}
+    assert t.snapshot()["result"]["multipliers"] == {"p1": k}
 
 
 def test_reverse_cribbage_reaching_121_loses():
@@ -56,7 +57,7 @@ def test_three_hand_loser_pays_each_other_side_its_own_multiplier():
     peg(t, "p2", 3)       # x3
     peg(t, "p3", 16)      # Cy loses
     res = t.snapshot()["result"]
-    assert res["loser"] == "p3" and res["winner"] is None and res["winners"] == ["p1", "p2"]
+    assert res["loser"] == "p3" and res["winner"] == ["p1", "p2"] and res["winners"] == ["p1", "p2"]
     assert res["multipliers"] == {"p1": 1, "p2": 3}
     assert res["settlement"] == {"p1": 1, "p2": 3, "p3": -4}
 
@@ -75,7 +76,7 @@ def test_casino_four_hand_house_wins_by_reaching_16_and_collects_each_stake_once
     peg(t, "team1", 2)
     peg(t, "house", 16)
     res = t.snapshot()["result"]
-    assert res["winner"] == "house" and res["loser"] is None
+    assert res["winner"] == "house" and res["loser"] == ["team1", "team2"] and res["multipliers"] == {"house": 1}
     assert res["settlement"] == {"team1": -5, "team2": -5, "house": 10}
     assert t.snapshot()["ledger"] == {"Ann": -2.5, "Bob": -2.5, "Cy": -2.5, "Di": -2.5, "House": 10}
 

@@ -6,6 +6,7 @@ import pytest
 
 from companion import match
 from companion.errors import IllegalAction
+from companion.record import import_record
 from companion.table import Table
 from engine_play import new_table
 from test_hand_deal import LE_HAND_1, refused, scores
@@ -171,7 +172,7 @@ def test_export_and_import_a_record():
                                "plays": ["10H", "5S", "6D", "4C", "3H", "KS", "KD", "9C"]}
     assert len(rec["hands"]) == 1                       # the next hand has nothing entered yet
     other = Table.memory()
-    result = other.import_record(rec)
+    result = import_record(other, rec)
     assert result["valid"] and result["scores"] == {"Ann": 10, "Bob": 11}
     assert other.snapshot()["players"] == ["Ann", "Bob"] and scores(other) == [10, 11]
     assert other.snapshot()["hand_no"] == 2
@@ -184,7 +185,7 @@ def test_import_of_an_invalid_record_changes_nothing():
     rec = {"game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob", "stake": 1,
            "hands": [{"turnup": "2C", "held": {"Ann": ["2C"]}, "plays": ["2C"]}]}
     with pytest.raises(IllegalAction, match="hand 1, Ann's held cards: 2C is also the turn-up"):
-        t.import_record(rec)
+        import_record(t, rec)
     assert t.snapshot() == before
 
 

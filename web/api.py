@@ -15,6 +15,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request, ses
 
 from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand, score_line
 from companion.errors import StaleCommand
+from companion import record as records
 from companion.rulesets import CHOICES, OPTIONS
 
 from .guard import ensure_session, hub, json_body, parse_json, require_joined, role
@@ -174,7 +175,7 @@ def import_record():
         abort(400, "expected {\"record\": <the exported game record>}")
     h = hub()
     try:
-        result = h.table.import_record(record)
+        result = records.import_record(h.table, record)
     except RulesError as exc:
         return _refused(exc)
     return jsonify({"result": result, "table": h.table.snapshot()})
@@ -190,12 +191,9 @@ def history():
     whole number.
     """
     since = request.args.get("since")
-    events = hub().table.history()
-    if since is not None:
-        if not since.strip().isdigit():
-            abort(400, "since must be a whole number (an event's seq)")
-        events = [e for e in events if e.get("seq", 0) >= int(since)]
-    return jsonify({"events": events})
+    if since is not None and not since.strip().isdigit():
+        abort(400, "since must be a whole number (an event's seq)")
+    return jsonify({"events": hub().table.history(int(since) if since is not None else 0)})
 
 
 @bp.get("/export")

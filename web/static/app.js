@@ -488,18 +488,20 @@
     var t = S.table, r = t.result, box = clear($("result-body"));
     show($("result"), !!r);
     if (!r) return;
-    var loser = r.loser ? sideName(r.loser) : null, winner = r.winner ? sideName(r.winner) : null;
-    var headline = t.reach === "loses" && loser ? loser + " fell off the end of the world"
-      : (winner ? winner + " wins" : "Game over");
+    // R1: winner and loser are one side, or the list of every side that receives / pays
+    var names = function (v) { return v == null ? null : [].concat(v).map(sideName).join(" and "); };
+    var loser = names(r.loser), winner = names(r.winner), oneLoser = r.loser != null && !Array.isArray(r.loser);
+    var headline = t.reach === "loses" && oneLoser ? loser + " fell off the end of the world"
+      : (winner ? winner + ([].concat(r.winner).length > 1 ? " win" : " wins") : "Game over");
     box.appendChild(h("h2", { text: headline }));
-    if (t.reach === "loses" && r.winners && r.winners.length) {
+    if (t.reach === "loses" && oneLoser && r.winners && r.winners.length) {
       var plural = r.winners.length > 1 || (t.sides || []).some(function (sd) { return sd.id === r.winners[0] && (sd.players || []).length > 1; });
       box.appendChild(h("p", { text: r.winners.map(sideName).join(" and ") + (plural ? " win" : " wins") +
         " \u00b7 " + (loser || "the loser") + " reached " + t.target }));
     }
-    var lk = r.loser && (r.multipliers || {})[r.loser];
-    if (t.reach !== "loses" && lk > 1) {
-      // cribbage's skunk (S1): the loser's multiplier, which the table alone did not explain
+    var lk = (r.skunk || 0) + 1;
+    if (t.reach !== "loses" && oneLoser && lk > 1) {
+      // cribbage's skunk (S1): the winner receives x2 / x3 because of the loser's score
       box.appendChild(h("p", { text: loser + (lk > 2 ? " was double-skunked" : " was skunked") + ": the game counts \u00d7" + lk }));
     }
     box.appendChild(h("p", { cls: "pays", id: "pays", text: paysText(t, r) }));

@@ -1,0 +1,239 @@
+"""Benchmark what a command costs as the history grows: 10, 100 and 1,000 hands; an empty vs a years-old database.
+
+Run from the repository root::
+
+    .venv/bin/python bench/bench_cost.py            # ~2 min
+    .venv/bin/python bench/bench_cost.py --quick    # 10 and 100 hands, 100 stored matches; ~20 s
+
+Every cost is printed as a curve over the length of the current match (a
+Land's End match of N hands: whole games played card by card by the tests'
+random player, ``new_game`` after each, on a SQLite table in a temporary
+directory) and as a ratio to an **ordinary command** measured in the same
+process on the same table: a ``peg`` of one point, stored with
+synchronous=FULL (what a board press does).
+
+1. ``undo`` (of that peg) -- target: at most 3x an ordinary command at 1,000 hands;
+2. ``table.snapshot()`` and ``GET /api/table`` (Flask test client);
+3. ``GET /api/history?since=<last seq>`` -- target: at most 2x ``GET /api/table`` at 1,000 hands;
+4. start-up: ``Table.open`` of the database (median of several opens after a first one,
+   which may migrate an old file once);
+5. start-up with 500 stored matches of 20 hands each -- target: at most 1.5x start-up on
+   an empty database;
+6. a board press (``table.submit`` of a peg or a hold-undo, alternating) p99, at 1,000
+   hands, while another phone polls ``GET /api/history?since=<seq>`` every 20 ms --
+   target: at most 2x the p99 without the poller.
+
+The database set-up writes with synchronous=OFF to build the history quickly;
+every measurement reopens the file as the daemon does (synchronous=FULL).
+The results are printed as Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from companion.table import Table  # noqa: E402
+from engine_play import RandomPlayer  # noqa: E402
+from web import create_app  # noqa: E402
+
+MATCH = {"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"}
+
+
+def pct(values: list[float], p: float) -> float:
+    """Return the ``p``-th percentile (nearest rank) of ``values``."""
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(p / 100 * len(s)) - 1))]
+
+
+def ms(v: float) -> str:
+    return f"{v * 1000:.3f} ms"
+
+
+def fast(table: Table) -> None:
+    """Set-up only: write without waiting for the disk (the measurements reopen the file normally)."""
+    db = getattr(table.store, "_db", None)
+    if db is not None:
+        db.execute("PRAGMA synchronous=OFF")
+
+
+def play_hands(table: Table, hands: int, seed: int) -> None:
+    """Play ``hands`` hands of whole games on ``table``'s current match (new_game between games)."""
+    rng = random.Random(seed)
+    player = RandomPlayer(table, rng)
+    done = 0
+    while done < hands:
+        if table.state.over:
+            table.submit({"type": "new_game"})
+        player.deal_hand()
+        done += 1
+    if table.state.over:
+        table.submit({"type": "new_game"})
+
+
+def build(path: Path, hands: int, *, matches: int = 1, seed: int = 1) -> None:
+    t = Table.open(path, rng=random.Random(seed), default_match=None)
+    fast(t)
+    for m in range(matches):
+        t.submit(MATCH)
+        play_hands(t, hands, seed + m)
+    t.close()
+
+
+def timed(fn, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def startup(path: Path, n: int) -> tuple[float, float]:
+    """Return (first open, median of the next ``n`` opens) of the table in ``path``."""
+    t0 = time.perf_counter()
+    Table.open(path).close()
+    first = time.perf_counter() - t0
+
+    def once():
+        Table.open(path).close()
+    return first, statistics.median(timed(once, n))
+
+
+def costs(path: Path, reps: int) -> dict:
+    table = Table.open(path)
+    app = create_app({"TESTING": True, "STATE_DIR": str(path.parent), "TRUSTED_HOSTS": ["localhost"]}, table=table)
+    client = app.test_client()
+    peg_t, undo_t = [], []
+    for i in range(reps):
+        side = "p1" if i % 2 else "p2"
+        t0 = time.perf_counter()
+        table.submit({"type": "peg", "side": side, "points": 1})
+        t1 = time.perf_counter()
+        table.submit({"type": "undo"})
+        t2 = time.perf_counter()
+        peg_t.append(t1 - t0)
+        undo_t.append(t2 - t1)
+    snap_t = timed(table.snapshot, reps)
+    seq = table.snapshot()["seq"]
+
+    def get_table():
+        r = client.get("/api/table")
+        assert r.status_code == 200
+    get_t = timed(get_table, reps)
+
+    def get_history():
+        r = client.get(f"/api/history?since={seq}")
+        assert r.status_code == 200 and r.get_json()["events"]
+    hist_t = timed(get_history, reps)
+    table.close()
+    return {"peg": statistics.median(peg_t), "undo": statistics.median(undo_t),
+            "snapshot": statistics.median(snap_t), "get_table": statistics.median(get_t),
+            "history": statistics.median(hist_t)}
+
+
+def press_p99(path: Path, presses: int, *, poll: bool) -> tuple[float, float]:
+    """Return (p50, p99) of a board press, with or without a phone polling history every 20 ms."""
+    table = Table.open(path)
+    app = create_app({"TESTING": True, "STATE_DIR": str(path.parent), "TRUSTED_HOSTS": ["localhost"]}, table=table)
+    stop = threading.Event()
+    polls = [0]
+
+    def poller():
+        client = app.test_client()
+        while not stop.is_set():
+            seq = table.snapshot()["seq"]
+            client.get(f"/api/history?since={seq}")
+            polls[0] += 1
+            stop.wait(0.02)
+    th = threading.Thread(target=poller, daemon=True)
+    if poll:
+        th.start()
+        time.sleep(0.1)
+    lat = []
+    for i in range(presses):
+        cmd = {"type": "peg", "side": "p1", "points": 1} if i % 2 == 0 else {"type": "undo"}
+        t0 = time.perf_counter()
+        table.submit(cmd)
+        lat.append(time.perf_counter() - t0)
+        time.sleep(0.005)           # a person presses a few times a second at most
+    stop.set()
+    if poll:
+        th.join()
+    table.close()
+    return pct(lat, 50), pct(lat, 99)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="10 and 100 hands, 100 stored matches")
+    args = ap.parse_args(argv)
+    sizes = [10, 100] if args.quick else [10, 100, 1000]
+    stored = 100 if args.quick else 500
+    reps = 30 if args.quick else 60
+    print(f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} CPUs, "
+          f"CPython {platform.python_version()}\n")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for n in sizes:
+            path = tmp / f"h{n}" / "landsend.db"
+            t0 = time.perf_counter()
+            build(path, n)
+            built = time.perf_counter() - t0
+            first, start = startup(path, 7)
+            c = costs(path, reps)
+            c.update(start=start, first_start=first, built=built)
+            rows.append((n, c))
+        print("| hands in the match | peg (ordinary) | undo | undo / peg | snapshot() | GET /api/table "
+              "| history?since=last | history / table | start-up | first start-up |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for n, c in rows:
+            print(f"| {n:,} | {ms(c['peg'])} | {ms(c['undo'])} | {c['undo'] / c['peg']:.2f}x | {ms(c['snapshot'])} "
+                  f"| {ms(c['get_table'])} | {ms(c['history'])} | {c['history'] / c['get_table']:.2f}x "
+                  f"| {ms(c['start'])} | {ms(c['first_start'])} |")
+        base = rows[0][1]
+        print("\nAs ratios to the same cost at 10 hands: "
+              + "; ".join(f"{n:,} hands: undo {c['undo'] / base['undo']:.2f}x, history {c['history'] / base['history']:.2f}x, "
+                          f"snapshot {c['snapshot'] / base['snapshot']:.2f}x, start-up {c['start'] / base['start']:.2f}x"
+                          for n, c in rows[1:]))
+
+        empty = tmp / "empty" / "landsend.db"
+        Table.open(empty).close()
+        _, start_empty = startup(empty, 7)
+        old = tmp / "old" / "landsend.db"
+        t0 = time.perf_counter()
+        build(old, 20, matches=stored)
+        built = time.perf_counter() - t0
+        first, start_old = startup(old, 7)
+        print(f"\n| start-up | median of 7 | vs empty |\n|---|---:|---:|\n| empty database | {ms(start_empty)} | 1.00x |\n"
+              f"| {stored} stored matches of 20 hands | {ms(start_old)} | {start_old / start_empty:.2f}x |\n"
+              f"| same, first open (a one-time migration of an older file included) | {ms(first)} | "
+              f"{first / start_empty:.2f}x |")
+        print(f"\n(set-up: {stored} matches built in {built:.1f} s)")
+
+        n = sizes[-1]
+        path = tmp / f"h{n}" / "landsend.db"
+        presses = 100 if args.quick else 200
+        p50a, p99a = press_p99(path, presses, poll=False)
+        p50b, p99b = press_p99(path, presses, poll=True)
+        print(f"\n| board press at {n:,} hands ({presses} presses) | p50 | p99 |\n|---|---:|---:|\n"
+              f"| alone | {ms(p50a)} | {ms(p99a)} |\n| while a phone polls history every 20 ms | {ms(p50b)} | {ms(p99b)} |\n"
+              f"| ratio | {p50b / p50a:.2f}x | {p99b / p99a:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
