@@ -529,10 +529,11 @@
     var score = {};
     (t.sides || []).forEach(function (sd) { score[sd.id] = sd.score; });
     var pay = function (from, to, amount) {
-      // the multiplier and the score it comes from: the receiver's (L6), or else the payer's (a skunk)
-      var m = r.multipliers || {}, by = m[to] ? to : m[from] ? from : null;
+      // the receiver's multiplier (R2) and the score it comes from: the receiver's own (L6, M5, H5, S2),
+      // or the payer's when the receiver won by reaching the target (the cribbage skunk, S1; the house, H5)
+      var k = (r.multipliers || {})[to], by = !k ? null : score[to] >= t.target ? from : to;
       lines.push(sideName(from) + (isPlural(from) ? " pay " : " pays ") + sideName(to) + " " + amount +
-        (by ? ": \u00d7" + m[by] + ", " + sideName(by) + " had " + score[by] : ""));
+        (by ? ": \u00d7" + k + ", " + sideName(by) + " had " + score[by] : ""));
     };
     if (payers.length === 1) takers.forEach(function (to) { pay(payers[0], to, st[to]); });
     else if (takers.length === 1) payers.forEach(function (from) { pay(from, takers[0], -st[from]); });
