@@ -50,7 +50,7 @@ def test_every_figure_equals_brute_force(preset):
     rules = get_ruleset(preset)
     rng = random.Random(f"advice-{preset}")
     k = 4 - rules.discards
-    for _ in range(2):
+    for deal_no in range(2):
         dealt = tuple(rng.sample(DECK, rules.dealt))
         seat, owner = random_seat(rules, rng)
         scores = [rng.randrange(max(0, rules.target - 14), rules.target)] + [0] * (rules.sides - 1)
@@ -62,8 +62,9 @@ def test_every_figure_equals_brute_force(preset):
         for d in a.discards:
             assert plain[d.discard].pocket_mean == d.pocket_mean
             assert sum(d.pocket_counts.values()) == d.pocket_cases
-        # some discards (all the cheap two-hand ones' worth of three) against brute force
-        for d in rng.sample(list(a.discards), 3 if k == 2 else 1):
+        # some discards against brute force: three per two-hand deal (45,540 cases each), one discard of the
+        # first deal where three others' cards are unknown (713,460 cases: ~8 s under a loaded machine)
+        for d in rng.sample(list(a.discards), 3 if k == 2 else (1 if deal_no == 0 else 0)):
             hand, pocket, hits = brute(rules, dealt, d.discard, need=rules.target - scores[0],
                                        heels=rules.heels if s.deals else 0, mine=s.owns_pocket)
             assert dict(hand) == dict(d.hand_counts)
