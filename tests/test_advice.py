@@ -224,6 +224,8 @@ def test_docstring_examples():
     import doctest
 
     import companion.advice
+    from companion import cli
+    cli._load_extensions()       # register the commands in the CLI's own order before importing one of them
     import companion.advice_cli
     for module in (companion.advice, companion.advice_cli):
         result = doctest.testmod(module)
