@@ -128,7 +128,8 @@ class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8000
     threads: int = 24
-    """Web server threads; each open page holds one on its live stream."""
+    """Web server threads; each open page holds one on its live stream, and a third (at least two)
+    are kept for pages and commands (``web.server.stream_cap``)."""
 
 
 VOICE_SINKS = ("auto", "alsa", "wav")

@@ -74,6 +74,8 @@ fi
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"      # no service starts inside the chroot
 chmod +x "$root/usr/sbin/policy-rc.d"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# this machine's CA bundle goes along for pip (where a proxy re-signs TLS, its CA is only in the host's bundle)
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/pi-check-host-ca.crt"
 for fs in proc sys dev dev/pts; do
   mountpoint -q "$root/$fs" && continue
   case "$fs" in
@@ -93,6 +95,7 @@ tar -C "$here" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*
 stage "running systemd/install.sh in the arm64 root"
 s=$(date +%s)
 chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive \
+  PIP_CERT=/etc/ssl/certs/pi-check-host-ca.crt \
   bash /tmp/landsend-src/systemd/install.sh > "$root.install.log" 2>&1 \
   || { tail -30 "$root.install.log" >&2; exit 1; }
 grep -E '^(==>|install.sh:|note:)' "$root.install.log" | sed 's/^/    /' || true

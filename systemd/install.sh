@@ -16,7 +16,8 @@
 #   4. copies the source to /opt/landsend/src and installs it into the venv /opt/landsend/venv,
 #   5. writes /etc/landsend/config.toml from the defaults unless it exists (yours is never overwritten),
 #      and checks it: a refused config stops the install before the daemon is restarted,
-#   6. installs the systemd unit and the avahi service, and (re)starts the daemon.
+#   6. installs the systemd unit and the avahi service, and (re)starts the daemon (in a chroot or an
+#      image build, where systemd is not running, it only enables the unit for the next boot).
 # With --root DIR nothing outside DIR changes and root is not needed: the files of steps 3-6 go
 # under DIR, and every command that changes the running system (apt-get, groupadd, useradd,
 # usermod, the venv and pip, hostnamectl, systemctl) is printed as "would run: ..." instead.
@@ -147,6 +148,13 @@ if [ "$set_hostname" = yes ] && [ "$(hostname)" != landsend ]; then
   say "naming this Pi landsend"
   sys hostnamectl set-hostname landsend
   [ -f "$root/etc/hosts" ] && sed -i -E 's/^(127\.0\.1\.1[[:space:]]+).*/\1landsend/' "$root/etc/hosts"
+fi
+if [ -z "$root" ] && [ ! -d /run/systemd/system ]; then
+  # systemd is not running: a chroot or an SD-card image being built. Enable the unit (offline) so it
+  # starts at the next boot; there is no daemon to reload or restart now.
+  systemctl enable landsend.service
+  say "systemd is not running here (a chroot or an image build): landsend starts at the next boot"
+  exit 0
 fi
 sys systemctl daemon-reload
 sys systemctl enable landsend.service

@@ -55,6 +55,9 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
         SESSION_REFRESH_EACH_REQUEST=False,
         SSE_HEARTBEAT=15.0,                  # seconds of silence before a heartbeat line
         SSE_MAX_AGE=600.0,                   # seconds before a stream ends and the phone reconnects
+        SSE_MAX_STREAMS=None,                # open streams in all; None: set by create_server from its threads
+        SSE_MAX_PER_CLIENT=6,                # open streams per address (a phone with a few tabs)
+        SSE_RETRY_AFTER=5,                   # seconds, in the 503 past either cap
         JOIN_MAX_FAILURES=5,                 # wrong codes per address per window
         JOIN_MAX_FAILURES_TOTAL=30,          # wrong codes from everyone per window
         JOIN_WINDOW=600.0,                   # seconds
@@ -115,22 +118,7 @@ def _register_errors(app: Flask) -> None:
         return resp
 
 
-def create_server(app: Flask, *, host: str = "0.0.0.0", port: int = 8000, threads: int = 24, **kw: Any):
-    """Return a waitress server for ``app`` tuned for the page (call ``.run()`` to serve).
-
-    Each open page holds one thread on its SSE stream, so ``threads`` should
-    exceed the phones at the table by a margin. ``send_bytes=1`` makes
-    waitress send each SSE message at once instead of waiting up to a second
-    for its main loop (its default buffers writes under 18 KB).
-    """
-    import warnings
-
-    from waitress import create_server as _create
-    opts: dict[str, Any] = {"threads": threads, "send_bytes": 1, "channel_timeout": 120,
-                            "ident": "landsend"}
-    opts.update(kw)
-    with warnings.catch_warnings():
-        # waitress marks send_bytes deprecated, but it is the only switch that flushes small writes at once
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return _create(app, host=host, port=port, **opts)
-
+def create_server(app: Flask, **kw: Any):
+    """Return the guarded waitress server for ``app`` (:func:`web.server.create_server`; waitress loads here)."""
+    from .server import create_server as _create
+    return _create(app, **kw)

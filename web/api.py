@@ -27,6 +27,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 JOIN_CODE = re.compile(r"^\d{6}$")
 SIM_BUTTONS = ("p1", "p2", "p3", "menu")
+DEFAULT_MAX_STREAMS = 16                      # without create_server (which sets it from the thread count)
 SIM_PRESS_SECONDS = (0.05, 10)                # a simulated press may last this long (menu 5 s: release)
 
 
@@ -53,15 +54,42 @@ def board():
 
 @bp.get("/events")
 def events():
-    """Return the Server-Sent Events stream: ``state`` (snapshot) and ``access`` (epoch) events."""
+    """Return the Server-Sent Events stream: ``state`` (snapshot) and ``access`` (epoch) events.
+
+    503 with ``Retry-After`` when ``SSE_MAX_STREAMS`` streams are open, or
+    ``SSE_MAX_PER_CLIENT`` (at most half of ``SSE_MAX_STREAMS``) from this
+    address: each stream holds a server thread, and the threads past the cap
+    are kept for pages and commands.
+    """
     h = hub()
     cfg = current_app.config
+    client = request.remote_addr or "?"
+    overall = int(cfg["SSE_MAX_STREAMS"] or DEFAULT_MAX_STREAMS)
+    per_client = min(int(cfg["SSE_MAX_PER_CLIENT"]), max(1, overall // 2))   # one address: half the streams at most
+    release = h.slots.acquire(client, overall=overall, per_client=per_client)
+    if release is None:
+        mine = h.slots.of(client) >= per_client
+        log.info("live stream refused for %s (%s)", client, "its cap" if mine else "all streams taken")
+        resp = jsonify({"error": ("this address has too many live streams open" if mine else
+                                  "the table has too many live streams open") +
+                                 ": the page reads the table every few seconds and tries again"})
+        resp.status_code = 503
+        resp.headers["Retry-After"] = str(int(cfg["SSE_RETRY_AFTER"]))
+        return resp
     last = request.headers.get("Last-Event-ID") or request.args.get("last")
     stream = h.broadcaster.stream(h.table.snapshot, last_event_id=last,
                                   heartbeat=float(cfg["SSE_HEARTBEAT"]), max_age=float(cfg["SSE_MAX_AGE"]),
                                   clock=cfg["CLOCK"])
-    return Response(stream, mimetype="text/event-stream",
+
+    def held():
+        try:
+            yield from stream
+        finally:
+            release()
+    resp = Response(held(), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    resp.call_on_close(release)          # also when the server closes it before the first message
+    return resp
 
 
 def session_info() -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from .live import Broadcaster
+from .live import Broadcaster, StreamSlots
 from .security import Access, JoinLimiter
 
 log = logging.getLogger(__name__)
@@ -30,6 +30,7 @@ class Hub:
         self.access = access
         self.limiter = limiter
         self.broadcaster = Broadcaster()
+        self.slots = StreamSlots()
         self.owns_table = owns_table
         self._unsubscribe: Callable[[], None] | None = table.subscribe(self._on_state)
         access.on_change(self._on_access)

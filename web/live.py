@@ -39,6 +39,52 @@ def format_event(kind: str, data: Any, *, event_id: "str | None" = None) -> str:
     return head + "data: " + json.dumps(data, separators=(",", ":")) + "\n\n"
 
 
+class StreamSlots:
+    """Counts open SSE streams, overall and per client address, and refuses one past either cap.
+
+    Each stream holds one server thread while it is open (waitress runs the
+    app on a thread pool), so an uncapped number of streams, even idle ones
+    opened by one visitor, would leave no thread for ``GET /`` or a command.
+    Thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_client: dict[str, int] = {}
+        self.open = 0
+
+    def acquire(self, client: str, *, overall: int, per_client: int) -> "Callable[[], None] | None":
+        """Return a release function for a new stream of ``client``, or None when a cap is reached.
+
+        The release function may be called any number of times; only the first counts.
+        """
+        with self._lock:
+            mine = self._by_client.get(client, 0)
+            if self.open >= overall or mine >= per_client:
+                return None
+            self._by_client[client] = mine + 1
+            self.open += 1
+        released = []
+
+        def release() -> None:
+            with self._lock:
+                if released:
+                    return
+                released.append(True)
+                self.open -= 1
+                left = self._by_client[client] - 1
+                if left:
+                    self._by_client[client] = left
+                else:
+                    del self._by_client[client]
+        return release
+
+    def of(self, client: str) -> int:
+        """Return how many streams ``client`` has open."""
+        with self._lock:
+            return self._by_client.get(client, 0)
+
+
 class Broadcaster:
     """Latest-value fan-out to any number of SSE streams (thread-safe)."""
 

@@ -233,7 +233,7 @@
     var es = new EventSource("/api/events" + (S.table && S.table.match_id ? "?last=" + encodeURIComponent(S.table.match_id + ":" + S.table.seq) : ""));
     S.es = es;
     S.lastMsg = Date.now();
-    es.onopen = function () { S.lastMsg = Date.now(); setConn(true); };
+    es.onopen = function () { S.lastMsg = Date.now(); S.esTries = 0; setConn(true); };
     es.onmessage = function () { S.lastMsg = Date.now(); };
     es.addEventListener("state", function (ev) { S.lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); retryPending(); });
     es.addEventListener("access", function () { S.lastMsg = Date.now(); refreshSession(); });
@@ -251,14 +251,24 @@
     connTimer = null;
     showConn(ok);
   }
-  function showConn(ok) {
+  function showConn(ok, text) {
     var c = $("conn");
-    c.textContent = ok ? "live" : "reconnecting";
+    c.textContent = ok ? "live" : (text || "reconnecting");
     c.className = "pill " + (ok ? "ok" : "warn");
   }
   setInterval(function () {
-    // heartbeats arrive every 15 s; a silent minute means a dead connection the browser has not noticed
-    if (Date.now() - S.lastMsg > 40000 || (S.es && S.es.readyState === 2)) { setConn(false); connect(); }
+    if (S.es && S.es.readyState === 2) {
+      // the stream was refused (503: every live stream of the table is taken) or failed: read the table
+      // every 5 s meanwhile, and ask for a stream again after 5, 10, 15... up to 30 s (jittered)
+      call("GET", "/api/table").then(function (t) { take(t); showConn(false, "polling"); }, function () {});
+      if (Date.now() < (S.esNext || 0)) return;
+      S.esTries = (S.esTries || 0) + 1;
+      S.esNext = Date.now() + Math.min(30000, 5000 * S.esTries) * (0.8 + 0.4 * Math.random());
+      connect();
+    } else if (Date.now() - S.lastMsg > 40000) {
+      // heartbeats arrive every 15 s; a silent minute means a dead connection the browser has not noticed
+      setConn(false); connect();
+    }
   }, 5000);
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") {
