@@ -194,11 +194,16 @@ class SQLiteStore:
         """Open (or create) the database at ``path``.
 
         :param busy_timeout: seconds to wait for another writer's lock before giving up.
-        :raises StoreError: the file is not a database, is locked, or cannot be created.
+        :raises StoreError: the file is not a database (an empty, 0-byte file included), is locked, or
+            cannot be created.
         """
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db = None
+        if str(path) != ":memory:" and self.path.is_file() and self.path.stat().st_size == 0:
+            # SQLite would take an empty file for a new database: a truncated table must not start afresh
+            raise StoreError(f"cannot open the table database {path}: the file is empty (0 bytes), so it is not "
+                             f"a table database; move it away (or delete it) to start a fresh table")
         try:
             if str(path) != ":memory:":
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -117,6 +117,17 @@ class Daemon:
         epoch = hub.release()
         log.info("table released: access epoch %s", epoch)
 
+    def menu_press(self) -> None:
+        """A short press of the menu button: next brightness step, and forget failed join codes.
+
+        Strangers' wrong codes can hold the join page back for a while; a hand
+        at the board lifts that at once.
+        """
+        self.loop.step_brightness()
+        hub = self.app.extensions.get("landsend") if self.app is not None else None
+        if hub is not None:
+            hub.clear_join_lock()
+
     def side_for_lane(self, lane: int) -> str | None:
         """Return the id of the side that plays on ``lane`` (1..3) now, or None when the lane is empty."""
         sides = (self.table.snapshot() or {}).get("sides") or []
@@ -221,7 +232,7 @@ def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any
     try:
         return ButtonPanel(b.pins(), daemon.table.submit, pin_factory=pin_factory, clock=clock, hold_s=b.hold_s,
                            release_s=b.release_s, debounce_s=b.debounce_ms / 1000.0,
-                           on_release=daemon.release_table, on_menu_press=daemon.loop.step_brightness,
+                           on_release=daemon.release_table, on_menu_press=daemon.menu_press,
                            side_for_lane=daemon.side_for_lane)
     except Exception as exc:  # gpiozero raises many kinds (BadPinFactory, PinInvalidPin, OSError...)
         message = f"buttons: {type(exc).__name__}: {exc}"
@@ -299,7 +310,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
-    """Return the exit status of serving with parsed ``args`` (2 for a refused config)."""
+    """Return the exit status of serving with parsed ``args``.
+
+    2 when nothing can start: a refused config, a bad port, a state folder
+    that cannot be written, a damaged, empty or unwritable database (one
+    line on ``stderr`` each); 1 when another daemon holds the database.
+    """
     stderr = stderr or sys.stderr
     if not logging.getLogger().handlers:
         logging.basicConfig(level=os.environ.get("LANDSEND_LOG", "INFO").upper(),
@@ -319,10 +335,15 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
         db.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         stderr.write(f"landsend serve: cannot create the database directory {db.parent}: {exc.strerror or exc}\n")
-        return 1
-    lock = _lock_database(db)
+        return 2
+    try:
+        lock = _lock_database(db)
+    except OSError as exc:      # a read-only state folder: the lock file cannot even be created
+        stderr.write(f"landsend serve: cannot write in the state folder {db.resolve().parent}: "
+                     f"{exc.strerror or exc}\n")
+        return 2
     if lock is None:
-        stderr.write(f"landsend serve: another landsend daemon is already using {db}\n")
+        stderr.write(f"landsend serve: another landsend daemon is already using {db.resolve()}\n")
         return 1
     stop = threading.Event()
     # before build() lights the board: a stop during start-up must still turn the LEDs off
@@ -330,9 +351,13 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
         signal.signal(sig, lambda *_: stop.set())
     try:
         daemon = build(config, sim=args.sim, db=db)
-    except StoreError as exc:
+    except StoreError as exc:   # a damaged, empty or unwritable database: nothing was started
         stderr.write(f"landsend serve: {exc}\n")
-        return 1
+        return 2
+    except OSError as exc:      # the page's secret key or access state cannot be written
+        where = exc.filename or db.resolve().parent
+        stderr.write(f"landsend serve: cannot write in the state folder: {where}: {exc.strerror or exc}\n")
+        return 2
     terminal = None
     if args.sim and sys.stdin.isatty():
         from firmware.terminal import Terminal
@@ -354,6 +379,7 @@ def _lock_database(db: Path):
     ends, however it ends (SIGKILL and power cuts included).
     """
     import fcntl
+    db = db.resolve()             # a symlink to the same file must find the same lock
     handle = open(db.with_name(db.name + ".lock"), "a+")
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -260,5 +260,5 @@ def test_serve_on_a_damaged_database_says_which_file_in_one_line(tmp_path):
     bad = tmp_path / "table.db"
     bad.write_text("this is not a database\n" * 50)
     rc, out, err = run("serve", "--sim", "--db", str(bad))
-    assert rc == 1 and out == ""
+    assert rc == 2 and out == ""
     assert one_line_error(err) == f"landsend serve: cannot open the table database {bad}: file is not a database"

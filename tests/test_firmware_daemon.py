@@ -382,7 +382,7 @@ def test_a_database_directory_that_cannot_be_made_is_one_clear_line(tmp_path):
     args = _parser().parse_args(["--sim", "--config", str(tmp_path / "c.toml"),
                                  "--db", str(tmp_path / "plain" / "state" / "x.db")])
     err = io.StringIO()
-    assert run(args, stderr=err) == 1
+    assert run(args, stderr=err) == 2
     assert err.getvalue() == (f"landsend serve: cannot create the database directory {tmp_path}/plain/state: "
                               "Not a directory\n")
 
@@ -414,7 +414,7 @@ def test_a_damaged_database_is_one_clear_line_not_a_traceback(tmp_path):
     out = subprocess.run(serve_command() + ["--sim", "--config", str(tmp_path / "c.toml"), "--db", str(db),
                                             "--port", str(free_port())],
                          capture_output=True, text=True, cwd=ROOT, timeout=30, stdin=subprocess.DEVNULL)
-    assert out.returncode == 1
+    assert out.returncode == 2
     last = out.stderr.strip().splitlines()[-1]
     assert last.startswith("landsend serve: ") and str(db) in last, out.stderr
     assert "Traceback" not in out.stderr

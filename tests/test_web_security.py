@@ -137,14 +137,29 @@ def test_wrong_codes_are_limited_per_address_then_allowed_after_the_window(app, 
     assert m.post("/api/join", {"code": code}).status_code == 200
 
 
-def test_wrong_codes_from_many_addresses_hit_the_overall_limit(app, clock):
+def test_wrong_codes_from_many_addresses_never_lock_the_right_code_out_for_a_new_phone(app, clock):
+    """Issue 11: 30 strangers' wrong codes locked every player out for 10 minutes."""
     code = Phone(app, "10.0.0.2").post("/api/claim").get_json()["join_code"]
     for i in range(30):
         assert Phone(app, f"10.1.0.{i}").post("/api/join", {"code": wrong(code)}).status_code == 403
-    r = Phone(app, "10.2.0.1").post("/api/join", {"code": code})
-    assert r.status_code == 429
-    clock.now += 600
+    # past the overall limit a stranger who already failed waits (one guess per address)...
+    r = Phone(app, "10.1.0.0").post("/api/join", {"code": wrong(code)})
+    assert (r.status_code, r.headers["Retry-After"]) == (429, "600")
+    # ...but a phone that has not failed joins with the right code at once
     assert Phone(app, "10.2.0.1").post("/api/join", {"code": code}).status_code == 200
+    clock.now += 600
+    assert Phone(app, "10.1.0.0").post("/api/join", {"code": code}).status_code == 200
+
+
+def test_the_boards_menu_button_clears_the_join_lock(app, clock):
+    code = Phone(app, "10.0.0.2").post("/api/claim").get_json()["join_code"]
+    typo = Phone(app, "10.0.0.3")
+    for _ in range(5):
+        assert typo.post("/api/join", {"code": wrong(code)}).status_code == 403
+    assert typo.post("/api/join", {"code": code}).status_code == 429
+    assert app.extensions["landsend"].clear_join_lock() == 5          # what a menu press calls
+    assert typo.post("/api/join", {"code": code}).status_code == 200
+    assert app.extensions["landsend"].clear_join_lock() == 0
 
 
 def test_release_makes_every_phone_read_only_and_lets_a_new_host_claim(app):
@@ -329,5 +344,7 @@ def test_join_limiter_counts_only_inside_the_window(clock):
     assert lim.retry_after("a") == 0
     lim.failed("b")                       # a@1005 and b@1010 in the window
     assert lim.retry_after("d") == 0
-    lim.failed("c")                       # three in the window: everyone waits until a@1005 expires
-    assert lim.retry_after("e") == 5
+    lim.failed("c")                       # three in the window: who failed waits until a@1005 expires...
+    assert lim.retry_after("b") == 5 and lim.retry_after("c") == 5
+    assert lim.retry_after("e") == 0      # ...who never failed does not
+    assert lim.clear() == 3 and lim.retry_after("b") == 0

@@ -104,6 +104,17 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
 
 
 def _register_errors(app: Flask) -> None:
+    from companion.errors import StoreError
+
+    @app.errorhandler(StoreError)
+    def _store_error(exc: StoreError):
+        """Return 503 with the store's own message (a full disk, a locked or damaged file), shown as a fault."""
+        app.extensions["landsend"].store_fault(str(exc))
+        resp = jsonify({"error": str(exc)})
+        resp.status_code = 503
+        resp.headers["Retry-After"] = "30"
+        return resp
+
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         """Return JSON errors for the API and short text for pages."""

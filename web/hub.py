@@ -9,6 +9,7 @@ button is held.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any, Callable
 
 from .live import Broadcaster, StreamSlots
@@ -32,12 +33,35 @@ class Hub:
         self.broadcaster = Broadcaster()
         self.slots = StreamSlots()
         self.owns_table = owns_table
+        self._store_fault: str | None = None
+        self._fault_lock = threading.Lock()
         self._unsubscribe: Callable[[], None] | None = table.subscribe(self._on_state)
         access.on_change(self._on_access)
         self.broadcaster.publish("state", table.snapshot())
 
     def _on_state(self, snapshot: dict) -> None:
         self.broadcaster.publish("state", snapshot)
+        if self._store_fault is not None:      # the table stored an event: the store works again
+            self.store_fault(None)
+
+    def store_fault(self, message: "str | None") -> None:
+        """Show ``message`` (the store's refusal: a full disk...) as the page's fault, or clear it with None.
+
+        Open pages hear it as a ``faults`` SSE event (the list of faults now).
+        """
+        with self._fault_lock:
+            old = self._store_fault
+            if old == message:
+                return
+            if old is not None and old in self.faults:
+                self.faults.remove(old)
+            if message is not None:
+                log.error("store fault: %s", message)
+                self.faults.append(message)
+            else:
+                log.info("the table's store works again")
+            self._store_fault = message
+        self.broadcaster.publish("faults", {"faults": list(self.faults)})
 
     def _on_access(self, epoch: int) -> None:
         self.broadcaster.publish("access", {"epoch": epoch, "claimed": self.access.claimed})
@@ -46,9 +70,15 @@ class Hub:
         """Return the new access epoch after making every phone read-only (the board's menu hold).
 
         The next phone to claim the table becomes the host with a new join
-        code; open pages are told through the ``access`` SSE event.
+        code; open pages are told through the ``access`` SSE event. Failed
+        join codes are forgotten too.
         """
+        self.limiter.clear()
         return self.access.release()
+
+    def clear_join_lock(self) -> int:
+        """Return how many failed join codes were forgotten (any press of the board's menu button)."""
+        return self.limiter.clear()
 
     def close(self) -> None:
         """End the SSE streams, unsubscribe from the table, and close it if the app opened it."""

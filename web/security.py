@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
+from companion.errors import StoreError
+
 log = logging.getLogger(__name__)
 
 JOIN_CODE_DIGITS = 6
@@ -129,8 +131,15 @@ class TrustedHosts:
 
 
 class JoinLimiter:
-    """Counts failed join attempts: at most ``per_client`` per address and ``overall``
-    in total within a sliding ``window`` of seconds (clock injected)."""
+    """Counts failed join attempts within a sliding ``window`` of seconds (clock injected).
+
+    An address may fail ``per_client`` times per window. Past ``overall``
+    failures from everyone, an address that has failed at least once may not
+    try again until the window moves on, but an address that has not failed
+    is never held back: strangers guessing from many addresses cannot lock
+    the right code out for the players (each new address gets one guess).
+    :meth:`clear` (the board's menu button) forgets every failure.
+    """
 
     def __init__(self, *, per_client: int = 5, overall: int = 30, window: float = 600.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -153,9 +162,18 @@ class JoinLimiter:
             mine = [t for t, c in self._fails if c == client]
             if len(mine) >= self.per_client:
                 return max(1, int(mine[-self.per_client] + self.window - now + 0.999))
-            if len(self._fails) >= self.overall:
+            if mine and len(self._fails) >= self.overall:
                 return max(1, int(self._fails[-self.overall][0] + self.window - now + 0.999))
             return 0
+
+    def clear(self) -> int:
+        """Forget every failed attempt (the board's menu button); return how many there were."""
+        with self._lock:
+            n = len(self._fails)
+            self._fails.clear()
+        if n:
+            log.info("join lock cleared at the board (%d failed codes forgotten)", n)
+        return n
 
     def failed(self, client: str) -> None:
         """Record one failed attempt by ``client``."""
@@ -210,7 +228,10 @@ class Access:
             if device in self.devices:
                 return
             self.devices.append(device)
-            self._save()
+            try:
+                self._save()
+            except OSError as exc:   # only the count of phones: kept in memory, the join stands
+                log.error("cannot save the joined phones in %s: %s", self.path, exc.strerror or exc)
         self._notify()
 
     @property
@@ -230,14 +251,25 @@ class Access:
                 log.exception("access listener failed")
 
     def claim(self, device: str) -> bool:
-        """Return True and make ``device`` the host with a fresh join code if nobody holds the table."""
+        """Return True and make ``device`` the host with a fresh join code if nobody holds the table.
+
+        :raises StoreError: the access state cannot be saved (a full disk); nothing changed.
+        """
         with self._lock:
             if self.host is not None:
                 return False
+            before = (self.host, self.join_code, self.devices)
             self.host = device
             self.devices = [device]
             self.join_code = "".join(secrets.choice("0123456789") for _ in range(JOIN_CODE_DIGITS))
-            self._save()
+            try:
+                self._save()
+            except OSError as exc:
+                # a claim that is not on disk would leave a host nobody can see after a restart, and a
+                # ghost host now that the phone got an error: the table stays unclaimed
+                self.host, self.join_code, self.devices = before
+                raise StoreError(f"cannot save the table's host in {self.path}: {exc.strerror or exc}; "
+                                 "the table is still unclaimed") from exc
         log.info("table claimed by a new host (epoch %d)", self.epoch)
         self._notify()
         return True
@@ -260,7 +292,10 @@ class Access:
             self.host = None
             self.join_code = None
             self.devices = []
-            self._save()
+            try:
+                self._save()
+            except OSError as exc:   # releasing is the safe direction: it holds in memory all the same
+                log.error("cannot save the released access state in %s: %s", self.path, exc.strerror or exc)
         log.info("table released (epoch %d)", self.epoch)
         self._notify()
         return self.epoch

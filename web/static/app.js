@@ -237,6 +237,8 @@
     es.onmessage = function () { S.lastMsg = Date.now(); };
     es.addEventListener("state", function (ev) { S.lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); retryPending(); });
     es.addEventListener("access", function () { S.lastMsg = Date.now(); refreshSession(); });
+    // a fault came or went (the table's store refused a write: a full disk...): the banner shows it
+    es.addEventListener("faults", function () { S.lastMsg = Date.now(); refreshSession(); });
     es.addEventListener("ping", function () { S.lastMsg = Date.now(); setConn(true); });
     es.onerror = function () { setConn(false); };
   }
