@@ -207,6 +207,8 @@ class SQLiteStore:
         try:
             if str(path) != ":memory:":
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                if not self.path.exists():
+                    _create(self.path)
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self._db.execute(f"PRAGMA busy_timeout={max(0, int(busy_timeout * 1000))}")
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -407,6 +409,42 @@ class SQLiteStore:
         """Close the database file."""
         with self._lock:
             self._db.close()
+
+
+def _create(path: Path) -> None:
+    """Create an empty table database at ``path`` whole: built under another name, then linked in.
+
+    SQLite writes nothing to a new file until its first write, so a kill or a
+    power cut at the first start could leave an empty file behind, which an
+    open would then refuse as a truncated table. Built aside and linked, the
+    file at ``path`` is either absent or a database.
+    """
+    tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    try:
+        db = sqlite3.connect(str(tmp), isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS created (at TEXT)")
+            db.execute("DROP TABLE created")
+        finally:
+            db.close()
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)          # never replaces a database another process made meanwhile
+        except FileExistsError:
+            pass
+        try:
+            dir_fd = os.open(path.parent, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def iter_all(store: "MemoryStore | SQLiteStore") -> Iterator[tuple[str, list[dict]]]:
