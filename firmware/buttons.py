@@ -15,11 +15,13 @@ button            released after < hold  released after >= hold (default 1 s)
                                          the table (every phone must join again)
 ================  =====================  ==========================================
 
-Button ``pN`` sits at the start of lane ``N`` and pegs the side that plays
-on that lane (``{"type": "peg", "side": <side id>, "points": 1}``): in a
-two-hand game ``p1`` and ``p3`` peg, ``p2`` (the empty middle lane) does
-nothing; in three-hand and casino play ``p2`` pegs the third side or the
-house. The daemon passes ``side_for_lane``, which reads the table's current
+Button ``pN`` is the button of **lane** ``N``, not of player N: it sits at
+the start of lane ``N`` and pegs the side that plays on that lane
+(``{"type": "peg", "side": <side id>, "points": 1}``): in a two-hand game
+the sides sit on lanes 1 and 3, so ``p1`` and ``p3`` peg and ``p2`` (the
+empty middle lane) is refused: a log line, the middle lane blinks red
+(``on_refused``), nothing changes; in three-hand and casino play ``p2`` pegs
+the third side or the house. The daemon passes ``side_for_lane``, which reads the table's current
 sides; without it lane ``N`` pegs side index ``N-1``. A press is classified
 when the button is released, so a long hold never triggers a short action
 on the way.
@@ -93,6 +95,8 @@ class ButtonPanel:
     :param on_menu_press: called (no arguments) on a short menu press (the daemon steps the brightness).
     :param side_for_lane: returns the side (id or index) playing on lane 1..3, or None for an empty lane;
         default: side index ``lane - 1``.
+    :param on_refused: called with the lane (1..3) when its button is pressed and no side plays there
+        (the daemon blinks that lane red: :meth:`firmware.render_loop.RenderLoop.refuse`).
     :raises gpiozero.GPIOZeroError: a pin cannot be claimed (the daemon reports it as a fault).
     """
 
@@ -100,7 +104,8 @@ class ButtonPanel:
                  clock: Callable[[], float] = time.monotonic, hold_s: float = 1.0, release_s: float = 5.0,
                  debounce_s: float = 0.03, on_release: Callable[[], Any] | None = None,
                  on_menu_press: Callable[[], Any] | None = None,
-                 side_for_lane: Callable[[int], Any] | None = None):
+                 side_for_lane: Callable[[int], Any] | None = None,
+                 on_refused: Callable[[int], Any] | None = None):
         from gpiozero import DigitalInputDevice
 
         unknown = set(pins) - set(SIDE_BUTTONS) - {MENU}
@@ -114,6 +119,7 @@ class ButtonPanel:
         self.on_release = on_release
         self.on_menu_press = on_menu_press
         self.side_for_lane = side_for_lane or (lambda lane: lane - 1)
+        self.on_refused = on_refused
         self._lock = threading.Lock()
         self._press_lock = threading.Lock()
         self._state = {name: _State() for name in pins}
@@ -173,7 +179,10 @@ class ButtonPanel:
         lane = SIDE_BUTTONS.index(name) + 1
         side = self.side_for_lane(lane)
         if side is None:
-            log.info("button %s: no side plays on lane %d", name, lane)
+            log.warning("button %s (lane %d): no side plays on this lane: nothing pegged, the lane flashes red",
+                        name, lane)
+            if self.on_refused is not None:
+                self.on_refused(lane)
             return None
         return self._submit({"type": "peg", "side": side, "points": 1})
 

@@ -233,7 +233,7 @@ def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any
         return ButtonPanel(b.pins(), daemon.table.submit, pin_factory=pin_factory, clock=clock, hold_s=b.hold_s,
                            release_s=b.release_s, debounce_s=b.debounce_ms / 1000.0,
                            on_release=daemon.release_table, on_menu_press=daemon.menu_press,
-                           side_for_lane=daemon.side_for_lane)
+                           side_for_lane=daemon.side_for_lane, on_refused=daemon.loop.refuse)
     except Exception as exc:  # gpiozero raises many kinds (BadPinFactory, PinInvalidPin, OSError...)
         message = f"buttons: {type(exc).__name__}: {exc}"
         daemon.add_fault(message)

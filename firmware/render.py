@@ -27,6 +27,9 @@ What the board shows (``docs/operation.md`` has the same list for players):
 * **Palettes.** :data:`STANDARD` above, or :data:`COLOUR_BLIND` (``[board]
   palette = "colour-blind"`` or the page's settings): Okabe-Ito hues, laps
   alternating light and dark, and the skunk flashed on every other hole.
+* **Refusal.** A side button pressed on a lane where no side plays (``p2``,
+  the middle lane, in a two-hand game) blinks that lane red twice
+  (:data:`REFUSED_S`, 0.6 s) and changes nothing.
 
 Every frame then goes through the same light stage: gamma, brightness (live,
 capped by the configured limit) and the power cap, which scales the whole
@@ -131,6 +134,14 @@ GAP_S = 0.3
 FLASH_ON_S = 0.35
 FLASH_OFF_S = 0.35
 FLASH_LEVEL = 0.6
+#: The refusal flash: a button pressed on a lane where no side plays blinks that lane red.
+REFUSED: RGB = (255, 0, 0)
+REFUSED_BLINK_S = 0.15
+"""Each blink is lit this long, then dark this long."""
+REFUSED_BLINKS = 2
+REFUSED_LEVEL = 0.5
+REFUSED_S = 2 * REFUSED_BLINK_S * REFUSED_BLINKS
+"""The whole refusal flash, seconds."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -362,8 +373,17 @@ def light(px: list[tuple[float, float, float]], geometry: Geometry, settings: Li
     return Frame(tuple((c[0], c[1], c[2]) for c in out), geometry)
 
 
+def _refusal(canvas: _Canvas, lane: int, s: float) -> None:
+    """Blink ``lane`` red :data:`REFUSED_BLINKS` times, ``s`` seconds into the flash (lit on even steps)."""
+    step = int(s // REFUSED_BLINK_S)
+    if 0 <= s < REFUSED_S and step % 2 == 0 and 1 <= lane <= canvas.g.lanes:
+        for h in range(1, canvas.g.holes + 1):
+            canvas.hole(lane, h, _scale(REFUSED, REFUSED_LEVEL))
+
+
 def render(snapshot: Mapping[str, Any] | None, geometry: Geometry, t: float | None = None, *,
-           settings: Light = Light(), palette: Palette = STANDARD) -> Frame:
+           settings: Light = Light(), palette: Palette = STANDARD,
+           refused: "tuple[int, float] | None" = None) -> Frame:
     """Return the LED frame that shows ``snapshot`` (a ``Table.snapshot()`` dict).
 
     :param t: seconds since the game ended (the snapshot's ``result`` appeared),
@@ -371,6 +391,9 @@ def render(snapshot: Mapping[str, Any] | None, geometry: Geometry, t: float | No
         the settled board. Times past :func:`animation_length` are settled too.
     :param settings: gamma, brightness and power cap (see :func:`light`).
     :param palette: the colours (:data:`PALETTES`: ``standard`` or ``colour-blind``).
+    :param refused: ``(lane, seconds)``: a button was pressed that long ago on
+        ``lane``, where no side plays; the lane blinks red for :data:`REFUSED_S`
+        seconds (two 0.15 s blinks), then shows what it showed before.
     :raises ValueError: the snapshot has more sides than the board has lanes.
     """
     canvas = _Canvas(geometry, palette)
@@ -385,4 +408,6 @@ def render(snapshot: Mapping[str, Any] | None, geometry: Geometry, t: float | No
             po = _peg_out(snapshot, geometry)
             if po is not None and 0 <= t < po.length:
                 _animate(canvas, po, t, snapshot, lanes)
+    if refused is not None:
+        _refusal(canvas, *refused)
     return light(canvas.px, geometry, settings)

@@ -3,7 +3,8 @@
 :meth:`RenderLoop.update` (subscribed to the table) hands over the newest
 snapshot and wakes the thread. The thread draws one frame for it and goes
 back to waiting on a condition variable, so a static board costs no CPU.
-Only while a peg-out animation runs does it wake every ``1/fps`` seconds.
+Only while a peg-out animation or a refusal flash (:meth:`RenderLoop.refuse`)
+runs does it wake every ``1/fps`` seconds.
 A snapshot that arrives during an animation is drawn at once; if several
 arrive between two frames only the newest is drawn.
 
@@ -25,7 +26,7 @@ from typing import Any, Callable, Mapping
 from firmware.drivers import Strip
 from firmware.frame import Frame
 from firmware.geometry import Geometry, side_lanes
-from firmware.render import PALETTES, STANDARD, Light, Palette, animation_length, render
+from firmware.render import PALETTES, REFUSED_S, STANDARD, Light, Palette, animation_length, render
 
 log = logging.getLogger(__name__)
 
@@ -82,12 +83,23 @@ class RenderLoop:
         """When the oldest change not yet taken up by the thread arrived (None: nothing waits)."""
         self._drawing_since: float | None = None
         """When the step in progress started (None: not drawing)."""
+        self._refused: tuple[int, float] | None = None
+        """(lane, when) of the last press refused on an empty lane, while its flash runs."""
 
     # --- inputs (any thread) -----------------------------------------------------
     def update(self, snapshot: Mapping[str, Any]) -> None:
         """Hand over a new table snapshot (cheap; the thread draws it)."""
         with self._cond:
             self._pending = snapshot
+            self._dirty = True
+            if self._waiting_since is None:
+                self._waiting_since = self.clock()
+            self._cond.notify()
+
+    def refuse(self, lane: int) -> None:
+        """Blink ``lane`` red (a button pressed where no side plays); the board is otherwise unchanged."""
+        with self._cond:
+            self._refused = (lane, self.clock())
             self._dirty = True
             if self._waiting_since is None:
                 self._waiting_since = self.clock()
@@ -192,13 +204,21 @@ class RenderLoop:
             dirty, self._dirty = self._dirty, False
             self._waiting_since = None
             self._drawing_since = now
+            refused = None
+            if self._refused is not None:
+                lane, since = self._refused
+                if now - since < REFUSED_S:
+                    refused = (lane, now - since)
+                else:
+                    self._refused = None
+                    dirty = True                  # the flash is over: draw the board without it
         if pending is not None:
             if starts_peg_out(self._snapshot, pending):
                 self._anim_start = now
             elif not pending.get("result"):
                 self._anim_start = None
             self._snapshot = pending
-        if not dirty and self._anim_start is None:
+        if not dirty and self._anim_start is None and refused is None:
             with self._cond:
                 self._drawing_since = None
             return None
@@ -208,12 +228,13 @@ class RenderLoop:
             if t >= animation_length(self._snapshot, self.geometry):
                 self._anim_start, t = None, None
         try:
-            frame = render(self._snapshot, self.geometry, t, settings=self.settings, palette=self.palette)
+            frame = render(self._snapshot, self.geometry, t, settings=self.settings, palette=self.palette,
+                           refused=refused)
         except ValueError as exc:
             log.error("cannot draw this table on the board: %s", exc)
             frame = Frame.blank(self.geometry)
         self._show(frame)
-        return 1.0 / self.fps if self._anim_start is not None else None
+        return 1.0 / self.fps if self._anim_start is not None or refused is not None else None
 
     def _show(self, frame: Frame) -> None:
         if self.strip is not None:

@@ -183,3 +183,19 @@ def test_sim_clock_only_moves_forward():
     with pytest.raises(ValueError, match="cannot go back"):
         clock.advance(-1)
     assert clock() == 12.5
+
+
+def test_a_press_on_a_lane_with_no_side_is_refused_with_a_flash_and_a_log_line(caplog):
+    """Issue 8 item 5: p2 in a two-hand game (sides on lanes 1 and 3) was accepted silently."""
+    two_hand = {1: "p1", 3: "p2"}
+    factory, clock, got, refused = MockFactory(), SimClock(lambda: 0.0), [], []
+    panel = ButtonPanel(PINS, got.append, pin_factory=factory, clock=clock, side_for_lane=two_hand.get,
+                        on_refused=refused.append)
+    with caplog.at_level("WARNING", logger="firmware.buttons"):
+        assert panel.press("p2") is None
+    assert (got, refused) == ([], [2])
+    assert caplog.messages == ["button p2 (lane 2): no side plays on this lane: nothing pegged, the lane "
+                               "flashes red"]
+    assert panel.press("p3") == {"type": "peg", "side": "p2", "points": 1}     # lane 3 is the second side
+    assert refused == [2]
+    panel.close()

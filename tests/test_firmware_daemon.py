@@ -418,3 +418,44 @@ def test_a_damaged_database_is_one_clear_line_not_a_traceback(tmp_path):
     last = out.stderr.strip().splitlines()[-1]
     assert last.startswith("landsend serve: ") and str(db) in last, out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_p2_in_a_two_hand_game_flashes_the_middle_lane_on_the_strip_and_changes_nothing(caplog):
+    from firmware.drivers.sim import SimStrip
+    from firmware.geometry import Geometry
+    frames = []
+    strip = SimStrip(Geometry.from_config(DEFAULTS.board), on_show=frames.append)
+    d = build(DEFAULTS, sim=True, table=Table.memory(), strip=strip, web=False)
+    try:
+        before = d.table.snapshot()
+        deadline = time.monotonic() + 10
+        while not frames and time.monotonic() < deadline:
+            time.sleep(0.01)
+        settled = frames[-1]
+        with caplog.at_level("WARNING", logger="firmware.buttons"):
+            assert d.buttons.press("p2") is None
+        assert "button p2 (lane 2): no side plays on this lane" in caplog.text
+        # the render thread blinks lane 2 red, then draws the board as it was (bounded waits, not timing)
+        while not any(set(f.lane(2)) == {f.lane(2)[0]} and f.lane(2)[0][0] > 0 == f.lane(2)[0][1] for f in frames):
+            assert time.monotonic() < deadline, "lane 2 never flashed"
+            time.sleep(0.01)
+        while frames[-1] != settled or d.loop._refused is not None:
+            assert time.monotonic() < deadline, "the board did not settle after the flash"
+            time.sleep(0.01)
+        assert d.table.snapshot() == before                    # nothing pegged, nothing stored
+    finally:
+        d.close()
+
+
+def test_a_short_menu_press_clears_the_join_lock(tmp_path, monkeypatch):
+    monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
+    d = build(DEFAULTS, sim=True, table=Table.memory())
+    try:
+        hub = d.app.extensions["landsend"]
+        for _ in range(5):
+            hub.limiter.failed("10.0.0.9")
+        assert hub.limiter.retry_after("10.0.0.9") > 0
+        d.buttons.press("menu")
+        assert hub.limiter.retry_after("10.0.0.9") == 0
+    finally:
+        d.close()

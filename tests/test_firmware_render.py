@@ -276,3 +276,19 @@ def test_real_four_hand_casino_a_team_pegs_out_and_pays_each_side_its_own_multip
     frames = [render(s, G, 1.5 + 0.7 * i + 0.1, settings=FLAT) for i in range(3)]
     assert [all_lit(f, 1, (0, 153, 0)) for f in frames] == [True, True, True]       # team1 x3 (score 3)
     assert [all_lit(f, 2, (0, 153, 0)) for f in frames] == [True, True, False]      # the house x2 (score 10)
+
+
+def test_a_refused_press_blinks_its_lane_red_twice_and_leaves_the_rest_alone():
+    from firmware.render import REFUSED_BLINK_S, REFUSED_LEVEL, REFUSED_S
+    g = Geometry()
+    light_ = Light(brightness=0.5, gamma=2.8, budget_ma=1500, ma_per_channel=20)
+    snap = {"target": 16, "phase": "manual", "result": None,
+            "sides": [{"id": "p1", "score": 5, "previous": 3}, {"id": "p2", "score": 7, "previous": 4}]}
+    plain = render(snap, g, settings=light_)
+    red = round(255 * REFUSED_LEVEL ** 2.8 * 0.5)
+    assert REFUSED_S == 0.6 and REFUSED_BLINK_S == 0.15
+    for s, lit in ((0.0, True), (0.14, True), (0.16, False), (0.31, True), (0.44, True), (0.46, False),
+                   (0.59, False), (0.6, False), (-0.1, False)):
+        frame = render(snap, g, settings=light_, refused=(2, s))
+        assert frame.lane(2) == ([(red, 0, 0)] * g.holes if lit else plain.lane(2)), s
+        assert (frame.lane(1), frame.lane(3), frame.status()) == (plain.lane(1), plain.lane(3), plain.status())

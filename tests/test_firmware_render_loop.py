@@ -193,3 +193,22 @@ def test_frame_json_names_the_side_of_each_lane_lane_1_first(rig):
     loop.update(house)
     loop.step()
     assert [(s["lane"], s["name"]) for s in loop.frame_json()["sides"]] == [(1, "Bob"), (2, "House")]
+
+
+def test_a_refusal_flash_runs_at_the_frame_rate_then_the_board_settles(rig):
+    loop, strip, clock, _ = rig
+    loop.update(PLAYING)
+    assert loop.step() is None
+    plain = strip.frame
+    loop.refuse(2)
+    assert loop.step() == pytest.approx(1 / 30)                 # flashing: the next frame is due
+    assert set(strip.frame.lane(2)) == {strip.frame.lane(2)[0]} and strip.frame.lane(2)[0][0] > 0
+    assert strip.frame.lane(1) == plain.lane(1) and strip.frame.lane(3) == plain.lane(3)
+    clock.advance(0.2)                                          # between the two blinks
+    assert loop.step() == pytest.approx(1 / 30)
+    assert strip.frame.lane(2) == plain.lane(2)
+    clock.advance(0.4)                                          # 0.6 s: over
+    shown = strip.shown
+    assert loop.step() is None
+    assert strip.shown == shown + 1 and strip.frame == plain    # the board as it was
+    assert loop.step() is None and strip.shown == shown + 1     # and asleep again
