@@ -145,17 +145,23 @@ def test_the_page_and_commands_answer_with_many_idle_streams_and_half_open_conne
         # a visitor opens 40 event streams from one address and reads nothing
         for _ in range(40):
             s = connect(port, "127.0.0.2")
-            s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
             held.append(s)
+            try:
+                s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            except OSError:
+                pass                                               # past 32: reset as soon as accepted
         answers = [status_of(s) for s in held]
         assert answers.count("HTTP/1.1 200 OK") == 3               # one address: half the 6 streams at most
         assert answers.count("HTTP/1.1 503 SERVICE UNAVAILABLE") + answers.count("closed") == 37
         assert answers.count("closed") == 40 - 32                  # past 32 connections from one address
-        # another visitor opens 40 connections that never finish their headers
-        for _ in range(40):
+        # another visitor opens 100 connections that never finish their headers (issue 11)
+        for _ in range(100):
             s = connect(port, "127.0.0.3")
-            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1")
             held.append(s)
+            try:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1")
+            except OSError:
+                pass                                               # past 32: reset as soon as accepted
         # the page, a phone's session and its commands still answer
         status, _, text = request(port, "GET", "/")
         assert status == 200 and "<html" in text.lower()
