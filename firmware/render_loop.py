@@ -176,7 +176,8 @@ class RenderLoop:
         per side, lane 1 first).
         """
         with self._cond:
-            frame, seq, animating = self._frame, self._frame_seq, self._anim_start is not None
+            frame, seq = self._frame, self._frame_seq
+            animating = self._anim_start is not None or self._refused is not None
             snap = self._snapshot or {}
         body = frame.to_json()
         try:

@@ -172,7 +172,7 @@ class Daemon:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             b = self.get("/api/board")
-            if b["seq"] == seq:
+            if b["seq"] == seq and not b["animating"]:      # a refusal flash (p2 here) is over too
                 return b
             time.sleep(0.02)
         raise AssertionError(f"board never showed seq {seq}: {b['seq']}")
