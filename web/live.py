@@ -91,6 +91,7 @@ class Broadcaster:
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._latest: dict[str, tuple[int, Any]] = {}
+        self._texts: dict[str, tuple[int, str]] = {}      # kind -> (version, its SSE text), shared by streams
         self._version = 0
         self._closed = False
         self.streams = 0
@@ -151,9 +152,9 @@ class Broadcaster:
                         if sid == sent_sid:
                             continue
                         sent_sid = sid
-                        yield format_event("state", data, event_id=sid)
+                        yield self._formatted(kind, version, data, sid)
                     else:
-                        yield format_event(kind, data)
+                        yield self._formatted(kind, version, data, None)
                 if closed or clock() - started >= max_age:
                     return
                 if not fresh:
@@ -164,6 +165,17 @@ class Broadcaster:
 
     def _fresh(self, seen: dict[str, int]) -> list[str]:
         return [k for k, (v, _) in self._latest.items() if seen.get(k, 0) < v]
+
+    def _formatted(self, kind: str, version: int, data: Any, event_id: "str | None") -> str:
+        """Return the SSE text of message ``version``, formatted once for every stream that sends it."""
+        with self._cond:
+            hit = self._texts.get(kind)
+            if hit is not None and hit[0] == version:
+                return hit[1]
+        text = format_event(kind, data, event_id=event_id)
+        with self._cond:
+            self._texts[kind] = (version, text)
+        return text
 
     def _latest_entry(self, kind: str) -> tuple[int, Any]:
         with self._cond:
