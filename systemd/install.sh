@@ -111,7 +111,7 @@ tar -C "$src" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.
 mv "$prefix/src.new" "$prefix/src"
 rm -rf "$prefix/src.old"
 if [ ! -x "$prefix/venv/bin/python" ]; then
-  say "creating the venv $prefix/venv (system site packages: python3-lgpio comes from apt)"
+  say "creating the venv $prefix/venv (system site packages: python3-lgpio comes from apt where it can)"
   sys python3 -m venv --system-site-packages "$prefix/venv"
 fi
 say "installing landsend into the venv"
