@@ -254,14 +254,13 @@ class _PegOut:
 def _peg_out(snapshot: Mapping[str, Any], geometry: Geometry) -> _PegOut | None:
     """Return what the peg-out animation of a finished game shows, or None while the game runs.
 
-    The table's ``result`` keys ``multipliers`` in one of two ways: by the
-    sides that collect, each at its own multiplier (a side pegged out and
-    pays every other side: L6, M5, H5), or by the sides that pay, each at its
-    multiplier (the winner reached the target and collects from each: the
-    cribbage skunk bands, S1, or the house collecting each stake once, H5).
-    In the first case every collecting side flashes its own multiplier; in
-    the second the winner flashes the largest, and every paying side with a
-    multiplier above 1 (a skunk) flashes red ``multiplier - 1`` times.
+    The table's ``result`` keys ``multipliers`` by the sides that receive
+    (RULINGS R2): every receiving side flashes its own multiplier (a side
+    pegged out and pays every other side: L6, M5, H5, S2; or the winner
+    reached the target and collects: the cribbage skunk bands, S1, or the
+    house collecting each stake once, H5). A cribbage loser's ``skunk``
+    (1 or 2) then flashes red that many times. Results from before R2 that
+    keyed a skunk by the paying side still flash the same way.
     """
     result = snapshot.get("result")
     if not result:

@@ -160,3 +160,63 @@ def test_a_damaged_event_is_named_when_the_table_opens(tmp_path, body, message):
     db.close()
     with pytest.raises(StoreError, match=f"table database {path}: " + message.replace("(", r"\(").replace(")", r"\)")):
         Table.open(path)
+
+
+# --- derived data kept with the events (the table's constant-cost reads) ------------------------
+
+def test_history_reads_by_seq_with_steps_and_undone_marks(store):
+    store.append("m1", 0, ev("new_match", seq=0), steps=[], depth=1)
+    store.append("m1", 1, ev("peg", seq=1, side="p1", points=2), steps=[{"points": 2}], depth=2)
+    store.append("m1", 2, ev("peg", seq=2, side="p2", points=1), steps=[{"points": 1}], depth=3)
+    store.append("m1", 3, ev("undo", seq=3, undoes=2), steps=[], depth=2)
+    store.append("m2", 0, ev("new_match"))
+    assert [(e["seq"], e["type"], e["undone"], e["steps"]) for e in store.history("m1", 1)] == [
+        (1, "peg", False, [{"points": 2}]), (2, "peg", True, [{"points": 1}]), (3, "undo", False, [])]
+    assert [e["seq"] for e in store.history("m1", 1, 2)] == [1, 2]
+    assert store.history("m1", 9) == [] and store.history("nope") == []
+    assert store.history("m2")[0]["steps"] is None          # not recorded: the table rebuilds it
+    assert [e["seq"] for e in store.live_events("m1", 0)] == [1]
+    assert store.head("m1") == (3, 2) and store.head("m2") == (0, None) and store.head("nope") is None
+
+
+def test_the_deepest_checkpoint_whose_event_is_live_is_found(store):
+    store.append("m1", 0, ev("new_match"), depth=1, checkpoint=b"s0")
+    store.append("m1", 1, ev("peg"), depth=2, checkpoint=b"s1")
+    store.append("m1", 2, ev("peg"), depth=3, checkpoint=b"s2")
+    assert store.checkpoint("m1", 3) == (3, 2, b"s2") and store.checkpoint("m1", 2) == (2, 1, b"s1")
+    store.append("m1", 3, ev("undo", undoes=2), depth=2)
+    assert store.checkpoint("m1", 3) == (2, 1, b"s1")       # the checkpoint under an undone event is not used
+    store.append("m1", 4, ev("peg"), depth=3)
+    assert store.checkpoint("m1", 3) == (2, 1, b"s1")
+    store.put_checkpoint("m1", 3, 4, b"s4")
+    assert store.checkpoint("m1", 9) == (3, 4, b"s4") and store.checkpoint("m2", 9) is None
+
+
+def test_the_ledger_of_closed_matches_is_written_with_the_event_that_closes_them(store):
+    store.append("m1", 0, ev("new_match"), depth=1, checkpoint=b"m1")
+    store.append("m2", 0, ev("new_match"), depth=1, closes=("m1", {"Ann": 4, "Bob": -4}))
+    assert store.closed("m1") == {"Ann": 4, "Bob": -4} and store.closed("m2") is None
+    assert store.checkpoint("m1", 1) is None                # a closed match's checkpoints are dropped
+    store.put_closed("m2", {"Ann": 1})
+    assert store.closed("m2") == {"Ann": 1}
+    assert store.matches(last=1) == ["m2"] and store.matches(last=2) == ["m1", "m2"]
+    assert store.matches(last=5) == ["m1", "m2"]
+
+
+def test_append_many_stores_all_or_nothing(store):
+    store.append("m0", 0, ev("new_match"), client_id="c0")
+    rows = [(0, ev("new_match"), None, [], 1, None), (1, ev("peg"), "c1", [], 2, None), (2, ev("peg"), "c0", [], 3, None)]
+    with pytest.raises(ConflictError):
+        store.append_many("m1", rows)                       # c0 was used: nothing of m1 is stored
+    assert store.events("m1") == [] and store.matches() == ["m0"] and store.find_client("c1") is None
+    store.append_many("m1", rows[:2], closes=("m0", {"Ann": 0}))
+    assert [e["type"] for e in store.events("m1")] == ["new_match", "peg"] and store.closed("m0") == {"Ann": 0}
+
+
+def test_derived_data_can_be_recorded_for_events_stored_without_it(store):
+    store.append("m1", 0, ev("new_match"))
+    store.append("m1", 1, ev("peg"))
+    store.append("m1", 2, ev("undo", undoes=1))
+    store.put_derived("m1", [(0, [], 1, False), (1, [{"points": 1}], 2, True), (2, [], 1, False)])
+    assert [(e["undone"], e["steps"]) for e in store.history("m1")] == [(False, []), (True, [{"points": 1}]), (False, [])]
+    assert store.head("m1") == (2, 1) and store.live_events("m1", -1)[0]["type"] == "new_match"
