@@ -228,7 +228,7 @@ class SQLiteStore:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("SELECT count(*) FROM events").fetchone()
+            self._db.execute("SELECT seq FROM events LIMIT 1").fetchone()     # a damaged file fails here, in one read
         except (sqlite3.Error, OSError) as exc:
             if self._db is not None:
                 self._db.close()

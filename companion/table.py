@@ -103,6 +103,7 @@ class Table:
         self._seq = -1                   # seq of the newest event (an undo included)
         self._first: dict | None = None  # the current match's new_match event
         self._saved = -1                 # seq of the live event whose state was last stored as a checkpoint
+        self._loaded_from = -1           # seq of the checkpoint the last refold started from
         self._snapshot: dict | None = None
         self._past_ledger: dict[str, float] = {}
         ids = store.matches(last=2)
@@ -158,6 +159,7 @@ class Table:
         if ck is None:
             return None
         d, seq, blob = ck
+        self._loaded_from = seq
         state = self._undump(blob)
         if state is None:
             return None
@@ -186,7 +188,8 @@ class Table:
         seq, depth = self.store.head(match_id)
         got = self._from_checkpoint(match_id, depth, depth) if depth is not None else None
         if got is not None:
-            (state, top), self._saved = got, -1
+            state, top = got
+            self._saved = self._loaded_from      # a checkpoint of the head needs no rewriting at close
         else:
             state, depth, top = self._rebuild(match_id)
         state.seq = seq
