@@ -232,7 +232,7 @@ def main(argv=None) -> int:
         first, start_old = startup(old, 7)
         print(f"\n| start-up | median of 7 | vs empty |\n|---|---:|---:|\n| empty database | {ms(start_empty)} | 1.00x |\n"
               f"| {stored} stored matches of 20 hands | {ms(start_old)} | {start_old / start_empty:.2f}x |\n"
-              f"| same, first open (a one-time migration of an older file included) | {ms(first)} | "
+              f"| same, first open after the set-up | {ms(first)} | "
               f"{first / start_empty:.2f}x |")
         print(f"\n(set-up: {stored} matches built in {built:.1f} s)")
 
