@@ -187,7 +187,9 @@ class MatchState:
                 pay[self.sides[i].id] -= self.stake * k
             # one payer in every preset; with several, each pays at its own band and the largest is shown
             mult[w.id] = max(ks or [1])
-            skunk = mult[w.id] - 1 if len(payers) == 1 else 0
+        if rules.skunks and len(receivers) == 1 and len(payers) == 1:
+            # S1 from the winner's side, S2 mirrored from the side that reached 121: one name, one count
+            skunk = mult[self.sides[receivers[0]].id] - 1
         for i in receivers:
             k = mult[self.sides[i].id]
             self.wins[i] += k if rules.series_weighted else 1

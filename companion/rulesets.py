@@ -96,6 +96,7 @@ class Ruleset:
     target: int = 121
     reach: str = "wins"                            # reaching target wins, loses, or ends the round (highest wins)
     multipliers: tuple[tuple[int, int], ...] = ((0, 1),)   # (lowest score, k) bands, best first
+    skunks: bool = False                           # the bands are cribbage skunks (S1, S2): a x2 is named a skunk
     settlement: str = "each"
     series_weighted: bool = True                   # a game won at xk counts k wins (L7)
     claim_mode: bool = False
@@ -253,7 +254,7 @@ CRIBBAGE = Ruleset(
     name="cribbage", title="Cribbage",
     description="Standard six-card two-hand cribbage to 121 (ACC rules): skunk under 91 counts double, under 61 triple.",
     players=2, held=4, discards=2, heels=2, target=121, reach="wins",
-    multipliers=((91, 1), (61, 2), (0, 3)), muggins="caller",
+    multipliers=((91, 1), (61, 2), (0, 3)), skunks=True, muggins="caller",
 )
 REVERSE_CRIBBAGE = dataclasses.replace(
     CRIBBAGE, name="reverse-cribbage", title="Reverse Cribbage",

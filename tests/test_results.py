@@ -70,10 +70,10 @@ CASES = [
      "p1", "p2", {"p1": 1}, {"p1": 2, "p2": -2}, 0),
     # S2: Ann reaches 121 and loses; Bob at 80 is under 91: Ann pays a double game to Bob
     ("reverse cribbage mirrored skunk", "reverse-cribbage", ANN_BOB, {}, 2, [("p2", 80), ("p1", 121)],
-     "p2", "p1", {"p2": 2}, {"p1": -4, "p2": 4}, 0),
+     "p2", "p1", {"p2": 2}, {"p1": -4, "p2": 4}, 1),
     # S2: Bob at 60 is under 61: a triple game
     ("reverse cribbage mirrored double skunk", "reverse-cribbage", ANN_BOB, {}, 2, [("p2", 60), ("p1", 121)],
-     "p2", "p1", {"p2": 3}, {"p1": -6, "p2": 6}, 0),
+     "p2", "p1", {"p2": 3}, {"p1": -6, "p2": 6}, 2),
     # S2: Bob at 91: a single game
     ("reverse cribbage single game", "reverse-cribbage", ANN_BOB, {}, 2, [("p2", 91), ("p1", 121)],
      "p2", "p1", {"p2": 1}, {"p1": -2, "p2": 2}, 0),
