@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PHONE, claim, until
+from conftest import PHONE, claim, shot, until
 
 AXE = Path(__file__).resolve().parents[2] / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -157,8 +157,14 @@ def test_large_text_mode_grows_the_page_and_passes_too(board_server, phone):
     assert (normal, large) == (16.0, 20.0)
     assert page.evaluate("getComputedStyle(document.body).fontSize") == "20px"
     assert violations(page) == []
-    again = phone(board_server.url, large=True)        # kept on the phone: a new page starts large
+    again = phone(board_server.url, large=True, viewport={"width": 360, "height": 740})   # kept on the phone
     assert again.evaluate("document.documentElement.classList.contains('large')") is True
+    start(again)
+    pick(again, "KD")
+    again.click("#picker [data-rank='5']")
+    # large text at 360 px wide: nothing runs off the side, and the table screen still passes
+    assert again.evaluate("document.documentElement.scrollWidth") <= 360
+    assert violations(again) == []
 
 
 def test_cards_are_named_for_screen_readers(board_server, phone):
@@ -206,5 +212,7 @@ def test_the_voice_test_button_speaks_on_the_board(board_server, phone):
     expect(page.locator("#bs-state")).to_have_text("The board speaks every announcement.")
     page.click("#bs-test")
     until(page, lambda: server.said == ["fifteen two, fifteen four, and a pair is six"])
+    page.locator("#board-settings").scroll_into_view_if_needed()
+    shot(page, "settings")
     page.select_option("#bs-palette", "colour-blind")
     until(page, lambda: server.app.extensions["landsend"].board.palette.name == "colour-blind")
