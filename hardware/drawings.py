@@ -90,7 +90,8 @@ def wiring() -> str:
     """Return the wiring diagram (SVG)."""
     s = ['<svg xmlns="http://www.w3.org/2000/svg" width="960" height="660" viewBox="0 0 960 660" '
          'font-family="sans-serif" font-size="12">',
-         "<title>Land's End wiring: Pi, 74AHCT125 level shifter, WS2812B strip, buttons, power</title>",
+         "<title>Land's End wiring: Pi, 74AHCT125 level shifter, WS2812B strip, buttons, power, "
+         "optional I2S amplifier for the voice</title>",
          '<rect width="960" height="660" fill="#fff"/>']
 
     def box(x, y, w, h, title, fill="#f4f4f4"):
@@ -172,6 +173,15 @@ def wiring() -> str:
                  f'<path d="M281 {y} H300" stroke="#000" stroke-width="2.5"/>'
                  f'<text x="250" y="{y - 10}" font-size="10">{name}</text>')
         junction(300, y)
+    # the optional voice: an I2S amplifier on the Pi's PCM pins and the Pi's own 5 V (docs/hardware.md, section 9)
+    box(330, 360, 250, 200, "optional voice: MAX98357A", "#ede7f6")
+    for text, y in (("VIN  ← 5 V (pin 2)", 395), ("GND  ← GND (pin 39)", 415), ("BCLK ← GPIO18 (pin 12)", 435),
+                    ("LRC  ← GPIO19 (pin 35)", 455), ("DIN  ← GPIO21 (pin 40)", 475),
+                    ("SD, GAIN: open (L+R mix, 9 dB)", 495)):
+        pin(345, y, text)
+    s.append('<path d="M524 440 h14 v-14 l16 -12 v52 l-16 -12 v-14 z" fill="#fff" stroke="#000" stroke-width="2"/>'
+             '<text x="345" y="525" font-size="11">+ / - to a 4-8 Ω speaker</text>'
+             '<text x="345" y="545" font-size="10">dtoverlay=max98357a; strip on spi (GPIO10)</text>')
     s.append('<text x="30" y="380" font-size="11">Buttons: each between its GPIO and GND; the</text>'
              '<text x="30" y="395" font-size="11">internal pull-up is used (no resistor).</text>'
              '<text x="30" y="420" font-size="11">Never feed the strip from the Pi\'s 5 V pins:</text>'

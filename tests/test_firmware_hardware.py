@@ -50,3 +50,6 @@ def test_wiring_diagram_names_the_configured_pins():
     for bcm in DEFAULTS.buttons.pins().values():
         assert f"GPIO{bcm} (pin {pins[bcm]})" in text
     assert "GPIO10 MOSI (pin 19)" in text and "74AHCT125" in text and "330 Ω" in text and "1000 µF" in text
+    # the voice's I2S amplifier on the PCM pins (hardware/README.md's pin table)
+    for label in ("MAX98357A", "BCLK ← GPIO18 (pin 12)", "LRC  ← GPIO19 (pin 35)", "DIN  ← GPIO21 (pin 40)"):
+        assert label in text
