@@ -171,6 +171,8 @@ def test_cards_are_named_for_screen_readers(board_server, phone):
     page = phone(board_server.url)
     start(page)
     pick(page, "KD")                                              # the turn-up
+    until(page, lambda: board_server.table.snapshot()["turnup"] == "KD")
+    expect(page.locator("#step")).to_contain_text("to play")      # the page has taken it in: the picker is for plays
     page.click("#picker [data-rank='5']")
     expect(page.locator("#picker [data-card='5H']")).to_have_attribute("aria-label", "5 of hearts")  # "five of hearts"
     expect(page.locator("#picker [data-rank='5']")).to_have_attribute("aria-pressed", "true")
