@@ -104,8 +104,11 @@ class Daemon:
     """The board's voice (:class:`firmware.voice.Voice`)."""
 
     def add_fault(self, message: str) -> None:
-        """Record a fault for the page (once) and the log."""
-        if message not in self.faults:
+        """Record a fault for the page (once) and the log; open pages hear it at once when the app runs."""
+        hub = self.app.extensions.get("landsend") if self.app is not None else None
+        if hub is not None:
+            hub.add_fault(message)          # the same list: appended once, pushed as a ``faults`` event
+        elif message not in self.faults:
             self.faults.append(message)
 
     def release_table(self) -> None:
@@ -182,10 +185,10 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
         strip = None
 
     loop = RenderLoop(strip, geometry, Light.from_config(config.strip), max_brightness=config.strip.max_brightness,
-                      fps=config.strip.fps, on_fault=lambda m: faults.append(m) if m not in faults else None,
-                      palette=PALETTES[config.board.palette])
+                      fps=config.strip.fps, palette=PALETTES[config.board.palette])
     daemon = Daemon(config=config, table=table, loop=loop, strip=strip, buttons=None, app=None, faults=faults,
                     sim=sim, geometry=geometry, _closers=closers)
+    loop.on_fault = daemon.add_fault        # a strip that fails while running is a fault like one at start
     if strip is not None:
         closers.append(strip.close)
     loop.update(table.snapshot())

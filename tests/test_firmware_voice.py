@@ -315,6 +315,31 @@ def test_the_daemon_with_the_voice_on_and_no_engine_keeps_pegging_and_reports_wh
         d.close()
 
 
+def test_a_voice_that_fails_while_running_is_pushed_to_open_pages_at_once(tmp_path, monkeypatch):
+    class Broken(Recorder):
+        def play(self, wav, text):
+            raise SpeechError("audio device hw:1: cannot open: No such device")
+
+    monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
+    config = DEFAULTS.replace("voice", enabled=True, sink="wav", wav_dir=str(tmp_path / "said"))
+    d = build(config, sim=True, table=Table.memory(), web=True)
+    try:
+        hub = d.app.extensions["landsend"]
+        assert hub.broadcaster.latest("faults") is None and d.faults == []
+        d.voice.engine = d.voice.sink = Broken()
+        d.buttons.press("p1")                              # announced, then the sound card fails
+        assert d.voice.wait_idle(10)
+        message = "voice: audio device hw:1: cannot open: No such device: the board stays silent"
+        # open pages hear it as a faults event (no reload), and new ones read it in their session
+        assert hub.broadcaster.latest("faults") == {"faults": [message]}
+        assert d.app.test_client().get("/api/session").get_json()["faults"] == [message]
+        d.voice._failed("audio device hw:1: cannot open: No such device")     # the same failure again: once
+        assert d.faults == [message]
+        assert [s["score"] for s in d.table.snapshot()["sides"]] == [1, 0]   # the board kept pegging
+    finally:
+        d.close()
+
+
 def test_make_voice_picks_the_sink():
     assert isinstance(make_voice(VoiceConfig(), sim=True, state_dir="/tmp/x").sink, WavSink)
     assert make_voice(VoiceConfig(), sim=True, state_dir="/tmp/x").sink.directory == Path("/tmp/x/voice")

@@ -63,6 +63,15 @@ class Hub:
             self._store_fault = message
         self.broadcaster.publish("faults", {"faults": list(self.faults)})
 
+    def add_fault(self, message: str) -> None:
+        """Show ``message`` (a strip, button or voice failure met while running) on every open page, once."""
+        with self._fault_lock:
+            if message in self.faults:
+                return
+            self.faults.append(message)
+        log.error("fault: %s", message)
+        self.broadcaster.publish("faults", {"faults": list(self.faults)})
+
     def _on_access(self, epoch: int) -> None:
         self.broadcaster.publish("access", {"epoch": epoch, "claimed": self.access.claimed})
 
