@@ -173,6 +173,9 @@ def test_cards_are_named_for_screen_readers(board_server, phone):
     pick(page, "KD")                                              # the turn-up
     until(page, lambda: board_server.table.snapshot()["turnup"] == "KD")
     expect(page.locator("#step")).to_contain_text("to play")      # the page has taken it in: the picker is for plays
+    # the step line draws the turn-up K♦ and names it (the symbol alone is read "black diamond suit")
+    expect(page.locator("#step .step-detail")).to_have_text("turn-up K\u2666")
+    expect(page.locator("#step [role=img]")).to_have_attribute("aria-label", "king of diamonds")
     page.click("#picker [data-rank='5']")
     expect(page.locator("#picker [data-card='5H']")).to_have_attribute("aria-label", "5 of hearts")  # "five of hearts"
     expect(page.locator("#picker [data-rank='5']")).to_have_attribute("aria-pressed", "true")

@@ -574,7 +574,7 @@
     renderShows();
     if (exp === "none" || !canEnter) {
       show(box, exp !== "none" && !t.result && !joined());
-      if (exp !== "none" && !joined()) box.appendChild(h("p", { cls: "muted", text: stepText(exp) }));
+      if (exp !== "none" && !joined()) box.appendChild(h("p", { cls: "muted" }, cardSpans(stepText(exp))));
       if (exp === "play" && !joined()) box.appendChild(countEl());
       picker(null);
       return;
@@ -740,18 +740,24 @@
   function stepParts(exp) {
     var t = S.table, hd = hand(), who = hd.expect_player;
     if (exp === "turnup") return [preset(t.game).grid ? "Turn the centre card" : "Cut: enter the turn-up", who ? "(" + who + " cuts, " + (hd.dealer || t.dealer) + " deals)" : ""];
-    if (exp === "play") return [who ? who + " to play" : "Next card", t.turnup ? "turn-up " + pretty(t.turnup) : ""];
-    if (exp === "show") return ["Show: " + (who ? who + "'s hand" : "the next hand"), t.turnup ? "with " + pretty(t.turnup) : ""];
-    if (exp === "pocket") return [(who ? who + "'s " : "The ") + (t.pocket_name || "pocket"), t.turnup ? "with " + pretty(t.turnup) : ""];
+    if (exp === "play") return [who ? who + " to play" : "Next card", t.turnup ? "turn-up " + t.turnup : ""];
+    if (exp === "show") return ["Show: " + (who ? who + "'s hand" : "the next hand"), t.turnup ? "with " + t.turnup : ""];
+    if (exp === "pocket") return [(who ? who + "'s " : "The ") + (t.pocket_name || "pocket"), t.turnup ? "with " + t.turnup : ""];
     if (exp === "place") return ["Place the next card" + (who ? " (" + who + ")" : ""), ""];
     if (exp === "claim") return ["Count the grid: " + (who ? who + "'s " : "the next ") + (((hd.to_claim || [])[0] || {}).label || "line"), ""];
     return ["", ""];
   }
   function stepText(exp) { var p = stepParts(exp); return p[0] + (p[1] ? " " + p[1] : ""); }
+  // text with card codes in it: each card drawn K♦ and named "king of diamonds" for a screen reader
+  function cardSpans(text) {
+    return String(text).split(/\b((?:10|[2-9AJQK])[SHDC])\b/).map(function (part, i) {
+      return i % 2 ? h("span", { role: "img", "aria-label": cardName(part) }, pretty(part)) : document.createTextNode(part);
+    });
+  }
   function stepEl(exp) {
     var p = stepParts(exp);
     return h("p", { cls: "step", id: "step" }, h("span", { cls: "step-main", id: "step-main", text: p[0] }),
-      p[1] ? h("span", { cls: "step-detail", text: " " + p[1] }) : null);
+      p[1] ? h("span", { cls: "step-detail" }, cardSpans(" " + p[1])) : null);
   }
   function countEl() {
     var t = S.table;
