@@ -1,6 +1,9 @@
 /* Land's End phone page. No framework, no external request: everything comes from the Pi. */
 (function () {
   "use strict";
+  var L = window.LandsEnd;      // dom.js: the DOM builder and the card names, shared with practice.js
+  var h = L.h, clear = L.clear, split = L.split, pretty = L.pretty, cardName = L.cardName, cardLabel = L.cardLabel;
+  var SYM = L.SYM, SUIT_NAME = L.SUIT_NAME, RANK_NAME = L.RANK_NAME;
 
   var boot = JSON.parse(document.getElementById("boot").textContent);
   var S = {
@@ -12,11 +15,6 @@
   };
   var RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
   var SUITS = ["S", "H", "D", "C"];
-  var SYM = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
-  var SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  // ranks as a screen reader should say them; number cards keep their digits ("5 of hearts" is read "five of
-  // hearts"), so a card's name still contains the text it shows (WCAG 2.5.3, label in name)
-  var RANK_NAME = { A: "ace", J: "jack", Q: "queen", K: "king" };
   var DIRECTIONS = { cw: "clockwise", ccw: "counter-clockwise" };
   function stored(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
   function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
@@ -24,37 +22,9 @@
 
   // ---- small DOM helpers (textContent only: names are user input) ----
   function $(id) { return document.getElementById(id); }
-  function h(tag, attrs) {
-    var el = document.createElement(tag);
-    if (attrs) {
-      for (var k in attrs) {
-        var v = attrs[k];
-        if (v === null || v === undefined || v === false) continue;
-        if (k === "text") el.textContent = v;
-        else if (k === "cls") el.className = v;
-        else if (k.slice(0, 2) === "on") el.addEventListener(k.slice(2), v);
-        else el.setAttribute(k, v === true ? "" : v);
-      }
-    }
-    for (var i = 2; i < arguments.length; i++) {
-      var c = arguments[i];
-      if (c === null || c === undefined || c === false) continue;
-      if (Array.isArray(c)) c.forEach(function (x) { if (x) el.appendChild(x); });
-      else el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-    }
-    return el;
-  }
-  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
   function show(el, on) { el.hidden = !on; }
 
   // ---- cards ----
-  function split(card) { var s = card.slice(-1); return { rank: card.slice(0, -1), suit: s }; }
-  function pretty(card) { var c = split(card); return c.rank + SYM[c.suit]; }
-  // what a screen reader says for a card: "5 of hearts", "king of spades" (the symbol reads as "5 black heart suit")
-  function cardName(card) { var c = split(card); return (RANK_NAME[c.rank] || c.rank) + " of " + SUIT_NAME[c.suit]; }
-  // the same for a button showing the card: a face card's letter leads, so the name holds the text shown
-  // (voice control: "tap K"): "K, king of hearts", "5 of hearts"
-  function cardLabel(card) { var c = split(card); return (RANK_NAME[c.rank] ? c.rank + ", " : "") + cardName(card); }
   function cardEl(card, extra) {
     var c = split(card);
     return h("span", { cls: "card " + c.suit + (c.suit === "H" || c.suit === "D" ? " red" : "") + (extra ? " " + extra : ""),

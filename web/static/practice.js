@@ -1,42 +1,19 @@
 /* Discard practice (in the Count tab), live advice where the table allows it, and the review of the hand
-   just shown (in the History tab). Self-contained: it reads the boot presets and asks /api/advise,
-   /api/review and /api/table; it changes nothing at the table. */
+   just shown (in the History tab). It reads the boot presets and asks /api/advise,
+   /api/review and /api/table (dom.js draws and names the cards); it changes nothing at the table. */
 (function () {
   "use strict";
+  var L = window.LandsEnd;      // dom.js: the DOM builder and the card names, shared with app.js
+  var h = L.h, clear = L.clear, pretty = L.pretty, cardName = L.cardName, cardLabel = L.cardLabel;
+  var SYM = L.SYM, SUIT_NAME = L.SUIT_NAME, RANK_NAME = L.RANK_NAME;
 
   var boot = JSON.parse(document.getElementById("boot").textContent);
   var RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
   var SUITS = ["S", "H", "D", "C"];
-  var SYM = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
-  var SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   var SVGNS = "http://www.w3.org/2000/svg";
   var P = { discards: 2, hand: null, on: false, cards: [], rank: null, result: null, sel: 0, seat: null, owner: null, table: null, live: false, thrown: {} };
 
   function $(id) { return document.getElementById(id); }
-  function h(tag, attrs) {
-    var el = document.createElement(tag);
-    for (var k in attrs || {}) {
-      var v = attrs[k];
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "text") el.textContent = v;
-      else if (k === "cls") el.className = v;
-      else if (k.slice(0, 2) === "on") el.addEventListener(k.slice(2), v);
-      else el.setAttribute(k, v === true ? "" : v);
-    }
-    for (var i = 2; i < arguments.length; i++) {
-      var c = arguments[i];
-      if (c === null || c === undefined || c === false) continue;
-      if (Array.isArray(c)) c.forEach(function (x) { if (x) el.appendChild(x); });
-      else el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-    }
-    return el;
-  }
-  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
-  function pretty(card) { return card.slice(0, -1) + SYM[card.slice(-1)]; }
-  // as app.js names cards for screen readers: "5 of hearts", and on a button "K, king of spades" (label in name)
-  var RANK_NAME = { A: "ace", J: "jack", Q: "queen", K: "king" };
-  function cardName(card) { var r = card.slice(0, -1); return (RANK_NAME[r] || r) + " of " + SUIT_NAME[card.slice(-1)]; }
-  function cardLabel(card) { var r = card.slice(0, -1); return (RANK_NAME[r] ? r + ", " : "") + cardName(card); }
   function cardEl(card) {
     var s = card.slice(-1);
     return h("span", { cls: "card " + s + (s === "H" || s === "D" ? " red" : ""), title: cardName(card), role: "img",
