@@ -105,6 +105,22 @@ def server(make_server):
 
 
 @pytest.fixture
+def board_server(make_server):
+    """The app with the firmware's render loop as its board (no strip), like the daemon without LEDs."""
+    from companion.table import Table
+    from firmware.geometry import Geometry
+    from firmware.render_loop import RenderLoop
+    table = Table.memory()
+    loop = RenderLoop(None, Geometry())
+    table.subscribe(loop.update)
+    loop.update(table.snapshot())
+    loop.start()
+    server = make_server(table=table, board=loop)
+    yield server
+    loop.stop()
+
+
+@pytest.fixture
 def phones(browser):
     """Return a function making a fresh phone (own cookies) on a page of ``url``; closes them after."""
     contexts = []

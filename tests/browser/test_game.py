@@ -31,22 +31,6 @@ from playwright.sync_api import expect
 from conftest import claim, shot, until
 
 
-@pytest.fixture
-def board_server(make_server):
-    """The app with the firmware's render loop as its board (no strip), like the daemon without LEDs."""
-    from companion.table import Table
-    from firmware.geometry import Geometry
-    from firmware.render_loop import RenderLoop
-    table = Table.memory()
-    loop = RenderLoop(None, Geometry())
-    table.subscribe(loop.update)
-    loop.update(table.snapshot())
-    loop.start()
-    server = make_server(table=table, board=loop)
-    yield server
-    loop.stop()
-
-
 def pick(page, card: str, where: str = "#picker", *, who: str | None = None) -> None:
     """Tap ``card`` in the picker; near 31 the page asks whose card it is: ``who``, or the player to play."""
     page.click(f"{where} [data-rank='{card[:-1]}']")

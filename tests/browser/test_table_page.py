@@ -380,21 +380,6 @@ def test_peg_buttons_have_names_and_tabletop_lines_show_their_owners(server, pho
     assert ob["y"] + ob["height"] <= gb["y"] and ob["width"] >= gb["width"] - 2
 
 
-@pytest.fixture
-def board_server(make_server):
-    from companion.table import Table
-    from firmware.geometry import Geometry
-    from firmware.render_loop import RenderLoop
-    table = Table.memory()
-    loop = RenderLoop(None, Geometry())
-    table.subscribe(loop.update)
-    loop.update(table.snapshot())
-    loop.start()
-    server = make_server(table=table, board=loop)
-    yield server
-    loop.stop()
-
-
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_board_mirror_lanes_are_labelled_in_the_order_of_the_score_panels(board_server, phones, viewport):
     server = board_server
