@@ -161,6 +161,24 @@ def test_a_lost_answer_is_resent_with_the_same_client_id_and_scores_once(server,
     assert len(dup) == 1
 
 
+def test_a_late_answer_about_a_replaced_match_never_puts_it_back_on_the_screen(server, phones):
+    a, b = two_phones(server, phones)
+    held = []
+    b.route("**/api/command", lambda route: held.append(route))
+    pick(b, "8S")
+    until(b, lambda: held)
+    answer = held[0].fetch()                              # the table takes the card ...
+    assert played(server) == [("Ann", "8S")]
+    server.table.submit({"type": "new_match", "game": "five-card", "players": ["Ann", "Bob"],
+                         "first_dealer": "Bob"})           # ... another phone starts a new game ...
+    expect(b.locator("#step")).to_contain_text("Cut")     # ... which the stream brings first
+    held[0].fulfill(response=answer)                      # then the answer about the old match arrives
+    b.wait_for_timeout(500)
+    expect(b.locator("#step")).to_contain_text("Cut")
+    expect(b.locator("#count")).to_have_count(0)          # the old match's count of 8 is not back
+    assert server.table.snapshot()["game"] == "five-card"
+
+
 def test_every_command_the_page_sends_carries_the_state_it_was_made_from(server, phones):
     a, _ = two_phones(server, phones)
     sent = []

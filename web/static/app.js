@@ -11,7 +11,7 @@
     view: "table", picked: null, player: null, pegSide: null, tray: [], trayFor: null,
     gridSel: null, layout: null, layoutCrib: [], qc: { kind: "hand", cards: [], starter: null },
     history: null, lastSaid: null, es: null, lastMsg: 0, board: null, boardMissing: false,
-    wake: null, queue: [], whose: null, lanes: null
+    wake: null, queue: [], whose: null, lanes: null, gone: {}
   };
   var RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
   var SUITS = ["S", "H", "D", "C"];
@@ -255,6 +255,10 @@
     if (!snap) return;
     var old = S.table;
     if (old && old.match_id === snap.match_id && snap.seq < old.seq) return;   // stale
+    // a replaced match never comes back: an answer about it that arrives late (a POST answered after the
+    // stream already brought the new match) must not put the old match back on the screen
+    if (S.gone[snap.match_id]) return;
+    if (old && old.match_id !== snap.match_id) S.gone[old.match_id] = true;
     S.table = snap;
     if (!old || old.seq !== snap.seq || old.match_id !== snap.match_id) {
       S.history = null;
