@@ -73,6 +73,11 @@ def test_whole_page_is_under_150_kb(app):
     # what the page loads: stylesheet, script, icons, manifest (not the export download link)
     refs = [r for r in re.findall(r'(?:src|href)="(/[^"]+)"', html.decode()) if not r.startswith("/api/")]
     assert "/static/app.js" in refs and "/static/app.css" in refs
+    # and every module those scripts import, followed through (ES modules, no build step)
+    for ref in refs:
+        if ref.endswith(".js"):
+            refs.extend(f"/static/{name}" for name in imports_of(WEB / ref.lstrip("/")) if f"/static/{name}" not in refs)
+    assert {"/static/state.js", "/static/dom.js", "/static/entry.js"} <= set(refs)
     total = len(html)
     for ref in refs:
         r = c.get(ref)
@@ -83,6 +88,37 @@ def test_whole_page_is_under_150_kb(app):
     everything = len(html) + sum(p.stat().st_size for p in ASSET_FILES if p.parent.name == "static")
     assert total < 150 * 1024
     assert everything < 150 * 1024
+
+
+IMPORT = re.compile(r'^import\s+(?:\{[^}]*\}\s+from\s+)?"\./([\w-]+\.js)";$', re.M)
+ANY_IMPORT = re.compile(r"^\s*import\b|\bimport\(", re.M)
+
+
+def imports_of(path: Path) -> list[str]:
+    """Return the file names a page module imports (each a static import of a sibling: "./name.js")."""
+    text = path.read_text(encoding="utf-8")
+    found = IMPORT.findall(text)
+    # no other form of import: a bare name or a path out of static/ would need a build step or a server route
+    assert len(ANY_IMPORT.findall(text)) == len(found), path.name
+    return found
+
+
+def test_the_page_loads_its_scripts_as_modules_whose_imports_all_ship():
+    html = (WEB / "templates" / "index.html").read_text(encoding="utf-8")
+    scripts = re.findall(r"<script\b([^>]*)>", html)
+    srcs = [re.search(r'src="/static/([^"]+)"', s) for s in scripts]
+    assert [m.group(1) for m in srcs if m] == ["app.js", "settings.js", "practice.js"]
+    assert all('type="module"' in s for s, m in zip(scripts, srcs) if m)
+    seen, todo = set(), ["app.js", "settings.js", "practice.js"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        assert (WEB / "static" / name).is_file(), name
+        todo.extend(imports_of(WEB / "static" / name))
+    # every script in static/ is reached from the page (none left behind by a split)
+    assert seen == {p.name for p in (WEB / "static").glob("*.js")}
 
 
 def png_size(path: Path) -> tuple[int, int]:

@@ -1,0 +1,65 @@
+/* The board mirror: the peg board's LEDs as the board shows them, below the card picker. */
+import { clear, $ } from "./dom.js";
+import { S } from "./state.js";
+import { renderSides } from "./sides.js";
+
+// ---- board mirror ----
+var boardTimer = null, boardBusy = false;
+export function pollBoard() {
+  if (!S.session.board || S.boardMissing) return;
+  clearTimeout(boardTimer);
+  if (boardBusy) { boardTimer = setTimeout(pollBoard, 150); return; }
+  boardBusy = true;
+  fetch("/api/board", { credentials: "same-origin" }).then(function (r) {
+    if (r.status === 404) { S.boardMissing = true; return null; }
+    return r.ok ? r.json() : null;
+  }).then(function (f) {
+    boardBusy = false;
+    clearTimeout(boardTimer);
+    if (f) drawBoard(f);
+    // the board draws a new state a moment after the page hears of it: look again soon until it has
+    var behind = f && typeof f.seq === "number" && S.table && f.seq < S.table.seq;
+    if (!S.boardMissing && document.visibilityState === "visible") boardTimer = setTimeout(pollBoard, behind || (f && f.animating) ? 150 : 1000);
+  }, function () {
+    boardBusy = false;
+    clearTimeout(boardTimer);
+    if (document.visibilityState === "visible") boardTimer = setTimeout(pollBoard, 2000);
+  });
+}
+function ledColour(rgb, gamma) {
+  // show an LED as it looks: undo the strip's gamma if the board says it, then lift dim ones to read on a phone
+  var m = Math.max(rgb[0], rgb[1], rgb[2]);
+  if (!m) return "#1c2128";
+  var c = rgb.map(function (v) { return gamma ? 255 * Math.pow(v / 255, 1 / gamma) : v; });
+  var k = Math.max(1, 150 / Math.max(c[0], c[1], c[2]));
+  return "rgb(" + c.map(function (v) { return Math.min(255, Math.round(v * k)); }).join(",") + ")";
+}
+var SVGNS = "http://www.w3.org/2000/svg";
+function svg(tag, attrs) { var e = document.createElementNS(SVGNS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); return e; }
+function drawBoard(frame) {
+  var b = $("board");
+  var key = JSON.stringify(frame);
+  if (key === S.board) return;
+  S.board = key;
+  clear(b);
+  b.removeAttribute("hidden");          // an <svg> has no .hidden property
+  var names = {};
+  (frame.sides || []).forEach(function (sd) { names[sd.lane] = sd.name; });
+  var laneKey = JSON.stringify(frame.sides || null);
+  if (laneKey !== JSON.stringify(S.lanes)) { S.lanes = frame.sides || null; renderSides(); }
+  (frame.lanes || []).forEach(function (lane, li) {
+    // each lane is labelled with the side it shows (panels above are in the same order)
+    var name = names[li + 1] || "";
+    var label = svg("text", { x: 4, y: 18 + li * 22, fill: "#c3ccd6", "font-size": 12, "data-lane-label": li + 1 });
+    label.textContent = name.length > 9 ? name.slice(0, 8) + "\u2026" : name;
+    b.appendChild(label);
+    lane.forEach(function (rgb, hi) {
+      var c = svg("circle", { cx: 70 + hi * 20.8, cy: 14 + li * 22, r: 7.5, fill: ledColour(rgb, frame.gamma), "data-lane": li + 1, "data-hole": hi + 1, "data-rgb": rgb.join(",") });
+      if (!Math.max(rgb[0], rgb[1], rgb[2])) { c.setAttribute("stroke", "#39424e"); c.setAttribute("stroke-width", "1"); }
+      b.appendChild(c);
+    });
+  });
+  (frame.status || []).forEach(function (rgb, i) {
+    b.appendChild(svg("rect", { x: 8 + i * 16, y: 74, width: 11, height: 6, rx: 2, fill: ledColour(rgb, frame.gamma), "data-status": i }));
+  });
+}

@@ -1,0 +1,213 @@
+/* Card entry: what comes next and for whom, the play row, the tray of a show, claims, "whose card?",
+   and the shows of this hand. The cards themselves are picked in picker.js, the grid in grid.js. */
+import { h, clear, $, show, pretty, cardName, cardLabel, split, cardEl, cardsEl } from "./dom.js";
+import { S, joined, preset, command, render, hand, sideName } from "./state.js";
+import { picker, padForPicker } from "./picker.js";
+import { renderGrid } from "./grid.js";
+
+export function renderEntry() {
+  var t = S.table, box = clear($("entry")), exp = t.expect || "none", hd = hand();
+  var canEnter = joined() && !t.result;
+  show($("grid-box"), false);
+  renderShows();
+  if (exp === "none" || !canEnter) {
+    show(box, exp !== "none" && !t.result && !joined());
+    if (exp !== "none" && !joined()) box.appendChild(h("p", { cls: "muted" }, cardSpans(stepText(exp))));
+    if (exp === "play" && !joined()) box.appendChild(countEl());
+    picker(null);
+    return;
+  }
+  show(box, true);
+  if (hd.muggins_open) {
+    box.appendChild(h("button", { type: "button", id: "muggins", cls: "big",
+      onclick: function () { command({ type: "muggins" }).catch(function () {}); } },
+      "Muggins! " + hd.muggins_open.who + " under-claimed"));
+  }
+  playClaimRow(box);
+  box.appendChild(stepEl(exp));
+  if (exp === "turnup") {
+    picker(function (card) { command({ type: "turnup", card: card }).catch(function () {}); });
+    if (preset(t.game).grid) renderGrid(box);
+  } else if (exp === "play") {
+    box.appendChild(countEl());
+    var turn = hd.expect_player || t.turn;
+    if (!S.player || (hd.cards_left || {})[S.player] === 0) S.player = null;
+    var who = S.player || turn;
+    // near 31 the player to play may be unable to play: then their go comes first, and a card tapped without
+    // a player picked asks whose it is (one tap), so a forgotten go never credits the card to the wrong player
+    var mightGo = !S.player && hd.can_go === true;
+    var row = h("div", { cls: "row seg", role: "group", "aria-label": "who plays" });
+    var goBtn = h("button", { type: "button", id: "go", cls: "go" + (mightGo ? " primary" : ""),
+      disabled: !S.player && hd.can_go === false ? true : null,
+      onclick: function () {
+        command({ type: "go", player: who }).then(function () { S.player = null; }, function () {});
+      } }, who + " says go");
+    if (mightGo) row.appendChild(goBtn);
+    (t.players || []).forEach(function (p) {
+      var left = (hd.cards_left || {})[p];
+      row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
+        onclick: function () { S.player = p === turn ? null : p; S.whose = null; render(); } }, p + (left !== undefined ? " (" + left + ")" : "")));
+    });
+    if (!mightGo) row.appendChild(goBtn);
+    var play = function (card, player) {
+      S.whose = null;
+      command({ type: "play", card: card, player: player }).then(function () { S.player = null; render(); }, function () {});
+    };
+    // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
+    if (S.whose && mightGo) { whoseEl(S.whose, turn, play, row); return; }
+    picker(function (card) {
+      if (mightGo) { S.whose = card; render(); return; }
+      play(card, who);
+    }, null, null, 31 - (t.count || 0), row);
+  } else if (exp === "show" || exp === "pocket") {
+    var need = exp === "pocket" ? 4 : (preset(t.game).held || 4);
+    var name = hd.expect_player;
+    var played = exp === "show" ? ((hd.plays || {})[name] || []) : [];
+    var claim = (t.options || {}).claim_mode;
+    var withClaim = function (cmd) {
+      if (claim) cmd.claimed = Number($("claimed").value);
+      return cmd;
+    };
+    if (claim) {
+      box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
+    }
+    if (exp === "show" && played.length === need) {
+      box.appendChild(cardsEl(played));
+      box.appendChild(h("button", { type: "button", cls: "big primary", id: "count-known",
+        onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } }, "Count " + name + "'s hand"));
+      picker(null);
+      return;
+    }
+    if (S.trayFor !== exp + name) { S.tray = played.slice(); S.trayFor = exp + name; }
+    box.appendChild(trayEl(need));
+    box.appendChild(h("div", { cls: "row" },
+      h("button", { type: "button", onclick: function () { S.tray = played.slice(); render(); } }, "Clear"),
+      h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
+        onclick: function () {
+          command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
+        } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
+    picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } });
+  } else if (exp === "place") {
+    renderGrid(box);
+  } else if (exp === "claim") {
+    // claim mode on a tabletop grid: the next line, claimed by its owner (L8)
+    var line = (hd.to_claim || [])[0] || {};
+    box.appendChild(claimEl("line-claimed", (hd.expect_player || "") + " claims", "for " + (line.label || "the next line"),
+      "line-claim", function (n) { return { type: "claim", points: n }; }));
+    renderGrid(box);
+    picker(null);
+  } else {
+    picker(null);
+  }
+}
+// claim mode: a number box that keeps what was typed while the table stays at the same seq (a snapshot
+// arriving from the live stream redraws the page and must not put a half-typed claim back to 0)
+function claimInput(inputId) {
+  var key = inputId + ":" + S.table.match_id + ":" + S.table.seq;
+  var input = h("input", { id: inputId, type: "number", min: "0", max: "29", inputmode: "numeric",
+    value: S.claimDraft && S.claimDraft.key === key ? S.claimDraft.value : "0" });
+  input.addEventListener("input", function () { S.claimDraft = { key: key, value: input.value }; });
+  return input;
+}
+// claim mode: a number box and its button (the command is sent with if_seq: a stale claim is refused)
+function claimEl(inputId, before, after, buttonId, make) {
+  var input = claimInput(inputId);
+  return h("div", { cls: "row claim" },
+    h("label", null, before, input, after),
+    h("button", { type: "button", cls: "primary", id: buttonId,
+      onclick: function () { command(make(Number(input.value))).catch(function () {}); } }, "Claim"));
+}
+// claim mode in the matching phase: after every card or go, whoever is credited with what it made claims it
+// (the row is there whether the card made points or not: the page never says that points are due)
+function playClaimRow(box) {
+  var co = hand().claim_open;
+  if (!co) return;
+  var next = (co.sides || []).filter(function (x) { return x.claimed === null && !x.called; })[0];
+  if (!next) return;
+  box.appendChild(claimEl("play-claimed", next.who + " claims", "for " + (co.after === "go" ? "the go" : pretty(co.after)),
+    "play-claim", function (n) { return { type: "claim", side: next.side, points: n }; }));
+}
+// "whose card is it?": the player to play first, then each later player still in the count (those between
+// said go); one tap enters the card for that player
+function whoseEl(card, turn, play, head) {
+  var t = S.table, hd = hand(), box = $("picker"), players = (t.players || []).slice();
+  if ((t.options || {}).direction === "ccw") players.reverse();
+  var i0 = players.indexOf(turn), order = players.slice(i0).concat(players.slice(0, i0));
+  var between = [];
+  clear(box);
+  show(box, true);
+  if (head) box.appendChild(head);
+  box.appendChild(h("p", { cls: "whose-q", id: "whose-q" }, "Whose card is ", cardEl(card), "?"));
+  var row = h("div", { cls: "whose", id: "whose" });
+  order.forEach(function (p) {
+    if ((hd.cards_left || {})[p] === 0 || (hd.gone || []).indexOf(p) >= 0) return;
+    var note = between.length ? " (" + between.join(" and ") + " said go)" : "";
+    // both answers look alike: neither is offered as the default, since the default was the silent mistake
+    row.appendChild(h("button", { type: "button", "data-whose": p,
+      onclick: function () { play(card, p); } }, p + "'s" + note));
+    between.push(p);
+  });
+  row.appendChild(h("button", { type: "button", id: "whose-cancel", onclick: function () { S.whose = null; render(); } }, "Cancel"));
+  box.appendChild(row);
+  padForPicker();
+}
+function renderShows() {
+  var t = S.table, hd = hand(), box = clear($("shows"));
+  var cur = (hd.shows || []).length || hd.pocket || (hd.lines || []).length;
+  var src = cur ? hd : (hd.previous || null);
+  if (!src) { show(box, false); return; }
+  var list = (src.shows || []).map(function (sh) { return { who: sh.player + "'s hand", sh: sh }; });
+  if (src.pocket) list.push({ who: sideName(src.pocket.side) + "'s " + (t.pocket_name || "pocket"), sh: src.pocket });
+  (src.lines || []).forEach(function (ln) {
+    list.push({ who: sideName(ln.side) + ", " + ln.label, sh: { points: ln.points, cards: (ln.breakdown || {}).cards, breakdown: ln.breakdown } });
+  });
+  if (!list.length) { show(box, false); return; }
+  show(box, true);
+  box.appendChild(h("h2", { text: cur ? "Shows" : "Last hand" + (src.turnup ? " (turn-up " + pretty(src.turnup) + ")" : "") }));
+  list.forEach(function (x) {
+    var bd = x.sh.breakdown || {};
+    box.appendChild(h("div", { cls: "breakdown", "data-show": x.who },
+      h("div", null, h("strong", { text: x.who + ": " + x.sh.points }), " ", cardsEl(x.sh.cards)),
+      h("div", { cls: "said", text: bd.text || "" }),
+      h("ol", null, (bd.items || []).map(function (it) {
+        return h("li", null, it.kind + " ", (it.cards || []).map(function (c) { return cardEl(c); }), " \u2014 " + it.points);
+      }))));
+  });
+}
+// what comes next and for whom, large enough to read at arm's length; the detail smaller beside it
+function stepParts(exp) {
+  var t = S.table, hd = hand(), who = hd.expect_player;
+  if (exp === "turnup") return [preset(t.game).grid ? "Turn the centre card" : "Cut: enter the turn-up", who ? "(" + who + " cuts, " + (hd.dealer || t.dealer) + " deals)" : ""];
+  if (exp === "play") return [who ? who + " to play" : "Next card", t.turnup ? "turn-up " + t.turnup : ""];
+  if (exp === "show") return ["Show: " + (who ? who + "'s hand" : "the next hand"), t.turnup ? "with " + t.turnup : ""];
+  if (exp === "pocket") return [(who ? who + "'s " : "The ") + (t.pocket_name || "pocket"), t.turnup ? "with " + t.turnup : ""];
+  if (exp === "place") return ["Place the next card" + (who ? " (" + who + ")" : ""), ""];
+  if (exp === "claim") return ["Count the grid: " + (who ? who + "'s " : "the next ") + (((hd.to_claim || [])[0] || {}).label || "line"), ""];
+  return ["", ""];
+}
+function stepText(exp) { var p = stepParts(exp); return p[0] + (p[1] ? " " + p[1] : ""); }
+// text with card codes in it: each card drawn K♦ and named "king of diamonds" for a screen reader
+function cardSpans(text) {
+  return String(text).split(/\b((?:10|[2-9AJQK])[SHDC])\b/).map(function (part, i) {
+    return i % 2 ? h("span", { role: "img", "aria-label": cardName(part) }, pretty(part)) : document.createTextNode(part);
+  });
+}
+function stepEl(exp) {
+  var p = stepParts(exp);
+  return h("p", { cls: "step", id: "step" }, h("span", { cls: "step-main", id: "step-main", text: p[0] }),
+    p[1] ? h("span", { cls: "step-detail" }, cardSpans(" " + p[1])) : null);
+}
+export function countEl() {
+  var t = S.table;
+  return h("div", { cls: "countrow" }, h("div", { cls: "count", id: "count", text: String(t.count || 0) }), cardsEl(t.count_cards));
+}
+function trayEl(need) {
+  var tray = h("div", { cls: "tray", id: "tray" });
+  S.tray.forEach(function (c, i) {
+    var b = h("button", { type: "button", cls: "card", title: "remove", "aria-label": "remove " + cardLabel(c), onclick: function () { S.tray.splice(i, 1); render(); } }, pretty(c));
+    var sp = split(c); if (sp.suit === "H" || sp.suit === "D") b.classList.add("red");
+    tray.appendChild(b);
+  });
+  for (var i = S.tray.length; i < need; i++) tray.appendChild(h("span", { cls: "slot" + (i === S.tray.length ? " target" : ""), text: "?" }));
+  return tray;
+}

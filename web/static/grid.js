@@ -1,0 +1,83 @@
+/* Tabletop: the 5x5 grid, card by card or as a final layout. */
+import { h, clear, $, show, pretty, cardLabel, cardsEl } from "./dom.js";
+import { S, preset, command, render, hand, seenCards } from "./state.js";
+import { picker } from "./picker.js";
+
+// ---- tabletop: the 5x5 grid ----
+function flatGrid(g) { var out = []; (g || []).forEach(function (row) { out = out.concat(row); }); while (out.length < 25) out.push(null); return out; }
+function touches(cells, i) {
+  var r = Math.floor(i / 5), c = i % 5;
+  for (var dr = -1; dr <= 1; dr++) for (var dc = -1; dc <= 1; dc++) {
+    var rr = r + dr, cc = c + dc;
+    if ((dr || dc) && rr >= 0 && rr < 5 && cc >= 0 && cc < 5 && cells[rr * 5 + cc]) return true;
+  }
+  return false;
+}
+export function renderGrid(box) {
+  var t = S.table, hd = hand(), g = $("grid-box"), p = preset(t.game);
+  var grid = flatGrid(hd.grid);
+  var layoutMode = !!S.layout;
+  var cells = layoutMode ? S.layout : grid;
+  var placing = t.expect === "place" && !layoutMode;
+  clear(g);
+  show(g, true);
+  // who owns what: the non-dealer the rows, the dealer the columns (T1, G3)
+  var ds = t.dealer_side, sides = t.sides || [];
+  var colOwner = sides[ds] ? sides[ds].name : "", rowOwner = sides.filter(function (sd, i) { return i !== ds; }).map(function (sd) { return sd.name; }).join(", ");
+  g.appendChild(h("div", { cls: "owners", id: "grid-owners" },
+    h("span", { id: "rows-owner" }, "Rows \u2192 ", h("strong", { text: rowOwner })),
+    h("span", { id: "cols-owner" }, "Columns \u2193 ", h("strong", { text: colOwner }))));
+  var el = h("div", { cls: "grid5", id: "grid" });
+  for (var i = 0; i < 25; i++) {
+    (function (i) {
+      var c = cells[i];
+      var legal = layoutMode || (placing && !c && !hd.must_crib && (hd.placement !== "adjacent" || touches(cells, i)));
+      var cls = (c ? "filled" + (/[HD]$/.test(c) ? " red" : "") : "") + (S.gridSel === i ? " sel" : "") + (i === 12 ? " center" : "");
+      el.appendChild(h("button", { type: "button", cls: cls, "data-cell": i, disabled: legal ? null : true,
+        "aria-label": "row " + (Math.floor(i / 5) + 1) + " (" + rowOwner + "), column " + (i % 5 + 1) + " (" + colOwner + ")" + (c ? ": " + cardLabel(c) : ""),
+        onclick: function () {
+          S.gridSel = i; render();
+          // keep the chosen cell in sight above the card picker that has just opened over the grid's foot
+          var cell = document.querySelector("[data-cell='" + i + "']");
+          if (cell && cell.scrollIntoView) cell.scrollIntoView({ block: "nearest" });
+        } }, c ? pretty(c) : ""));
+    })(i);
+  }
+  g.appendChild(el);
+  if (p.grid_crib) {
+    var crib = layoutMode ? S.layoutCrib : [];
+    g.appendChild(h("div", { cls: "row" },
+      h("span", { text: "Crib: " + (layoutMode ? "" : (hd.crib_count || 0) + " of " + p.grid_crib) }), layoutMode ? cardsEl(crib) : null,
+      (placing || layoutMode) ? h("button", { type: "button", id: "to-crib", cls: S.gridSel === "crib" || hd.must_crib ? "on" : null,
+        onclick: function () { S.gridSel = "crib"; render(); } }, "Into the crib") : null));
+  }
+  var canLayout = layoutMode || (!(hd.places || []).length && (t.expect === "place" || t.expect === "turnup"));
+  g.appendChild(h("div", { cls: "row" },
+    canLayout ? h("button", { type: "button", id: "layout-toggle", onclick: function () {
+      S.layout = layoutMode ? null : grid.slice();
+      S.layoutCrib = []; S.gridSel = null; render();
+    } }, layoutMode ? "Card by card" : "Enter the final layout") : null,
+    layoutMode ? h("button", { type: "button", cls: "primary", id: "layout-go",
+      disabled: S.layout.filter(Boolean).length !== 25 || S.layoutCrib.length !== (p.grid_crib || 0) ? true : null,
+      onclick: function () {
+        command({ type: "layout", cards: S.layout, crib: S.layoutCrib }).then(function () { S.layout = null; render(); }, function () {});
+      } }, "Count the layout") : null));
+  if (hd.must_crib && placing) S.gridSel = "crib";
+  var seen = seenCards();
+  (layoutMode ? S.layout.concat(S.layoutCrib) : []).forEach(function (c) { if (c) seen[c] = 1; });
+  if (S.gridSel === null || S.gridSel === undefined) {
+    if (t.expect !== "turnup" || layoutMode) picker(null);
+    return;
+  }
+  picker(function (card) {
+    if (layoutMode) {
+      if (S.gridSel === "crib") S.layoutCrib.push(card); else S.layout[S.gridSel] = card;
+      S.gridSel = null; render();
+    } else {
+      var cmd = S.gridSel === "crib" ? { type: "place", card: card, crib: true }
+        : { type: "place", card: card, row: Math.floor(S.gridSel / 5), col: S.gridSel % 5 };
+      command(cmd).then(function () { S.gridSel = null; render(); }, function () {});
+    }
+  }, null, seen);
+}
+

@@ -1,0 +1,30 @@
+/* The header's messages (toast), with the offer to undo back to an event a refusal names. The header's other
+   lines are drawn by render() in app.js; its "sending" line belongs to the command queue (state.js). */
+import { h, $, cardWords } from "./dom.js";
+import { call, command } from "./state.js";
+
+export function toast(msg, kind) {
+  var t = $("toast");
+  t.textContent = cardWords(msg);
+  t.className = "toast" + (kind ? " " + kind : "");
+  t.hidden = false;
+  t.onclick = function () { t.hidden = true; };       // tap to dismiss
+  clearTimeout(toast.timer);
+  // a refusal that names the event to undo back to (a card credited to the wrong player) offers to do it
+  var back = kind ? null : /undo back to (?:the go \()?event (\d+)/.exec(msg);
+  if (back) {
+    t.appendChild(h("button", { type: "button", id: "undo-back", cls: "primary",
+      onclick: function (ev) { ev.stopPropagation(); t.hidden = true; undoBackTo(Number(back[1])); } },
+      "Undo back to event " + back[1]));
+  }
+  toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : back ? 30000 : 6000);
+}
+// undo every entry from event n on: one undo per live event, each made on top of the one before it
+function undoBackTo(n) {
+  return call("GET", "/api/history").then(function (d) {
+    var k = (d.events || []).filter(function (e) { return !e.undone && e.type !== "undo" && e.seq >= n; }).length;
+    for (var i = 0; i < k; i++) command({ type: "undo" }).catch(function () {});
+    if (k) toast("Undoing " + k + (k > 1 ? " entries" : " entry") + ", back to before event " + n, "info");
+  }, function (e) { toast(e.message); });
+}
+

@@ -1,0 +1,61 @@
+/* The live stream: SSE with heartbeat watchdog, reconnect and catch-up; polling while no stream is to be had. */
+import { $ } from "./dom.js";
+import { S, call, take, retryPending, refreshSession } from "./state.js";
+import { pollBoard } from "./board.js";
+import { keepAwake } from "./more.js";
+
+// ---- live updates: SSE with heartbeat watchdog, reconnect and catch-up ----
+export function connect() {
+  if (S.es) S.es.close();
+  var es = new EventSource("/api/events" + (S.table && S.table.match_id ? "?last=" + encodeURIComponent(S.table.match_id + ":" + S.table.seq) : ""));
+  S.es = es;
+  S.lastMsg = Date.now();
+  es.onopen = function () { S.lastMsg = Date.now(); S.esTries = 0; setConn(true); };
+  es.onmessage = function () { S.lastMsg = Date.now(); };
+  es.addEventListener("state", function (ev) { S.lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); retryPending(); });
+  es.addEventListener("access", function () { S.lastMsg = Date.now(); refreshSession(); });
+  // a fault came or went (the table's store refused a write: a full disk...): the banner shows it
+  es.addEventListener("faults", function () { S.lastMsg = Date.now(); refreshSession(); });
+  es.addEventListener("ping", function () { S.lastMsg = Date.now(); setConn(true); });
+  es.onerror = function () { setConn(false); };
+}
+var connTimer = null;
+function setConn(ok) {
+  if (!ok && $("conn").textContent === "live") {
+    // a stream that ends on schedule reconnects within its retry time: only say so if it takes longer
+    if (!connTimer) connTimer = setTimeout(function () { connTimer = null; showConn(false); }, 2500);
+    return;
+  }
+  clearTimeout(connTimer);
+  connTimer = null;
+  showConn(ok);
+}
+function showConn(ok, text) {
+  var c = $("conn");
+  c.textContent = ok ? "live" : (text || "reconnecting");
+  c.className = "pill " + (ok ? "ok" : "warn");
+}
+export function init() {
+  setInterval(function () {
+    if (S.es && S.es.readyState === 2) {
+      // the stream was refused (503: every live stream of the table is taken) or failed: read the table
+      // every 5 s meanwhile, and ask for a stream again after 5, 10, 15... up to 30 s (jittered)
+      call("GET", "/api/table").then(function (t) { take(t); showConn(false, "polling"); }, function () {});
+      if (Date.now() < (S.esNext || 0)) return;
+      S.esTries = (S.esTries || 0) + 1;
+      S.esNext = Date.now() + Math.min(30000, 5000 * S.esTries) * (0.8 + 0.4 * Math.random());
+      connect();
+    } else if (Date.now() - S.lastMsg > 40000) {
+      // heartbeats arrive every 15 s; a silent minute means a dead connection the browser has not noticed
+      setConn(false); connect();
+    }
+  }, 5000);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") {
+      if (!S.es || S.es.readyState === 2) connect();
+      keepAwake();
+      pollBoard();
+    }
+  });
+  window.addEventListener("online", function () { connect(); retryPending(); });
+}

@@ -1,0 +1,59 @@
+/* The More tab: invite (join code and QR), ledger, the simulator's board buttons, this phone's settings,
+   and the wake lock. The board's own settings are in settings.js. */
+import { h, clear, $, show, store } from "./dom.js";
+import { S, pref, joined, take, render, refreshSession } from "./state.js";
+import { toast } from "./header.js";
+
+// ---- more: share, ledger, simulator, settings ----
+export function renderMore() {
+  var s = S.session, t = S.table;
+  show($("share"), joined() && !!s.join_code);
+  if (joined() && s.join_code) {
+    $("share-code").textContent = s.join_code;
+    var src = "/qr.svg?e=" + s.epoch + "-" + s.join_code;
+    if ($("share-qr").getAttribute("src") !== src) $("share-qr").setAttribute("src", src);
+  }
+  var led = clear($("ledger")), here = t.players || [];
+  var names = Object.keys(t.ledger || {}).filter(function (n) { return t.ledger[n] || here.indexOf(n) >= 0; });
+  if (!names.length) led.appendChild(h("tr", null, h("td", { cls: "muted", text: "No stakes settled yet." })));
+  names.forEach(function (n) {
+    var v = t.ledger[n];
+    led.appendChild(h("tr", null, h("td", { text: n }), h("td", { cls: "num " + (v > 0 ? "plus" : v < 0 ? "minus" : ""), "data-ledger": n, text: (v > 0 ? "+" : "") + v })));
+  });
+  show($("sim"), !!s.sim);
+}
+
+
+// ---- wake lock: keep the screen on during a game where the browser allows it ----
+export function keepAwake() {
+  var want = pref.awake && document.visibilityState === "visible" && S.table.game && !S.table.result;
+  if (!("wakeLock" in navigator)) {
+    $("awake-note").textContent = pref.awake ? "This browser does not let pages keep the screen on over plain http; set the phone's screen timeout longer." : "";
+    return;
+  }
+  if (want && !S.wake) {
+    navigator.wakeLock.request("screen").then(function (l) { S.wake = l; l.addEventListener("release", function () { S.wake = null; }); }, function () {});
+  } else if (!want && S.wake) { S.wake.release(); S.wake = null; }
+}
+
+function simPress(body, done) {
+  fetch("/api/sim/press", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body) })
+    .then(function (r) { return r.json(); }).then(function (d) {
+      if (d.error) toast(d.error); else { if (d.table) take(d.table); if (done) done(); }
+    }, function () { toast("no connection to the table"); });
+}
+export function init() {
+  Array.prototype.forEach.call(document.querySelectorAll("[data-sim]"), function (b) {
+    b.addEventListener("click", function () { simPress({ button: b.dataset.sim, hold: $("sim-hold").checked }); });
+  });
+  // the board's root of trust, simulated: the menu button held 5 s makes every phone join again
+  $("sim-release").addEventListener("click", function () {
+    simPress({ button: "menu", seconds: 5.5 }, function () { refreshSession(); toast("Table released: the next phone to host it takes it", "info"); });
+  });
+  [["set-four", "four"], ["set-speak", "speak"], ["set-awake", "awake"]].forEach(function (pair) {
+    var el = $(pair[0]);
+    el.checked = pref[pair[1]];
+    el.addEventListener("change", function () { pref[pair[1]] = el.checked; store("le." + pair[1], el.checked ? "1" : "0"); render(); });
+  });
+}

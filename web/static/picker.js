@@ -1,0 +1,45 @@
+/* The card picker: rank, then suit (two taps, each at least 44 px). */
+import { h, clear, $, show, RANK_NAME, SUIT_NAME, SYM, RANKS, SUITS, cardLabel, split } from "./dom.js";
+import { S, seenCards } from "./state.js";
+
+function cardValue(card) { var r = split(card).rank; return r === "A" ? 1 : "JQK".indexOf(r) >= 0 ? 10 : Number(r); }
+// ---- the card picker: rank, then suit (two taps, each at least 44 px) ----
+export function picker(onPick, target, seenOverride, room, head) {
+  var box = target || $("picker");
+  clear(box);
+  if (!onPick) { show(box, false); if (!target) padForPicker(); return; }
+  show(box, true);
+  if (head) box.appendChild(head);
+  var seen = seenOverride || seenCards();
+  var sel = target ? box._picked : S.picked;
+  if (sel && room !== undefined && cardValue(sel + "S") > room) sel = null;
+  var ranks = h("div", { cls: "ranks" });
+  RANKS.forEach(function (r) {
+    // a card that would take the count past 31 is greyed like a card already out
+    var all = SUITS.every(function (s) { return seen[r + s]; }) || (room !== undefined && cardValue(r + "S") > room);
+    ranks.appendChild(h("button", { type: "button", "data-rank": r, cls: sel === r ? "sel" : null, disabled: all ? true : null,
+      "aria-label": all && room !== undefined && cardValue(r + "S") > room ? r + ": over 31" : RANK_NAME[r] ? r + ", " + RANK_NAME[r] : null,
+      "aria-pressed": sel === r ? "true" : "false",
+      onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride, room, head); } }, r));
+  });
+  box.appendChild(ranks);
+  // the suit row is always there (greyed until a rank is picked): the picker never changes height,
+  // so nothing under a thumb moves between the two taps
+  var suits = h("div", { cls: "suits" });
+  SUITS.forEach(function (s) {
+    if (!sel) { suits.appendChild(h("button", { type: "button", cls: "s-" + s, disabled: true, "aria-label": SUIT_NAME[s] + ": pick a rank first" }, SYM[s])); return; }
+    var card = sel + s;
+    suits.appendChild(h("button", { type: "button", "data-card": card, cls: "s-" + s, disabled: seen[card] ? true : null,
+      "aria-label": cardLabel(card),
+      onclick: function () { if (target) box._picked = null; else S.picked = null; onPick(card); } }, sel + SYM[s]));
+  });
+  box.appendChild(suits);
+  if (!target) padForPicker();
+}
+// the table's picker is fixed above the tab bar (the thumb's reach, and still while the page above it changes);
+// the page gets room at the bottom so nothing hides under it
+export function padForPicker() {
+  var p = $("picker"), on = S.view === "table" && !p.hidden;
+  document.body.style.paddingBottom = on ? "calc(" + (p.offsetHeight + 72) + "px + env(safe-area-inset-bottom))" : "";
+}
+

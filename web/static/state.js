@@ -1,0 +1,194 @@
+/* The page's state and the command queue: the one place that holds what the phone knows of the table
+   (S), talks to the Pi (call), sends commands one at a time (command), and takes each new snapshot (take).
+   It draws nothing but the header's "sending" line; the views register how to draw through ui. */
+import { h, clear, $, show, pretty, stored } from "./dom.js";
+
+export var boot = JSON.parse(document.getElementById("boot").textContent);
+export var S = {
+  table: boot.table, session: boot.session, presets: boot.presets,
+  view: "table", picked: null, player: null, pegSide: null, tray: [], trayFor: null,
+  gridSel: null, layout: null, layoutCrib: [], qc: { kind: "hand", cards: [], starter: null },
+  history: null, lastSaid: null, es: null, lastMsg: 0, board: null, boardMissing: false,
+  wake: null, queue: [], whose: null, lanes: null, gone: {}
+};
+export var pref = { four: stored("le.four") === "1", speak: stored("le.speak") === "1", awake: stored("le.awake") !== "0" };
+
+// how the views are drawn, registered by app.js (this module imports no view)
+export var ui = {
+  render: function () {}, taken: function (old) {}, toast: function (msg, kind) {}, go: function (view) {}
+};
+// draw the page again from S (after a change of S made here or by a view)
+export function render() { ui.render(); }
+export function go(view) { ui.go(view); }
+
+// ---- reading the state ----
+export function joined() { return S.session.role !== "visitor"; }
+export function preset(name) { return S.presets.filter(function (p) { return p.name === name; })[0] || S.presets[0]; }
+export function sideName(id) {
+  var s = (S.table.sides || []).filter(function (x) { return x.id === id; })[0];
+  return s ? s.name : id;
+}
+// what card-entry step comes next, from the snapshot
+export function hand() { return S.table.hand || {}; }
+export function seenCards() {
+  var t = S.table, hd = hand(), seen = {};
+  (hd.seen || []).forEach(function (c) { seen[c] = 1; });
+  if (t.turnup) seen[t.turnup] = 1;
+  (t.count_cards || []).forEach(function (c) { seen[c] = 1; });
+  S.tray.forEach(function (c) { seen[c] = 1; });
+  return seen;
+}
+
+// ---- talking to the Pi ----
+function newId() {
+  var a = new Uint8Array(12);
+  (window.crypto || window.msCrypto).getRandomValues(a);
+  return Array.prototype.map.call(a, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+}
+export function call(method, path, body, tries) {
+  var opts = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.headers["X-CSRF-Token"] = S.session.csrf;
+    opts.body = JSON.stringify(body);
+  }
+  tries = tries || 0;
+  return fetch(path, opts).then(function (r) {
+    return r.json().catch(function () { return { error: r.status + " " + r.statusText }; }).then(function (data) {
+      if (!r.ok) { var e = new Error(data.error || ("error " + r.status)); e.status = r.status; e.data = data; throw e; }
+      return data;
+    });
+  }, function (netErr) {
+    // the network dropped: retry the same request (same client id, so it never scores twice)
+    if (tries < 4) {
+      return new Promise(function (res) { setTimeout(res, 400 * Math.pow(2, tries)); })
+        .then(function () { return call(method, path, body, tries + 1); });
+    }
+    var e = new Error("no connection to the table");
+    e.network = true;
+    throw e;
+  });
+}
+// Every command carries the state it was made from (if_seq): the table refuses it when it has moved on
+// (another phone entered something meanwhile), so a tap is never applied to a state its phone did not
+// show. Commands go out one at a time, in order; one tapped while an earlier one is still on its way was
+// made on top of it, so it carries the seq of that earlier command's event. An entry that cannot be sent
+// stays in the header as "not sent" with Send again / Drop: never silently lost, never re-aimed, and a
+// resend keeps its client id, so it never scores twice.
+function describe(cmd) {
+  var c = cmd.card ? pretty(cmd.card) : "";
+  switch (cmd.type) {
+    case "play": return c + (cmd.player ? " for " + cmd.player : "");
+    case "go": return (cmd.player ? cmd.player + "'s " : "") + "go";
+    case "peg": return "+" + cmd.points + " for " + sideName(cmd.side);
+    case "turnup": return "the turn-up " + c;
+    case "show": return (cmd.player || S.table.hand && S.table.hand.expect_player || "the") + "'s hand";
+    case "pocket": return "the " + (S.table.pocket_name || "pocket");
+    case "place": return c + (cmd.crib ? " into the crib" : " on the grid");
+    case "new_match": return "the new game";
+    case "new_game": return "the next game";
+    default: return cmd.type.replace("_", " ");
+  }
+}
+export function command(cmd) {
+  cmd.client_id = cmd.client_id || newId();
+  var entry = { cmd: cmd, label: describe(cmd), chained: S.queue.length > 0, state: "waiting" };
+  if (!entry.chained) cmd.if_seq = S.table.seq;
+  var done = new Promise(function (resolve, reject) { entry.resolve = resolve; entry.reject = reject; });
+  S.queue.push(entry);
+  if (S.queue.length === 1) sendHead(); else renderPending();
+  return done;
+}
+function sendHead() {
+  var e = S.queue[0];
+  if (!e || e.state === "sending") return;
+  e.state = "sending";
+  renderPending();
+  call("POST", "/api/command", e.cmd).then(function (data) {
+    S.queue.shift();
+    var t = $("toast");
+    if (!t.hidden && !t.classList.contains("info")) t.hidden = true;   // the refusal was dealt with: clear it
+    var next = S.queue[0];
+    if (next && next.chained) next.cmd.if_seq = data.event.seq;       // made on top of this one
+    take(data.table);
+    renderPending();
+    e.resolve(data);
+    if (next) sendHead();
+  }, function (err) {
+    if (err.network) { e.state = "failed"; renderPending(); return; }
+    // refused: this entry, and those made on top of it, are not entered; the phone shows the table as it is
+    var dropped = S.queue.splice(0, S.queue.length);
+    var after = dropped.length - 1;
+    var more = after ? " (nor the " + (after > 1 ? after + " entries" : "entry") + " made after it)" : "";
+    if (err.data && err.data.stale) {
+      ui.toast("Not entered: " + e.label + more + ". The table changed before it arrived (another phone or the " +
+        "board entered something): look again, and enter it if it still stands.");
+    } else {
+      ui.toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""));
+    }
+    if (err.data && err.data.table) take(err.data.table);
+    S.whose = null;
+    render();                      // back to a clean picker: the refused card is not half-entered
+    renderPending();
+    if (err.status === 403) refreshSession();
+    dropped.forEach(function (d) { d.reject(err); });
+  });
+}
+export function retryPending() { if (S.queue.length && S.queue[0].state === "failed") sendHead(); }
+function dropPending() {
+  var dropped = S.queue.splice(0, S.queue.length);
+  renderPending();
+  if (dropped.length) ui.toast("Not entered: " + dropped.map(function (d) { return d.label; }).join(", "), "info");
+  dropped.forEach(function (d) { var e = new Error("dropped"); e.dropped = true; d.reject(e); });
+}
+function renderPending() {
+  var box = clear($("pending")), q = S.queue;
+  show(box, q.length > 0);
+  // card entry waits for the answer: the next card's player depends on it, so a card tapped on a screen
+  // that is about to change is never sent (a manual peg or an undo may still queue up behind it)
+  ["entry", "picker", "grid-box", "shows"].forEach(function (id) {
+    $(id).inert = q.length > 0;
+    $(id).classList.toggle("busy", q.length > 0);
+  });
+  if (!q.length) return;
+  var failed = q[0].state === "failed", labels = q.map(function (d) { return d.label; }).join(", ");
+  box.className = "pending" + (failed ? " failed" : "");
+  box.appendChild(h("span", { id: "pending-text", text: failed
+    ? "Not sent yet: " + labels + " (no connection to the table)"
+    : "Sending " + labels + "\u2026" }));
+  if (failed) {
+    box.appendChild(h("button", { type: "button", id: "pending-retry", onclick: retryPending }, "Send again"));
+    box.appendChild(h("button", { type: "button", id: "pending-drop", onclick: dropPending }, "Drop"));
+  }
+}
+// the session as the server sees it; a claim or join in flight wins over a refresh that started before it
+var sessionGen = 0, sessionBusy = 0;
+function setSession(s) { sessionGen++; S.session = s; render(); }
+export function refreshSession() {
+  if (sessionBusy) return Promise.resolve();
+  var gen = sessionGen;
+  return call("GET", "/api/session").then(function (s) { if (gen === sessionGen && !sessionBusy) setSession(s); });
+}
+export function changeSession(path, body) {
+  sessionBusy++;
+  return call("POST", path, body).then(function (s) { sessionBusy--; setSession(s); return s; },
+    function (e) { sessionBusy--; throw e; });
+}
+
+export function take(snap) {
+  if (!snap) return;
+  var old = S.table;
+  if (old && old.match_id === snap.match_id && snap.seq < old.seq) return;   // stale
+  // a replaced match never comes back: an answer about it that arrives late (a POST answered after the
+  // stream already brought the new match) must not put the old match back on the screen
+  if (S.gone[snap.match_id]) return;
+  if (old && old.match_id !== snap.match_id) S.gone[old.match_id] = true;
+  S.table = snap;
+  if (!old || old.seq !== snap.seq || old.match_id !== snap.match_id) {
+    S.history = null;
+    S.whose = null;                // a "whose card" question belongs to the state it was asked on,
+    S.player = null;               // and so does a player picked by hand
+    if (old && old.expect !== snap.expect) { S.tray = []; S.picked = null; S.gridSel = null; }
+  }
+  ui.taken(old);                   // the page draws it, says it, and looks at the board again
+}
