@@ -10,6 +10,7 @@ instead of stored twice.
 from __future__ import annotations
 
 import bisect
+import datetime
 import json
 import os
 import sqlite3
@@ -52,6 +53,13 @@ _SCHEMA = (
         match_id TEXT PRIMARY KEY,
         ledger TEXT NOT NULL
     ) WITHOUT ROWID""",
+    # what the table keeps beside its matches (the page's secret key, who holds the table): appended, never
+    # overwritten, so a value that cannot be stored (a full disk) is refused and the last stored one stands
+    """CREATE TABLE IF NOT EXISTS meta (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL
+    )""",
 )
 
 
@@ -64,6 +72,7 @@ class MemoryStore:
         self._clients: dict[str, tuple[str, int]] = {}
         self._checkpoints: dict[str, dict[int, tuple[int, bytes]]] = {}
         self._closed: dict[str, dict] = {}
+        self._meta: dict[str, str] = {"created": _now()}   # a new table every time
 
     @staticmethod
     def _row(event: dict, steps: list | None, depth: int | None) -> dict:
@@ -178,6 +187,14 @@ class MemoryStore:
         """Return the event stored with ``client_id``, or None."""
         hit = self._clients.get(client_id)
         return None if hit is None else json.loads(self._rows[hit]["body"])
+
+    def get_meta(self, key: str) -> str | None:
+        """Return the value last stored under ``key`` (see :meth:`SQLiteStore.put_meta`), or None."""
+        return self._meta.get(key)
+
+    def put_meta(self, key: str, value: str, *, what: str | None = None) -> None:
+        """Store ``value`` under ``key``."""
+        self._meta[key] = str(value)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -405,6 +422,33 @@ class SQLiteStore:
             row = self._db.execute("SELECT body FROM events WHERE client_id = ?", (client_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def get_meta(self, key: str) -> str | None:
+        """Return the value last stored under ``key`` by :meth:`put_meta`, or None."""
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT value FROM meta WHERE key = ? ORDER BY id DESC LIMIT 1",
+                                       (key,)).fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"table database {self.path}: cannot read {key}: {exc}") from exc
+        return None if row is None else row[0]
+
+    def put_meta(self, key: str, value: str, *, what: str | None = None) -> None:
+        """Store ``value`` under ``key``, durably, before returning (a new row: the old values stay).
+
+        :param what: how the error names the value (default ``key``).
+        :raises StoreError: it cannot be stored (a full disk, a read-only file); the last value stands.
+        """
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, str(value)))
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise StoreError(f"table database {self.path}: could not store {what or key}: {exc}; "
+                                 "nothing changed") from exc
+
     def close(self) -> None:
         """Close the database file."""
         with self._lock:
@@ -413,6 +457,10 @@ class SQLiteStore:
 
 def _create(path: Path) -> None:
     """Create an empty table database at ``path`` whole: built under another name, then linked in.
+
+    It is stamped ``created`` (:meth:`SQLiteStore.get_meta`): a table this
+    version made, which has nothing to take over from an older layout. Its
+    mode is 0600: it keeps the page's secret key.
 
     SQLite writes nothing to a new file until its first write, so a kill or a
     power cut at the first start could leave an empty file behind, which an
@@ -425,11 +473,15 @@ def _create(path: Path) -> None:
         db = sqlite3.connect(str(tmp), isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("CREATE TABLE IF NOT EXISTS created (at TEXT)")
-            db.execute("DROP TABLE created")
+            db.execute("BEGIN")
+            for sql in _SCHEMA:
+                db.execute(sql)
+            db.execute("INSERT INTO meta (key, value) VALUES ('created', ?)", (_now(),))
+            db.execute("COMMIT")
         finally:
             db.close()
-        with open(tmp, "rb") as f:
+        os.chmod(tmp, 0o600)            # it keeps the page's secret key: its owner's only (SQLite gives the
+        with open(tmp, "rb") as f:      # -wal and -shm files the same mode)
             os.fsync(f.fileno())
         try:
             os.link(tmp, path)          # never replaces a database another process made meanwhile
@@ -445,6 +497,10 @@ def _create(path: Path) -> None:
             os.close(dir_fd)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
 def iter_all(store: "MemoryStore | SQLiteStore") -> Iterator[tuple[str, list[dict]]]:

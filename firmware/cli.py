@@ -1,4 +1,4 @@
-"""Registers ``landsend serve`` and ``landsend say`` with the ``landsend`` command line (``companion.cli``).
+"""Registers ``landsend serve``, ``landsend say`` and ``landsend release`` with the ``landsend`` command line (``companion.cli``).
 
 The console script enters here (``firmware.cli:main``): importing this module
 registers ``serve`` with companion's command registry, then companion runs. It loads
@@ -75,6 +75,21 @@ def _run_say(args: argparse.Namespace, io: Any) -> int:
 
 SAY = register(Command("say", "speak a line with the board's voice (espeak-ng), or write it to a WAV file",
                        _configure_say, _run_say))
+
+
+def _configure_release(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="FILE", help="the table's database (default: $LANDSEND_DB or the state dir)")
+
+
+def _run_release(args: argparse.Namespace, io: Any) -> int:
+    from pathlib import Path
+
+    from firmware.daemon import release_stopped
+    return release_stopped(Path(args.db) if args.db else None, stdout=io.stdout, stderr=io.stderr)
+
+
+RELEASE = register(Command("release", "release a stopped table's host (as holding the menu button 5 s does)",
+                           _configure_release, _run_release))
 
 
 def main(argv: "list[str] | None" = None) -> int:

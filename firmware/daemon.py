@@ -18,6 +18,8 @@ takes its dependencies as parameters.
   while the render and web threads are alive and the board keeps drawing
   (a strip write that never returns stops the pings too). SIGTERM/SIGINT
   turn the LEDs off and close everything.
+* One daemon per database: :func:`_lock_database` locks the database file
+  itself, whatever name (path, symlink, hard link) each daemon was given.
 
 Paths: the database is ``--db``, else ``$LANDSEND_DB``, else
 ``$STATE_DIRECTORY/landsend.db`` (systemd's ``StateDirectory=``), else
@@ -375,21 +377,75 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
 
 
 def _lock_database(db: Path):
-    """Return an open lock file held exclusively for ``db``, or None when another daemon holds it.
+    """Return the database file ``db`` open and locked exclusively, or None when another daemon holds it.
 
     Two daemons folding and appending to one event store would interleave
-    their sequence numbers; the lock is released by the OS when the process
-    ends, however it ends (SIGKILL and power cuts included).
+    their sequence numbers. The lock (``flock``) is taken on the database
+    file itself, so it holds the file whatever name reaches it: a symlink, a
+    hard link, another path. A missing database is created first (whole, as
+    :class:`~companion.store.SQLiteStore` makes it) so there is a file to
+    lock. The OS releases the lock when the process ends, however it ends
+    (SIGKILL and power cuts included). Keep the returned file open while the
+    table is open: it is never closed before then (closing a descriptor of
+    the file would drop SQLite's own locks on it).
+
+    :raises OSError: the folder cannot be written (the database cannot be made) or the file opened.
     """
     import fcntl
-    db = db.resolve()             # a symlink to the same file must find the same lock
-    handle = open(db.with_name(db.name + ".lock"), "a+")
+
+    from companion.store import _create
+    db = db.resolve()
+    # SQLite writes its -wal and -shm files beside the database: a folder that cannot be written fails here
+    probe = db.with_name(f".{db.name}.probe-{os.getpid()}")
+    os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    probe.unlink()
+    if not db.exists():
+        try:
+            _create(db)
+        except Exception as exc:       # sqlite3.Error: the folder let the probe in but not the database
+            raise OSError(f"cannot create {db}: {exc}") from exc
+    handle = open(db, "rb")
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         handle.close()
         return None
     return handle
+
+
+def release_stopped(db: Path | None, *, stdout: Any, stderr: Any) -> int:
+    """Release the table kept in ``db`` as the menu button's 5 s hold does (``landsend release``); return
+    the exit status: 1 while a daemon holds the database (the button is the way then), 2 on an error."""
+    from companion.store import SQLiteStore
+    from web.security import Access
+    db = db if db is not None else default_db_path()
+    if not db.is_file():
+        stderr.write(f"landsend release: no table database at {db}\n")
+        return 2
+    try:
+        lock = _lock_database(db)
+    except OSError as exc:
+        stderr.write(f"landsend release: cannot write in the state folder {db.resolve().parent}: "
+                     f"{exc.strerror or exc}\n")
+        return 2
+    if lock is None:
+        stderr.write(f"landsend release: a landsend daemon is using {db.resolve()}: hold the board's menu "
+                     "button for 5 s, or stop the daemon first\n")
+        return 1
+    try:
+        store = SQLiteStore(db)
+        try:
+            epoch = Access(store).release()
+        finally:
+            store.close()
+    except StoreError as exc:
+        stderr.write(f"landsend release: {exc}\n")
+        return 2
+    finally:
+        lock.close()
+    stdout.write(f"{db}: released (access epoch {epoch}): every phone must join again, and the next phone "
+                 "to claim the table becomes its host\n")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

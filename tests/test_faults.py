@@ -89,27 +89,42 @@ def test_a_full_disk_gives_503_with_the_stores_message_a_fault_on_the_page_and_c
     again.close()
 
 
+def fill_the_page_state(table: Table) -> None:
+    """Fill the database to the last byte: not even one more row of the page's state fits."""
+    fill_the_disk(table)
+    size = 4096
+    while size:
+        try:
+            table.store.put_meta("filler", "x" * size)
+        except StoreError:
+            size //= 2
+
+
 def test_a_claim_that_cannot_be_saved_leaves_no_ghost_host(tmp_path):
-    if not os.path.exists("/dev/full"):
-        pytest.skip("no /dev/full on this system")
-    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"],
-                      "DATABASE": ":memory:"})
+    table = Table.open(tmp_path / "landsend.db")
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
     hub = app.extensions["landsend"]
-    (tmp_path / "access.tmp").symlink_to("/dev/full")        # the access state's write: No space left on device
     phone = Phone(app)
+    fill_the_page_state(table)
     r = phone.post("/api/claim", {})
     assert r.status_code == 503
-    assert r.get_json() == {"error": f"cannot save the table's host in {tmp_path / 'access.json'}: "
-                                     "No space left on device; the table is still unclaimed"}
+    assert r.get_json() == {"error": f"table database {tmp_path / 'landsend.db'}: could not store the table's "
+                                     "host (the table is still unclaimed): database or disk is full; nothing changed"}
     assert (hub.access.claimed, hub.access.host, hub.access.join_code) == (False, None, None)
     info = phone.session()
     assert (info["role"], info["claimable"]) == ("visitor", True)
-    assert not (tmp_path / "access.json").exists()
-    (tmp_path / "access.tmp").unlink()                       # room again: the same phone claims
+    table.store._db.execute("PRAGMA max_page_count = 1073741823")   # room again: the same phone claims
     r = phone.post("/api/claim", {})
     assert r.status_code == 200 and r.get_json()["role"] == "host"
     assert hub.access.claimed
+    # a join that cannot be stored leaves the phone a visitor, and the count of phones as it was
+    fill_the_page_state(table)
+    joiner = Phone(app, "10.0.0.3")
+    r = joiner.post("/api/join", {"code": hub.access.join_code})
+    assert r.status_code == 503 and "could not store the phone that joined" in r.get_json()["error"]
+    assert (joiner.session()["role"], hub.access.phones) == ("visitor", 1)
     hub.close()
+    table.close()
 
 
 # --- the database at start-up ------------------------------------------------------------------------
@@ -161,6 +176,27 @@ def test_the_one_daemon_lock_follows_symlinks(tmp_path):
         assert _lock_database(link) is None                  # whichever name the second one is given
     finally:
         held.close()
+
+
+def test_the_one_daemon_lock_holds_the_file_through_a_hard_link(tmp_path):
+    """Issue 18: a second daemon started through a hard link used to run beside the first, and a peg the
+    first acknowledged was gone after both stopped. The lock is on the file itself now."""
+    real = tmp_path / "landsend.db"
+    Table.open(real).close()
+    link = tmp_path / "other-name.db"
+    os.link(real, link)
+    held = _lock_database(real)
+    try:
+        assert held is not None
+        rc, err = serve(link, tmp_path)
+        assert (rc, one_line(err)) == (1, f"landsend serve: another landsend daemon is already using {link}")
+        assert _lock_database(link) is None
+        assert _lock_database(tmp_path / "." / "landsend.db") is None
+    finally:
+        held.close()
+    again = _lock_database(link)                             # once the first one is gone, either name starts
+    assert again is not None
+    again.close()
 
 
 # --- a read-only state folder (a real read-only mount) ---------------------------------------------------

@@ -393,13 +393,14 @@ def test_a_second_daemon_on_the_same_database_is_refused(tmp_path):
     db = tmp_path / "landsend.db"
     held = _lock_database(db)  # as a first daemon holds it (flock is per open file, so this blocks run's)
     assert held is not None
+    made = db.read_bytes()     # the lock is on the database file itself: the first daemon made it whole
     try:
         (tmp_path / "c.toml").write_text("")
         args = _parser().parse_args(["--sim", "--config", str(tmp_path / "c.toml"), "--db", str(db)])
         err = io.StringIO()
         assert run(args, stderr=err) == 1
         assert err.getvalue() == f"landsend serve: another landsend daemon is already using {db}\n"
-        assert not db.exists()
+        assert db.read_bytes() == made and not db.with_name("landsend.db-wal").exists()   # not touched
     finally:
         held.close()
     again = _lock_database(db)

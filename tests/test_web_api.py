@@ -105,7 +105,8 @@ def test_fresh_database_opened_by_the_factory_is_a_ready_two_player_lands_end_ga
         ("p1", "Player 1", 0, 0), ("p2", "Player 2", 0, 0)]
     assert snap["result"] is None
     assert (tmp_path / "landsend.db").exists()
-    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "landsend.db").stat().st_mode & 0o777 == 0o600    # it keeps the secret key
+    assert not (tmp_path / "secret_key").exists()
     app.extensions["landsend"].close()
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from companion.table import Table
 from web import create_app
+from companion.store import SQLiteStore
 from web.security import Access, JoinLimiter, TrustedHosts, load_secret_key, local_addresses, same_origin
 
 ORIGIN = "http://localhost"
@@ -181,27 +182,40 @@ def test_release_makes_every_phone_read_only_and_lets_a_new_host_claim(app):
     assert score(app) == 2
 
 
+def reopened(path) -> Access:
+    """Return the access state a restarted daemon finds in the table database ``path``."""
+    store = SQLiteStore(path)
+    try:
+        return Access(store)
+    finally:
+        store.close()
+
+
 def test_access_survives_a_restart_but_release_does_too(tmp_path):
-    a = Access(tmp_path / "access.json")
+    store = SQLiteStore(tmp_path / "t.db")
+    a = Access(store)
     assert a.claim("dev1") and a.join_code
-    b = Access(tmp_path / "access.json")
+    b = reopened(tmp_path / "t.db")
     assert (b.epoch, b.host, b.join_code) == (1, "dev1", a.join_code)
-    b.release()
-    c = Access(tmp_path / "access.json")
+    a.release()
+    c = reopened(tmp_path / "t.db")
     assert (c.epoch, c.host, c.join_code) == (2, None, None)
+    store.close()
 
 
 def test_the_phones_holding_the_table_survive_a_restart_and_a_join_tells_every_page(tmp_path):
-    a = Access(tmp_path / "access.json")
+    store = SQLiteStore(tmp_path / "t.db")
+    a = Access(store)
     heard = []
     a.on_change(heard.append)
     a.claim("dev1")
     a.joined("dev2")
     a.joined("dev2")                              # the same phone joining again is not a third
     assert a.phones == 2 and heard == [1, 1]      # the claim, then the first join: pages re-read their session
-    assert Access(tmp_path / "access.json").phones == 2
+    assert reopened(tmp_path / "t.db").phones == 2
     a.release()
-    assert Access(tmp_path / "access.json").phones == 0
+    assert reopened(tmp_path / "t.db").phones == 0
+    store.close()
 
 
 # --- the request guards -------------------------------------------------------------------
@@ -314,15 +328,22 @@ def test_only_a_claim_a_join_or_a_new_session_sets_the_cookie(app):
     assert player.info()["role"] == "player"
 
 
-def test_secret_key_is_random_kept_and_private(tmp_path):
-    k1 = load_secret_key(tmp_path)
-    k2 = load_secret_key(tmp_path)
+def test_secret_key_is_random_kept_in_the_database_and_private(tmp_path):
+    store = SQLiteStore(tmp_path / "t.db")
+    k1 = load_secret_key(store)
+    k2 = load_secret_key(store)
     assert k1 == k2 and len(k1) == 32
-    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
-    other = load_secret_key(tmp_path / "other")
-    assert other != k1
-    (tmp_path / "secret_key").write_bytes(b"short")
-    assert len(load_secret_key(tmp_path)) == 32
+    store.close()
+    store = SQLiteStore(tmp_path / "t.db")
+    assert load_secret_key(store) == k1                                # kept across a restart
+    assert (tmp_path / "t.db").stat().st_mode & 0o777 == 0o600
+    other = SQLiteStore(tmp_path / "other.db")                       # the same folder, another table
+    assert load_secret_key(other) != k1
+    store.put_meta("web.secret_key", "abcd")                         # too short: replaced
+    k3 = load_secret_key(store)
+    assert len(k3) == 32 and k3 != k1 and load_secret_key(store) == k3
+    other.close()
+    store.close()
 
 
 def test_same_origin():

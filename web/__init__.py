@@ -16,8 +16,10 @@ from typing import Any
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from companion.store import MemoryStore
+
 from .hub import Hub
-from .security import Access, JoinLimiter, TrustedHosts, load_secret_key
+from .security import Access, JoinLimiter, TrustedHosts, adopt_legacy_state, load_secret_key
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +44,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
     """
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
-        STATE_DIR=None,                      # default: the Flask instance folder
+        STATE_DIR=None,                      # default: the Flask instance folder (older versions' page state)
         DATABASE=None,                       # default: STATE_DIR/landsend.db
         TRUSTED_HOSTS=None,                  # default: TrustedHosts() (names + current addresses)
         MAX_CONTENT_LENGTH=256 * 1024,
@@ -72,8 +74,6 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
     state_dir = Path(app.config["STATE_DIR"] or app.instance_path)
     app.config["STATE_DIR"] = str(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = load_secret_key(state_dir)
     if app.config["TRUSTED_HOSTS"] is None:
         app.config["TRUSTED_HOSTS"] = TrustedHosts()
     if app.config["DATABASE"] is None:
@@ -84,8 +84,19 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
         from companion.table import Table
         db = app.config["DATABASE"]
         table = Table.memory() if db == ":memory:" else Table.open(db)
-    hub = Hub(table, board=board, buttons=buttons, faults=faults,
-              access=Access(state_dir / "access.json"),
+    # the secret key and the access state live in the table's own database (docs/operation.md)
+    store = getattr(table, "store", None)
+    if not hasattr(store, "put_meta"):
+        store = MemoryStore()                # a stand-in table without a store: kept in memory
+    try:
+        adopt_legacy_state(store, state_dir)
+        if not app.config.get("SECRET_KEY"):
+            app.config["SECRET_KEY"] = load_secret_key(store)
+    except BaseException:
+        if owns_table:
+            table.close()
+        raise
+    hub = Hub(table, board=board, buttons=buttons, faults=faults, access=Access(store),
               limiter=JoinLimiter(per_client=app.config["JOIN_MAX_FAILURES"],
                                   overall=app.config["JOIN_MAX_FAILURES_TOTAL"],
                                   window=app.config["JOIN_WINDOW"], clock=app.config["CLOCK"]),

@@ -153,9 +153,10 @@ def join():
     if not h.access.check_code(code):
         h.limiter.failed(client)
         abort(403, "wrong join code")
-    s["epoch"] = h.access.epoch
+    epoch = h.access.epoch
+    h.access.joined(s["device"])         # stored first: a join that cannot be stored leaves a visitor (503)
+    s["epoch"] = epoch
     s["joined"] = True
-    h.access.joined(s["device"])
     return jsonify(session_info())
 
 

@@ -11,8 +11,12 @@ that stamp, a CSRF token bound to the session, and a same-origin ``Origin``
 and the next claim makes a new host with a new code. Physical presence at the
 board is the root of trust.
 
-The access state (epoch, host device, join code) is kept in
-``access.json`` in the state directory, so a restart keeps the joined phones.
+The access state (epoch, host device, join code, joined phones) and the
+secret key that signs the cookies are kept in the table's own database (its
+``meta`` rows), so a restart keeps the joined phones and no two tables ever
+share them, whatever folder their databases sit in. Every change to the
+access state is stored before it takes effect; one that cannot be stored (a
+full disk) is refused and changes nothing.
 """
 
 from __future__ import annotations
@@ -27,37 +31,95 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from companion.errors import StoreError
+from companion.store import MemoryStore
 
 log = logging.getLogger(__name__)
 
 JOIN_CODE_DIGITS = 6
 
 
-def load_secret_key(state_dir: "str | os.PathLike[str]") -> bytes:
-    """Return the app's secret key, creating a random one in ``state_dir/secret_key`` if missing.
+SECRET_KEY = "web.secret_key"
+"""The key under which the table's database keeps the page's secret key (hex)."""
+ACCESS_STATE = "web.access"
+"""The key under which the table's database keeps its access state (JSON)."""
+LEGACY = {"secret_key": SECRET_KEY, "access.json": ACCESS_STATE}
+"""Files an older version kept in the state folder, and where their content lives now."""
 
-    The file is written with mode 0600; a key shorter than 32 bytes is replaced.
+
+def load_secret_key(store: Any) -> bytes:
+    """Return the table's secret key: kept in its database ``store``, made (32 random bytes) if missing.
+
+    The key lives in the database, not beside it, so two tables whose
+    databases share a folder never share a key: a cookie signed by one means
+    nothing at the other.
+
+    :raises StoreError: a new key cannot be stored (a read-only or full database).
     """
-    path = Path(state_dir) / "secret_key"
+    value = store.get_meta(SECRET_KEY)
     try:
-        key = path.read_bytes()
-        if len(key) >= 32:
-            return key
-        log.warning("secret key in %s is too short; making a new one", path)
-    except FileNotFoundError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
+        key = bytes.fromhex(value) if value else b""
+    except ValueError:
+        key = b""
+    if len(key) >= 32:
+        return key
+    if value:
+        log.warning("the secret key in the table database is unreadable or too short; making a new one")
     key = secrets.token_bytes(32)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(key)
-    os.replace(tmp, path)
+    store.put_meta(SECRET_KEY, key.hex(), what="the page's secret key")
     return key
+
+
+def adopt_legacy_state(store: Any, state_dir: "str | os.PathLike[str]") -> list[str]:
+    """Move an older version's ``secret_key`` and ``access.json`` from ``state_dir`` into the database ``store``.
+
+    Only a database this version did not make (no ``created`` stamp) that
+    keeps no page state yet takes them over, so a table that was hosted stays
+    hosted and its joined phones stay joined; a fresh database never does (it
+    is an unhosted table). Each file taken is renamed
+    ``<name>.moved-into-<database file name>``, so no other table in the
+    folder can take it too. Return the names of the files taken.
+
+    :raises StoreError: the database cannot store them (the files are left in place).
+    """
+    if store.get_meta("created") is not None or any(store.get_meta(k) is not None for k in LEGACY.values()):
+        return []
+    folder = Path(state_dir)
+    found = {}
+    for name, key in LEGACY.items():
+        try:
+            data = (folder / name).read_bytes()
+        except OSError:
+            continue
+        if name == "secret_key":
+            if len(data) < 32:
+                continue
+            found[name] = data.hex()
+        else:
+            try:
+                state = json.loads(data)
+                int(state["epoch"])
+            except (ValueError, KeyError, TypeError):
+                log.warning("not taking over the unreadable access state %s", folder / name)
+                continue
+            found[name] = json.dumps(state)
+    db_name = Path(getattr(store, "path", "memory")).name
+    if found and hasattr(store, "path"):
+        try:
+            os.chmod(store.path, 0o600)      # it keeps the secret key now
+        except OSError as exc:
+            log.warning("cannot make %s private: %s", store.path, exc.strerror or exc)
+    for name, value in found.items():
+        store.put_meta(LEGACY[name], value, what=f"the page state from {folder / name}")
+        try:
+            os.replace(folder / name, folder / f"{name}.moved-into-{db_name}")
+        except OSError as exc:
+            log.warning("took over %s but could not rename it: %s", folder / name, exc.strerror or exc)
+        log.info("took over %s into the table database %s", folder / name, getattr(store, "path", ""))
+    return list(found)
 
 
 def local_addresses() -> list[str]:
@@ -184,37 +246,40 @@ class JoinLimiter:
 
 
 class Access:
-    """The table's access state: epoch, host device, join code; persisted as JSON.
+    """The table's access state: epoch, host device, join code, joined phones; kept in the table's database.
 
-    Thread-safe. ``path`` None keeps it in memory only.
+    Thread-safe. ``store`` is the table's event store (its ``get_meta`` and
+    ``put_meta``); None keeps the state in memory only. Each change is stored
+    before it takes effect: one that cannot be stored raises
+    :class:`~companion.errors.StoreError` and changes nothing.
     """
 
-    def __init__(self, path: "Path | None" = None) -> None:
-        self.path = path
+    def __init__(self, store: Any = None) -> None:
+        self.store = store if store is not None else MemoryStore()
         self._lock = threading.Lock()
         self.epoch = 1
         self.host: str | None = None
         self.join_code: str | None = None
         self.devices: list[str] = []          # the phones that hold the table this epoch: the host, then joiners
         self._listeners: list[Callable[[int], None]] = []
-        if path is not None and path.exists():
+        raw = self.store.get_meta(ACCESS_STATE)
+        if raw is not None:
             try:
-                data = json.loads(path.read_text())
+                data = json.loads(raw)
                 self.epoch = int(data["epoch"])
                 self.host = data.get("host")
                 self.join_code = data.get("join_code")
                 self.devices = [d for d in data.get("devices") or [] if isinstance(d, str)]
             except (ValueError, KeyError, TypeError) as exc:
-                log.warning("ignoring unreadable access state %s: %s", path, exc)
+                log.warning("ignoring unreadable access state in the table database: %s", exc)
 
-    def _save(self) -> None:
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"epoch": self.epoch, "host": self.host, "join_code": self.join_code,
-                                   "devices": self.devices}))
-        os.replace(tmp, self.path)
+    def _change(self, what: str, **new: Any) -> None:
+        """Store the access state with ``new`` values, then take them; unchanged if it cannot be stored."""
+        state = {"epoch": self.epoch, "host": self.host, "join_code": self.join_code, "devices": self.devices}
+        state.update(new)
+        self.store.put_meta(ACCESS_STATE, json.dumps(state), what=what)
+        self.epoch, self.host, self.join_code, self.devices = (state["epoch"], state["host"], state["join_code"],
+                                                                state["devices"])
 
     @property
     def phones(self) -> int:
@@ -223,15 +288,14 @@ class Access:
 
     def joined(self, device: str) -> None:
         """Count ``device`` as a phone holding the table; the first joiner tells every page (the host's
-        page shows the join code until then)."""
+        page shows the join code until then).
+
+        :raises StoreError: it cannot be stored (a full disk); the phone is not counted.
+        """
         with self._lock:
             if device in self.devices:
                 return
-            self.devices.append(device)
-            try:
-                self._save()
-            except OSError as exc:   # only the count of phones: kept in memory, the join stands
-                log.error("cannot save the joined phones in %s: %s", self.path, exc.strerror or exc)
+            self._change("the phone that joined", devices=[*self.devices, device])
         self._notify()
 
     @property
@@ -253,23 +317,16 @@ class Access:
     def claim(self, device: str) -> bool:
         """Return True and make ``device`` the host with a fresh join code if nobody holds the table.
 
-        :raises StoreError: the access state cannot be saved (a full disk); nothing changed.
+        :raises StoreError: the claim cannot be stored (a full disk); the table stays unclaimed.
         """
         with self._lock:
             if self.host is not None:
                 return False
-            before = (self.host, self.join_code, self.devices)
-            self.host = device
-            self.devices = [device]
-            self.join_code = "".join(secrets.choice("0123456789") for _ in range(JOIN_CODE_DIGITS))
-            try:
-                self._save()
-            except OSError as exc:
-                # a claim that is not on disk would leave a host nobody can see after a restart, and a
-                # ghost host now that the phone got an error: the table stays unclaimed
-                self.host, self.join_code, self.devices = before
-                raise StoreError(f"cannot save the table's host in {self.path}: {exc.strerror or exc}; "
-                                 "the table is still unclaimed") from exc
+            code = "".join(secrets.choice("0123456789") for _ in range(JOIN_CODE_DIGITS))
+            # a claim that is not stored would leave a host nobody can see after a restart, and a
+            # ghost host now that the phone got an error: the table stays unclaimed
+            self._change("the table's host (the table is still unclaimed)", host=device, join_code=code,
+                         devices=[device])
         log.info("table claimed by a new host (epoch %d)", self.epoch)
         self._notify()
         return True
@@ -286,16 +343,14 @@ class Access:
 
         Called by the daemon when the board's menu button is held (the
         ``on_release`` hook); the next phone to claim becomes the host.
+
+        :raises StoreError: the release cannot be stored (a full disk): it is refused, the host and
+            the joined phones keep the table (a release only in memory would give it back to the old
+            host at the next restart).
         """
         with self._lock:
-            self.epoch += 1
-            self.host = None
-            self.join_code = None
-            self.devices = []
-            try:
-                self._save()
-            except OSError as exc:   # releasing is the safe direction: it holds in memory all the same
-                log.error("cannot save the released access state in %s: %s", self.path, exc.strerror or exc)
+            self._change("the release (the table is still held by its host)", epoch=self.epoch + 1, host=None,
+                         join_code=None, devices=[])
         log.info("table released (epoch %d)", self.epoch)
         self._notify()
         return self.epoch
