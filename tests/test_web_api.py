@@ -446,7 +446,7 @@ def test_history_since_keeps_the_steps_of_one_play(app, host):
     for bad in ("x", "-1", "1.5", ""):
         r = host.get(f"/api/history?since={bad}")
         assert r.status_code == 400
-        assert r.get_json() == {"error": "since must be a whole number (an event's seq)"}
+        assert r.get_json() == {"error": f"since must be a whole number from 0 to 9007199254740991, not {bad!r}"}
 
 
 def test_export_is_a_json_download(app, host):
@@ -572,12 +572,15 @@ def test_quick_count_grid_line(app, game, line, total, text):
     ("game=lands-end&hand=5H,5S,5D,JC&starter=5H", "duplicate card: 5H (it is the starter)"),
     ("game=lands-end&hand=5H,5S,5D,JC", "give the turn-up card (starter)"),
     ("game=snap&hand=5H,5S,5D,JC&starter=5C", None),
-    ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&crib=maybe", "expected true or false, not 'maybe'"),
+    ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&crib=maybe", "crib must be true or false (1, 0, true, false, yes, "
+     "no, on, off), not 'maybe'"),
     ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&options=[1]", "options must be a JSON object"),
     ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&options={", "options must be a JSON object: not valid JSON "
      "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"),
-    ("game=lands-end&hand=5H&starter=5C&options=" + "[" * 5000, "options must be a JSON object: arrays or "
+    ("game=lands-end&hand=5H&starter=5C&options=" + "[" * 1999, "options must be a JSON object: arrays or "
      "objects nested deeper than 32 levels"),
+    ("game=lands-end&hand=5H&starter=5C&options=" + "[" * 5000, "options must be text of 1 to 2000 characters "
+     "without control characters, not '[[[[[[[[[[[[[[[[[[[[...'"),
     ("game=lands-end&hand=5H&starter=5C&options={\"a\":NaN}", "options must be a JSON object: not valid JSON "
      "(NaN is not a JSON number)"),
     ("game=lands-end&hand=5H,5S,5D,JC&starter=5C&options={\"zero_bonus\":\"x\"}", None),

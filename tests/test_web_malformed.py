@@ -10,6 +10,7 @@ as before.
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import pytest
 
@@ -167,3 +168,69 @@ def test_the_deepest_allowed_body_is_parsed_and_refused_by_the_rules_not_the_par
     assert r.status_code == 400
     assert "nested deeper" not in r.get_json()["error"]
     assert state_of(app, buttons) == before
+
+
+# --- every query parameter of every GET route (issue 18 item 2) ---------------------------------------------
+
+GET_URLS = {"pages.index": "/", "pages.join_link": "/join/123456", "pages.qr": "/qr.svg",
+            "pages.manifest": "/manifest.webmanifest", "static": "/static/app.js", "api.table": "/api/table",
+            "api.board": "/api/board", "api.events": "/api/events", "api.get_session": "/api/session",
+            "api.history": "/api/history", "api.export": "/api/export", "api.get_presets": "/api/presets",
+            "api.quick": "/api/quick", "settings.get_settings": "/api/settings", "advice.get_advise": "/api/advise",
+            "advice.get_review": "/api/review"}
+"""A URL of every GET route (GET_URLS and web.query.QUERY must both name every one)."""
+
+
+def test_the_query_forms_and_these_cases_cover_every_get_route(world):
+    from web.query import QUERY
+    gets = {r.endpoint for r in world[0].url_map.iter_rules() if "GET" in (r.methods or ())}
+    assert gets == set(QUERY) == set(GET_URLS)
+
+
+BAD_NUMBERS = [str(2 ** 63), "9" * 4301, "\u00b2", "\u0663", "\uff11", "-1", "+1", " 1", "1 ", "1.0", "1e3", "0x1",
+               "", "1\x00", str(2 ** 53)]
+"""Not a plain ASCII whole number in range: 2^63, 4,301 digits, superscript two, Arabic-Indic three, a
+full-width one, signs, spaces, decimals, hex, empty, a NUL, one past the range (the old 500s are the first three)."""
+BAD_TEXT = ["", "x" * 5000, "a\x00b", "a\nb", "\x1b[2J"]
+
+
+def get_cases(endpoint: str) -> list[tuple[str, str]]:
+    """Return ``(url, the name its error must start with)`` for every malformed query of ``endpoint``."""
+    from web.query import QUERY
+    url = GET_URLS[endpoint]
+    cases = [(url + "?nosuch=1", "unknown query parameter nosuch")]
+    for name, form in QUERY[endpoint].items():
+        bad = BAD_NUMBERS if form.what.startswith("a whole number") else BAD_TEXT
+        cases += [(url + "?" + urlencode({name: value}), name) for value in bad]
+        if form.many == 1:
+            good = {"since": "0", "last": "abc:1", "e": "1-123456", "owner": "house", "seat": "1",
+                    "crib": "1", "dealer": "yes", "scores": "7,3", "game": "lands-end"}.get(name, "5H")
+            cases.append((f"{url}?{name}={good}&{name}={good}", name))
+    return cases
+
+
+@pytest.mark.parametrize("endpoint", list(GET_URLS))
+def test_a_malformed_query_parameter_gets_a_400_naming_it_and_changes_nothing(world, endpoint):
+    app, client, headers, buttons = world
+    before = state_of(app, buttons)
+    for url, named in get_cases(endpoint):
+        r = client.get(url)
+        assert r.status_code == 400, (url, r.status_code, r.data[:200])
+        error = r.get_json()["error"]
+        assert error.startswith(named), (url, error)
+    assert state_of(app, buttons) == before
+
+
+def test_history_since_takes_every_plain_whole_number_in_range(world):
+    app, client, headers, buttons = world
+    seqs = [e["seq"] for e in client.get("/api/history").get_json()["events"]]
+    assert seqs == [0, 1]
+    assert [e["seq"] for e in client.get("/api/history?since=1").get_json()["events"]] == [1]
+    assert [e["seq"] for e in client.get("/api/history?since=0001").get_json()["events"]] == [1]
+    assert client.get(f"/api/history?since={2 ** 53 - 1}").get_json() == {"events": []}
+    r = client.get("/api/history?since=%C2%B2")
+    assert (r.status_code, r.get_json()) == (400, {"error": "since must be a whole number from 0 to "
+                                                            "9007199254740991, not '²'"})
+    r = client.get("/api/history?since=" + "9" * 4301)
+    assert (r.status_code, r.get_json()) == (400, {"error": "since must be a whole number from 0 to "
+                                                            "9007199254740991, not '99999999999999999999...'"})

@@ -104,8 +104,9 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
     app.extensions["landsend"] = hub
     app.extensions["landsend.voice"] = voice
 
-    from . import advice, api, guard, pages, settings
+    from . import advice, api, guard, pages, query, settings
     guard.init_app(app)
+    query.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(settings.bp)
