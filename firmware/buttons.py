@@ -40,6 +40,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from companion.errors import StoreError
+
 log = logging.getLogger(__name__)
 
 SIDE_BUTTONS = ("p1", "p2", "p3")
@@ -97,6 +99,9 @@ class ButtonPanel:
         default: side index ``lane - 1``.
     :param on_refused: called with the lane (1..3) when its button is pressed and no side plays there
         (the daemon blinks that lane red: :meth:`firmware.render_loop.RenderLoop.refuse`).
+    :param on_store_fault: called with the lane (1..3, None for the menu button) and the
+        :class:`~companion.errors.StoreError` when a press cannot be stored (a full disk): nothing
+        changed, and the daemon blinks the lane red and shows the fault on every page.
     :raises gpiozero.GPIOZeroError: a pin cannot be claimed (the daemon reports it as a fault).
     """
 
@@ -105,7 +110,8 @@ class ButtonPanel:
                  debounce_s: float = 0.03, on_release: Callable[[], Any] | None = None,
                  on_menu_press: Callable[[], Any] | None = None,
                  side_for_lane: Callable[[int], Any] | None = None,
-                 on_refused: Callable[[int], Any] | None = None):
+                 on_refused: Callable[[int], Any] | None = None,
+                 on_store_fault: Callable[["int | None", StoreError], Any] | None = None):
         from gpiozero import DigitalInputDevice
 
         unknown = set(pins) - set(SIDE_BUTTONS) - {MENU}
@@ -120,6 +126,8 @@ class ButtonPanel:
         self.on_menu_press = on_menu_press
         self.side_for_lane = side_for_lane or (lambda lane: lane - 1)
         self.on_refused = on_refused
+        self.on_store_fault = on_store_fault
+        self._failure: StoreError | None = None     # what the press being simulated could not store
         self._lock = threading.Lock()
         self._press_lock = threading.Lock()
         self._state = {name: _State() for name in pins}
@@ -167,16 +175,19 @@ class ButtonPanel:
             if held >= self.release_s:
                 log.info("menu held %.1f s: releasing the table", held)
                 if self.on_release is not None:
-                    self.on_release()
+                    try:
+                        self.on_release()
+                    except StoreError as exc:      # not stored: refused, the host keeps the table
+                        self._store_failed(None, exc)
                 return None
             if held >= self.hold_s:
-                return self._submit({"type": "new_game"})
+                return self._submit({"type": "new_game"}, None)
             if self.on_menu_press is not None:
                 self.on_menu_press()
             return None
-        if held >= self.hold_s:
-            return self._submit({"type": "undo"})
         lane = SIDE_BUTTONS.index(name) + 1
+        if held >= self.hold_s:
+            return self._submit({"type": "undo"}, lane)
         side = self.side_for_lane(lane)
         if side is None:
             log.warning("button %s (lane %d): no side plays on this lane: nothing pegged, the lane flashes red",
@@ -184,14 +195,25 @@ class ButtonPanel:
             if self.on_refused is not None:
                 self.on_refused(lane)
             return None
-        return self._submit({"type": "peg", "side": side, "points": 1})
+        return self._submit({"type": "peg", "side": side, "points": 1}, lane)
 
-    def _submit(self, command: dict) -> dict:
+    def _submit(self, command: dict, lane: "int | None") -> dict:
         try:
             self.submit(command)
+        except StoreError as exc:  # valid, but the table could not store it: a fault, not a rule
+            self._store_failed(lane, exc)
         except Exception as exc:  # a refused command (RulesError) must not kill the GPIO thread
             log.warning("button command %s refused: %s", command, exc)
         return command
+
+    def _store_failed(self, lane: "int | None", exc: StoreError) -> None:
+        log.error("button press not stored (lane %s): %s", lane, exc)
+        self._failure = exc
+        if self.on_store_fault is not None:
+            try:
+                self.on_store_fault(lane, exc)
+            except Exception:
+                log.exception("on_store_fault failed")
 
     def press(self, name: str, *, hold: bool = False, seconds: float | None = None) -> dict | None:
         """Press simulated button ``name`` and let go; return the command it submitted (or None).
@@ -202,6 +224,7 @@ class ButtonPanel:
 
         :raises ValueError: no such button.
         :raises RuntimeError: the pins are not simulated, or the clock cannot be advanced.
+        :raises StoreError: what the press did could not be stored (after ``on_store_fault`` heard it).
         """
         if name not in self.buttons:
             raise ValueError(f"unknown button {name!r} (known: {', '.join(self.buttons)})")
@@ -212,11 +235,15 @@ class ButtonPanel:
         length = seconds if seconds is not None else (self.hold_s + 0.1 if hold else SHORT_PRESS_S)
         with self._press_lock:
             self._last[name] = None
+            self._failure = None
             advance(self.debounce_s)
             pin.drive_low()
             advance(length)
             pin.drive_high()
             advance(self.debounce_s)
+            failure, self._failure = self._failure, None
+            if failure is not None:
+                raise failure
             return self._last[name]
 
     def close(self) -> None:

@@ -122,6 +122,16 @@ class Daemon:
         epoch = hub.release()
         log.info("table released: access epoch %s", epoch)
 
+    def press_not_stored(self, lane: int | None, exc: Exception) -> None:
+        """A board press that could not be stored (a full disk): blink its lane red, show the fault on every page."""
+        if lane is not None:
+            self.loop.refuse(lane)
+        hub = self.app.extensions.get("landsend") if self.app is not None else None
+        if hub is not None:
+            hub.store_fault(str(exc))
+        else:
+            self.add_fault(str(exc))
+
     def menu_press(self) -> None:
         """A short press of the menu button: next brightness step, and forget failed join codes.
 
@@ -238,7 +248,8 @@ def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any
         return ButtonPanel(b.pins(), daemon.table.submit, pin_factory=pin_factory, clock=clock, hold_s=b.hold_s,
                            release_s=b.release_s, debounce_s=b.debounce_ms / 1000.0,
                            on_release=daemon.release_table, on_menu_press=daemon.menu_press,
-                           side_for_lane=daemon.side_for_lane, on_refused=daemon.loop.refuse)
+                           side_for_lane=daemon.side_for_lane, on_refused=daemon.loop.refuse,
+                           on_store_fault=daemon.press_not_stored)
     except Exception as exc:  # gpiozero raises many kinds (BadPinFactory, PinInvalidPin, OSError...)
         message = f"buttons: {type(exc).__name__}: {exc}"
         daemon.add_fault(message)

@@ -127,6 +127,93 @@ def test_a_claim_that_cannot_be_saved_leaves_no_ghost_host(tmp_path):
     table.close()
 
 
+def sim_daemon(db: Path):
+    """Return the daemon (simulated strip and buttons, its page) on the table database ``db``."""
+    from firmware.config import DEFAULTS
+    from firmware.daemon import build
+    return build(DEFAULTS, sim=True, db=db)
+
+
+def hold_menu_at_the_board(daemon, seconds: float = 5.5) -> None:
+    """Hold the menu button as a hand at the board does: the pin's edges, no call that could raise to it."""
+    pin = daemon.buttons.buttons["menu"].pin
+    daemon.buttons.clock.advance(1.0)
+    pin.drive_low()
+    daemon.buttons.clock.advance(seconds)
+    pin.drive_high()
+    daemon.buttons.clock.advance(1.0)
+
+
+def test_a_release_that_cannot_be_stored_is_refused_in_force_nowhere_and_shown_on_every_page(tmp_path):
+    """Issue 18: holding the menu button 5 s on a full disk answered 200 and released the table in memory
+    only; after a restart the old host and join code worked again."""
+    db = tmp_path / "landsend.db"
+    daemon = sim_daemon(db)
+    try:
+        app = daemon.app
+        hub = app.extensions["landsend"]
+        host = Phone(app)
+        assert host.post("/api/claim", {}).status_code == 200
+        held = (hub.access.epoch, hub.access.host, hub.access.join_code)
+        fill_the_page_state(daemon.table)
+        message = (f"table database {db}: could not store the release (the table is still held by its host): "
+                   "database or disk is full; nothing changed")
+        hold_menu_at_the_board(daemon)                       # the board: refused, shown
+        assert (hub.access.epoch, hub.access.host, hub.access.join_code) == held
+        assert host.session()["role"] == "host"
+        assert host.session()["faults"] == [message]
+        assert hub.broadcaster.latest("faults") == {"faults": [message]}
+        r = host.post("/api/sim/press", {"button": "menu", "seconds": 5.5})     # the page's stand-in
+        assert (r.status_code, r.get_json()) == (503, {"error": message})
+        assert (hub.access.epoch, hub.access.host, hub.access.join_code) == held
+        # in force nowhere: what a restart finds is the table still held by its host
+        from companion.store import SQLiteStore
+        from web.security import Access
+        store = SQLiteStore(db)
+        again = Access(store)
+        assert (again.epoch, again.host, again.join_code) == held
+        store.close()
+        # room again: the same hold releases the table and the fault goes away
+        daemon.table.store._db.execute("PRAGMA max_page_count = 1073741823")
+        hold_menu_at_the_board(daemon)
+        assert (hub.access.epoch, hub.access.claimed) == (held[0] + 1, False)
+        assert host.session()["role"] == "visitor" and host.session()["faults"] == []
+    finally:
+        daemon.close()
+
+
+def test_a_board_press_that_cannot_be_stored_blinks_its_lane_red_and_shows_the_fault(tmp_path):
+    """Issue 18: a board press on a full disk answered 200 though nothing was stored, and the board blinked
+    nothing different."""
+    db = tmp_path / "landsend.db"
+    daemon = sim_daemon(db)
+    try:
+        hub = daemon.app.extensions["landsend"]
+        phone = Phone(daemon.app)
+        fill_the_disk(daemon.table)
+        refused = None
+        for _ in range(500):                      # pages fill up: presses are stored until one does not fit
+            before = (daemon.table.snapshot(), daemon.table.history())
+            try:
+                daemon.buttons.press("p1")
+            except StoreError as exc:
+                refused = exc
+                break
+        assert refused is not None, "the disk never filled"
+        message = f"table database {db}: could not store the peg: database or disk is full; nothing changed"
+        assert str(refused) == message
+        assert (daemon.table.snapshot(), daemon.table.history()) == before
+        assert daemon.loop._refused[0] == 1                 # lane 1 blinks red, as a press on an empty lane does
+        assert phone.session()["faults"] == [message]
+        assert hub.broadcaster.latest("faults") == {"faults": [message]}
+        r = phone.post("/api/sim/press", {"button": "p3"})   # the page's stand-in (lane 3: p2): 503, nothing stored
+        assert (r.status_code, r.get_json()) == (503, {"error": message})
+        assert daemon.loop._refused[0] == 3
+        assert (daemon.table.snapshot(), daemon.table.history()) == before
+    finally:
+        daemon.close()
+
+
 # --- the database at start-up ------------------------------------------------------------------------
 
 def serve(db: Path, tmp_path: Path) -> tuple[int, str]:

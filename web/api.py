@@ -14,7 +14,7 @@ import re
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
 from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand, score_line
-from companion.errors import StaleCommand
+from companion.errors import StaleCommand, StoreError
 from companion import record as records
 from companion.rulesets import CHOICES, OPTIONS
 
@@ -345,6 +345,8 @@ def sim_press():
             buttons.press(name, hold=hold)
         else:
             buttons.press(name, hold=hold, seconds=float(seconds))
+    except StoreError:                            # not stored (a full disk): 503, shown as a fault
+        raise
     except (ValueError, RuntimeError) as exc:     # e.g. a board wired without a third button
         abort(400, str(exc))
     out = {"pressed": name, "hold": hold, "table": hub().table.snapshot()}

@@ -12,6 +12,8 @@ import logging
 import threading
 from typing import Any, Callable
 
+from companion.errors import StoreError
+
 from .live import Broadcaster, StreamSlots
 from .security import Access, JoinLimiter
 
@@ -74,6 +76,8 @@ class Hub:
 
     def _on_access(self, epoch: int) -> None:
         self.broadcaster.publish("access", {"epoch": epoch, "claimed": self.access.claimed})
+        if self._store_fault is not None:      # the access state was stored: the store works again
+            self.store_fault(None)
 
     def release(self) -> int:
         """Return the new access epoch after making every phone read-only (the board's menu hold).
@@ -81,9 +85,16 @@ class Hub:
         The next phone to claim the table becomes the host with a new join
         code; open pages are told through the ``access`` SSE event. Failed
         join codes are forgotten too.
+
+        :raises StoreError: the release cannot be stored (a full disk): it is refused (the host and
+            joined phones keep the table) and every page shows the fault.
         """
         self.limiter.clear()
-        return self.access.release()
+        try:
+            return self.access.release()
+        except StoreError as exc:
+            self.store_fault(str(exc))
+            raise
 
     def clear_join_lock(self) -> int:
         """Return how many failed join codes were forgotten (any press of the board's menu button)."""
