@@ -17,6 +17,7 @@ import sqlite3
 from pathlib import Path
 
 from companion.table import Table
+from test_faults import Phone as FaultsPhone
 from web import create_app
 
 ORIGIN = "http://localhost"
@@ -28,18 +29,7 @@ def app_for(folder, name: str):
                        "TRUSTED_HOSTS": ["localhost"]})
 
 
-class Phone:
-    def __init__(self, app, addr: str = "10.0.0.2") -> None:
-        self.client = app.test_client()
-        self.client.environ_base["REMOTE_ADDR"] = addr
-        self.csrf = self.client.get("/api/session").get_json()["csrf"]
-
-    def post(self, path: str, body: dict):
-        return self.client.post(path, json=body, headers={"X-CSRF-Token": self.csrf, "Origin": ORIGIN})
-
-    def session(self) -> dict:
-        return self.client.get("/api/session").get_json()
-
+class Phone(FaultsPhone):
     def cookie(self) -> str:
         return self.client.get_cookie("landsend").value
 
