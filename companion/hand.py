@@ -579,7 +579,9 @@ class DealHand(EntryHand):
                                text="go")
         if over:
             return True
-        leader = self.gone[0]
+        # M2: the first who said go leads (two-hand: the other player); L9 last_player: the one who
+        # played the last card (if that player has no card left, _reset passes the lead on)
+        leader = last if state.rules.go_lead == "last_player" else self.gone[0]
         self._reset(state, leader)
         return False
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .cards import DECK, parse_card
 from .errors import IllegalAction
-from .rulesets import Ruleset, get_ruleset
+from .rulesets import Ruleset, as_stored, get_ruleset, stored_rules
 from .scoring import number_words
 
 HOUSE_NAME = "House"
@@ -365,7 +365,8 @@ class NewMatch:
         if cmd.get("direction") is not None:
             _require(cmd["direction"] in ("cw", "ccw"), "direction must be cw or ccw")
             options = {**options, "direction": cmd["direction"]}
-        rules = get_ruleset(game, **options)
+        # a record replayed names the rules it was played under (absent in an old one: the old rule)
+        rules = as_stored(get_ruleset(game, **options), cmd, absent_is_old=False)
         seats, _, sides = build_seating(rules, cmd.get("players") or [], cmd.get("teams"))
         stake = cmd.get("stake", 1)
         _require(isinstance(stake, (int, float)) and not isinstance(stake, bool) and 0 <= stake <= 1_000_000,
@@ -381,7 +382,7 @@ class NewMatch:
         event = {"type": "new_match", "game": rules.name, "options": dict(rules.options),
                  "players": [s for s in seats if not (rules.house and s == HOUSE_NAME)],
                  "teams": teams, "stake": stake,
-                 "series": {"kind": series.get("kind", "single"), "n": n}}
+                 "series": {"kind": series.get("kind", "single"), "n": n}, **stored_rules(rules)}
         cut_bonus = cmd.get("cut_bonus", True)
         _require(isinstance(cut_bonus, bool), "cut_bonus is true or false")
         first = cmd.get("first_dealer")
@@ -404,7 +405,8 @@ class NewMatch:
 
     @staticmethod
     def apply(state: MatchState, ev: dict) -> None:
-        rules = get_ruleset(ev["game"], **ev.get("options", {}))
+        # what the event does not name is the rule of every match stored before it could (STORED_DEFAULTS)
+        rules = as_stored(get_ruleset(ev["game"], **ev.get("options", {})), ev)
         state.rules = rules
         state.seats, state.seat_side, state.sides = build_seating(rules, ev["players"], ev.get("teams"))
         state.stake = ev["stake"]
@@ -552,7 +554,7 @@ def export_record(state: MatchState, new_match: dict) -> dict:
     rec = {"game": rules.name, "options": dict(rules.options), "players": list(new_match["players"]),
            "teams": new_match.get("teams"), "stake": new_match["stake"],
            "first_dealer": hands[0]["dealer"] if hands else (state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME),
-           "hands": hands}
+           "hands": hands, **stored_rules(rules)}
     if rules.first_cut_bonus:
         rec["first_cut_bonus"] = state.cut_bonus
     return rec

@@ -17,7 +17,9 @@ or a go's points) and ``line_claims`` (claim mode, grid games: ``{"at", "claimed
 the lines in counting order), and for grid games ``places`` (the placements in
 order). When a hand has such claims, its pegs, claims and muggins also carry
 ``n``, their order among themselves. ``first_cut_bonus``
-(false) says the five-card "3 for last" was not part of this game.
+(false) says the five-card "3 for last" was not part of this game. ``go_lead``
+(``"last_player"``) says who led after a go (L9); a record without it was played
+under ``other_player``, the only rule before the option existed.
 
 :func:`replay` turns the record into table commands (inferring the gos the
 plays imply), submits them to a fresh in-memory table and returns the result.
@@ -31,6 +33,7 @@ from typing import Any, Callable
 from .cards import parse_card
 from .errors import IllegalAction, RulesError
 from .match import MatchState, export_record  # noqa: F401  (export_record: this module's export half)
+from .rulesets import STORED_DEFAULTS
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +76,9 @@ def _new_match_command(record: dict) -> dict:
            "first_dealer": record.get("first_dealer")}
     if record.get("first_cut_bonus") is False:
         cmd["cut_bonus"] = False
+    # the rules it was played under: what a record does not name is the rule of every record
+    # exported before it could (rulesets.STORED_DEFAULTS: go_lead other_player)
+    cmd.update({k: record.get(k, old) for k, old in STORED_DEFAULTS.items()})
     return cmd
 
 

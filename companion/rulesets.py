@@ -36,6 +36,7 @@ _CHOICES = {
     "muggins": ("double", "caller", "none"),
     "direction": ("cw", "ccw"),
     "settlement": ("each", "house_collects"),
+    "go_lead": ("last_player", "other_player"),
 }
 
 
@@ -77,6 +78,7 @@ class Ruleset:
     pegging: bool = True
     pegging_count: str = "restart"                 # restart at 31/go, or one single count
     pegging_credit: str = "self"                   # who is credited pegging points
+    go_lead: str = "other_player"                  # two-hand: who leads the count after a go (L9)
     last_card: int = 1
     # the show
     show_order: str = "clockwise"                  # from the dealer's left; or non-dealing team first
@@ -143,6 +145,9 @@ class Ruleset:
             raise UnknownGame(f"{self.name}: house_deals needs a house")
         if self.house and self.house_plays and self.partnerships:
             raise UnknownGame(f"{self.name}: a house that plays cannot sit in a partnership game")
+        if self.go_lead == "last_player" and not self.go_lead_applies:
+            raise UnknownGame(f"{self.name}: go_lead 'last_player' is a two-hand rule (L9); "
+                              f"three- and four-hand games and a single count follow M2 and F3")
         if self.first_cut_bonus and self.first_cut_bonus >= self.target:
             raise UnknownGame(f"{self.name}: the first cut's {self.first_cut_bonus} points must stay below "
                               f"the target, not {self.target}")
@@ -157,6 +162,14 @@ class Ruleset:
     def seats_dealt(self) -> int:
         """How many seats are dealt cards (the non-playing house is not)."""
         return self.players
+
+    @property
+    def go_lead_applies(self) -> bool:
+        """True when ``go_lead`` can choose between two rules: two seats, a count that restarts (L9).
+
+        Elsewhere the first player who said go leads (M2), which with two players is the
+        other player, ``other_player``."""
+        return self.players == 2 and self.pegging and not self.grid and self.pegging_count == "restart"
 
     @property
     def sides(self) -> int:
@@ -215,18 +228,18 @@ LANDS_END = Ruleset(
     name="lands-end", title="Land's End",
     description="Two-hand reverse cribbage to 16: the first to 16 loses and pays the stake, doubled to quadrupled by how low the winner is.",
     players=2, held=4, discards=2, pocket_name="pocket", heels=1,
-    pegging_credit="next_opponent", zero_bonus=5, target=16, reach="loses",
+    pegging_credit="next_opponent", go_lead="last_player", zero_bonus=5, target=16, reach="loses",
     multipliers=_LE_MULT, muggins="double",
 )
 LANDS_END_3 = dataclasses.replace(
     LANDS_END, name="lands-end-3", title="Land's End, three-hand",
     description="Three players, 5 cards each and 1 to the pocket; matching points go to the next player; first to 16 pays each other player.",
-    players=3, discards=1, pocket_dealt=1,
+    players=3, discards=1, pocket_dealt=1, go_lead="other_player",
 )
 LANDS_END_4 = dataclasses.replace(
     LANDS_END, name="lands-end-4", title="Land's End, four-hand",
     description="Two partnerships sitting opposite, 5 cards each; partners share one score; the team that reaches 16 loses.",
-    players=4, partnerships=True, discards=1, show_order="teams",
+    players=4, partnerships=True, discards=1, show_order="teams", go_lead="other_player",
 )
 LANDS_END_CASINO_2 = dataclasses.replace(
     LANDS_END, name="lands-end-casino-2", title="Land's End casino, two-hand",
@@ -248,7 +261,7 @@ LANDS_END_TABLETOP = dataclasses.replace(
     LANDS_END, name="lands-end-tabletop", title="Tabletop Land's End",
     description="No peeking: 12 cards each placed blind on a 5x5 grid; rows for the non-dealer, columns for the dealer; 16 loses.",
     grid=True, grid_crib=0, grid_placement="adjacent", pegging=False, heels=0, nobs=False,
-    grid_nobs="none", line_flush="five", muggins="double",
+    grid_nobs="none", line_flush="five", muggins="double", go_lead="other_player",
 )
 CRIBBAGE = Ruleset(
     name="cribbage", title="Cribbage",
@@ -292,7 +305,7 @@ ALIASES = {
 
 # Named house rules that set several fields at once (RULINGS S1: "book rules").
 BUNDLES: dict[str, dict[str, Any]] = {
-    "book_rules": {"heels": 1, "multipliers": ((61, 1), (0, 2))},
+    "book_rules": {"heels": 1, "multipliers": ((61, 1), (0, 2)), "go_lead": "last_player"},
 }
 
 # The *(option)* rulings a table may switch, with a one-line explanation each.
@@ -301,13 +314,49 @@ OPTIONS: dict[str, str] = {
     "zero_bonus": "points a zero-scoring hand scores instead (L3, T2)",
     "zero_bonus_pocket": "whether a zero pocket/crib gets the zero-hand bonus too (L3)",
     "target": "the score that ends the game (G4)",
-    "book_rules": "the seed's own cribbage: heels 1, double game under 61 (S1)",
+    "book_rules": "the seed's own cribbage: heels 1, double game under 61, the last player leads after a go (S1, L9)",
+    "go_lead": "two-hand games: after a go the next count is led by the last player to play (last_player, the seed) "
+               "or by the other player (other_player, standard cribbage) (L9)",
     "direction": "casino play: cw or ccw (H1)",
     "players": "table-top cribbage: 2 players or 4 in partnerships (G1)",
     "claim_mode": "players announce their counts and the companion checks them; muggins applies (L8)",
     "live_advice": "phones may ask for discard advice while a hand is in progress (table talk: off by default)",
     "stake_multipliers": "off: every game pays the plain stake",
 }
+
+
+#: Rules that a stored match (its ``new_match`` event) and an exported record name only when they
+#: differ from the value here: the rule every match stored before the option existed was played
+#: under, so folding an old database or replaying an old record gives exactly what it gave then
+#: (docs/engine.md, "The rules a stored match was played under").
+STORED_DEFAULTS: dict[str, str] = {"go_lead": "other_player"}
+
+
+def stored_rules(rules: Ruleset) -> dict[str, str]:
+    """Return what a ``new_match`` event or a record must name of ``rules`` (see :data:`STORED_DEFAULTS`).
+
+    >>> stored_rules(LANDS_END), stored_rules(CRIBBAGE)
+    ({'go_lead': 'last_player'}, {})
+    """
+    return {k: getattr(rules, k) for k, old in STORED_DEFAULTS.items() if getattr(rules, k) != old}
+
+
+def as_stored(rules: Ruleset, stored: Mapping[str, Any], *, absent_is_old: bool = True) -> Ruleset:
+    """Return ``rules`` with the fields of :data:`STORED_DEFAULTS` as ``stored`` names them.
+
+    A field ``stored`` does not name takes the old default (``absent_is_old``) or keeps
+    the value of ``rules``.
+
+    :raises UnknownGame: a value out of range, or one the game cannot take.
+    """
+    changes = {}
+    for key, old in STORED_DEFAULTS.items():
+        value = stored.get(key, old if absent_is_old else getattr(rules, key))
+        if value not in _CHOICES[key]:
+            raise UnknownGame(f"{key} must be one of {', '.join(_CHOICES[key])}, not {value!r}")
+        if value != getattr(rules, key):
+            changes[key] = value
+    return dataclasses.replace(rules, **changes) if changes else rules
 
 
 def find_ruleset(name: str) -> Ruleset:
@@ -343,12 +392,14 @@ def _apply(base: Ruleset, overrides: Mapping[str, Any]) -> Ruleset:
     fields = {f.name: f for f in dataclasses.fields(Ruleset)}
     changes: dict[str, Any] = {}
     recorded: dict[str, Any] = dict(base.options)
-    for key, value in overrides.items():
+    # bundles first, so a field named beside one wins ("book_rules" with go_lead=other_player)
+    for key, value in sorted(overrides.items(), key=lambda kv: kv[0] not in BUNDLES):
         if key in BUNDLES:
             if not isinstance(value, bool):
                 raise UnknownGame(f"option {key} is on or off (true/false), not {value!r}")
             if value:
-                changes.update(BUNDLES[key])
+                changes.update((k, v) for k, v in BUNDLES[key].items()
+                               if k != "go_lead" or base.go_lead_applies)
             recorded[key] = value
             continue
         if key == "stake_multipliers":

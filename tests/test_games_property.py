@@ -28,10 +28,17 @@ CASES += [("lands-end-claims", "lands-end", ["Ann", "Bob"], {"claim_mode": True}
           ("lands-end-tabletop-claims", "lands-end-tabletop", ["Ann", "Bob"], {"claim_mode": True}, None),
           ("table-top-cribbage-claims", "table-top-cribbage", ["Ann", "Bob"], {"claim_mode": True}, None),
           ("table-top-cribbage-31-claims", "table-top-cribbage-31", ["Ann", "Bob"], {"claim_mode": True}, None)]
+# L9: every two-hand preset with a restarting count also under the other go_lead (its default is above)
+GO_LEAD = [("lands-end", ["Ann", "Bob"], "other_player"), ("lands-end-casino-2", ["Ann"], "other_player"),
+           ("cribbage", ["Ann", "Bob"], "last_player"), ("reverse-cribbage", ["Ann", "Bob"], "last_player")]
+CASES += [(f"{g}-{len(p)}-go_lead={v}", g, p, {"go_lead": v}, None) for g, p, v in GO_LEAD]
+CASES += [("lands-end-claims-go_lead=other_player", "lands-end", ["Ann", "Bob"],
+           {"claim_mode": True, "go_lead": "other_player"}, None)]
 # claim mode sends a claim after every card: fewer games of those tables (each still plays every kind of
 # claim, short claim, lapsed claim and muggins hundreds of times)
 RUNS_BY_LABEL = {label: (400 if label in ("lands-end-claims", "cribbage-claims") else 150)
-                 for label, *_ in CASES if label.endswith("-claims")}
+                 for label, *_ in CASES if "-claims" in label}
+RUNS_BY_LABEL.update({label: 400 for label, *_ in CASES if "go_lead=" in label and "-claims" not in label})
 # a thousand seeded games of every preset (and of the claim-mode tables)
 RUNS = {"cribbage": 1000, "reverse-cribbage": 1000, "table-top-cribbage": 1000, "table-top-cribbage-31": 1000,
         "five-card": 1000}
@@ -111,7 +118,7 @@ def strip(snap):
 
 @pytest.mark.parametrize("label, game, players, options, teams", CASES, ids=[c[0] for c in CASES])
 def test_undo_of_every_event_restores_the_previous_state(label, game, players, options, teams):
-    for seed in range(2 if label.endswith("-claims") else 4):
+    for seed in range(2 if "-claims" in label else 4):
         rng = random.Random(1000 + seed)
         t = new_table(game, players, seed=seed, options=options, teams=teams)
         checked = [0]
@@ -151,7 +158,7 @@ def _same_but_seq(a, b):
 
 MULTI = [c for c in CASES if c[1] in ("lands-end", "lands-end-3", "lands-end-casino-2", "lands-end-tabletop",
                                        "five-card", "lands-end-casino-4")
-         and c[0] in ("lands-end-claims",) + tuple(x[0] for x in CASES if not x[0].endswith("-claims"))]
+         and c[0] in ("lands-end-claims",) + tuple(x[0] for x in CASES if "-claims" not in x[0])]
 
 
 @pytest.mark.parametrize("label, game, players, options, teams", MULTI, ids=[c[0] for c in MULTI])

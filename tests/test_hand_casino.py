@@ -6,11 +6,11 @@ import pytest
 
 from companion.errors import IllegalAction
 from engine_play import RandomPlayer, new_table
-from test_hand_deal import LE_HAND_1, scores
+from test_hand_deal import LE_HAND_1, M2_LEAD, scores
 
 
 def test_two_hand_casino_the_player_owns_the_pocket_and_the_house_keeps_dealing():
-    t = new_table("lands-end-casino-2", ["Ann"], stake=2)
+    t = new_table("lands-end-casino-2", ["Ann"], stake=2, options=M2_LEAD)
     snap = t.snapshot()
     assert snap["players"] == ["House", "Ann"] and snap["dealer"] == "House"
     assert snap["expect_player"] == "Ann" and snap["pocket_owner"] == 1
@@ -25,7 +25,7 @@ def test_two_hand_casino_the_player_owns_the_pocket_and_the_house_keeps_dealing(
 
 
 def test_two_hand_casino_next_hand_is_dealt_by_the_house_again():
-    t = new_table("lands-end-casino-2", ["Ann"])
+    t = new_table("lands-end-casino-2", ["Ann"], options=M2_LEAD)
     for command, *_ in LE_HAND_1:
         t.submit(command)
     snap = t.snapshot()

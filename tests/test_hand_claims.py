@@ -15,7 +15,7 @@ from companion.errors import IllegalAction
 from companion.record import replay
 from engine_play import RandomPlayer, new_table
 from test_grid_play import ZERO_ROWS
-from test_hand_deal import LE_HAND_1, refused, scores
+from test_hand_deal import LE_HAND_1, M2_LEAD, refused, scores
 
 PEGGING = [c for c, *_ in LE_HAND_1[:11]]
 # The points each entry of LE_HAND_1's matching phase makes, by who is credited (Land's End: the opponent).
@@ -32,7 +32,7 @@ CRIB_DUES = [[], [("Ann", 0)], [("Bob", 2)], [("Ann", 0)], [("Bob", 3)], [("Ann"
 def claim_table(game, dues=None):
     """The worked hand's matching phase in claim mode, every card's points claimed exactly."""
     dues = dues or (LE_DUES if game == "lands-end" else CRIB_DUES)
-    t = new_table(game, ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True})
+    t = new_table(game, ["Ann", "Bob"], first_dealer="Bob", options={"claim_mode": True, **M2_LEAD})
     for c, due in zip(PEGGING, dues):
         t.submit(c)
         for who, pts in due:
@@ -94,7 +94,7 @@ def test_a_side_cannot_call_muggins_on_itself():
 
 
 def test_without_claim_mode_the_companion_counts():
-    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob", options=M2_LEAD)
     for c in PEGGING:
         t.submit(c)
     assert scores(t) == [6, 7]

@@ -40,6 +40,12 @@ PRESETS = [
     ("reverse-cribbage", ["Ann", "Bob"], {}, None),
     ("five-card", ["Ann", "Bob"], {}, None),
     ("lands-end", ["Ann", "Bob"], {"pegging_credit": "self", "zero_bonus_pocket": True}, None),
+    # L9 both ways in every two-hand preset with a restarting count (the defaults are above)
+    ("lands-end", ["Ann", "Bob"], {"go_lead": "other_player"}, None),
+    ("lands-end-casino-2", ["Ann"], {"go_lead": "other_player"}, None),
+    ("cribbage", ["Ann", "Bob"], {"go_lead": "last_player"}, None),
+    ("cribbage", ["Ann", "Bob"], {"book_rules": True}, None),
+    ("reverse-cribbage", ["Ann", "Bob"], {"go_lead": "last_player"}, None),
     # claim mode (L8): the referee claims exactly what each card, go and show made, for whoever is credited
     ("lands-end", ["Ann", "Bob"], {"claim_mode": True}, None),
     ("lands-end-3", ["Ann", "Bob", "Cy"], {"claim_mode": True}, None),
@@ -52,7 +58,7 @@ PRESETS = [
 class Referee:
     """Seats, credits and the pegging count, worked out from the rulings (not from the engine)."""
 
-    def __init__(self, snap: dict, rules) -> None:
+    def __init__(self, snap: dict, rules, go_lead: str) -> None:
         self.rules = rules
         self.seats = snap["players"]                      # clockwise; a playing house is a seat
         self.side_of = {}
@@ -65,6 +71,15 @@ class Referee:
         self.ids = [s["id"] for s in snap["sides"]]
         self.over = False
         self.owed: list[tuple[int, int]] = []         # claim mode: the points of the last entry, in order
+        self.go_lead = go_lead
+
+    def go_leader(self, last: str, gone: list[str], hands: dict) -> int:
+        """The seat that leads the count after a go: the first to say go (M2; two-hand, the other
+        player), or in two-hand play under L9's last_player the one who played the last card, unless
+        that player has no card left."""
+        if self.go_lead == "last_player" and hands[last]:
+            return self.seats.index(last)
+        return self.seats.index(gone[0])
 
     def after(self, seat: int, k: int = 1) -> int:
         return (seat + self.step * k) % len(self.seats)
@@ -187,7 +202,7 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
                 ref.peg(ref.credit(p), rules.last_card)
                 done = single
                 if not done:
-                    turn = ref.seats.index(gone[0])                  # M2: the first to say go leads
+                    turn = ref.go_leader(p, gone, hands)
                     count, gone = [], []
             else:
                 turn = next_active(turn)
@@ -198,7 +213,7 @@ def play_hand(t, ref: Referee, rng: random.Random, hand_no: int) -> None:
                 ref.peg(ref.credit(last), rules.last_card)          # go (single count: last) to the last to play
                 done = single
                 if not done:
-                    turn = ref.seats.index(gone[0])
+                    turn = ref.go_leader(last, gone, hands)
                     count, gone = [], []
             else:
                 turn = next_active(turn)
@@ -244,7 +259,7 @@ def test_the_table_scores_every_hand_as_the_referee_does(game, players, options,
         rng = random.Random(seed)
         t = new_table(game, players, seed=seed, options=options, teams=teams, stake=3)
         rules = get_ruleset(game, **options)
-        ref = Referee(t.snapshot(), rules)
+        ref = Referee(t.snapshot(), rules, ruled_go_lead(game, options))
         dealer = t.snapshot()["dealer"]
         for hand_no in range(1, 200):
             assert t.snapshot()["dealer"] == dealer, hand_no        # H1: the house deals; else the deal passes
@@ -262,8 +277,21 @@ def test_the_table_scores_every_hand_as_the_referee_does(game, players, options,
         side = sides[reached[0]]
         wins = (rules.house_reach if side["house"] else rules.reach) == "wins"
         assert (res["winner"] if wins else res["loser"]) == side["id"]
-        assert res["settlement"] == settlement(BANDS[game.split("-")[0]], sides, reached[0], wins=wins, stake=3)
+        bands = BOOK_BANDS if options.get("book_rules") else BANDS[game.split("-")[0]]
+        assert res["settlement"] == settlement(bands, sides, reached[0], wins=wins, stake=3)
     assert ended == games
+
+
+def ruled_go_lead(game: str, options: dict) -> str:
+    """Who leads after a go, from L9 alone: the last player in two-hand Land's End and two-hand
+    casino and in cribbage's book rules; the other player (M2's first to say go) everywhere else;
+    a table's go_lead option decides."""
+    if "go_lead" in options:
+        return options["go_lead"]
+    if game in ("lands-end", "lands-end-casino-2") or (game in ("cribbage", "reverse-cribbage")
+                                                       and options.get("book_rules")):
+        return "last_player"
+    return "other_player"
 
 
 def band(score: int, bands) -> int:
@@ -272,6 +300,7 @@ def band(score: int, bands) -> int:
 
 LANDS_END_BANDS = ((11, 1), (6, 2), (1, 3), (0, 4))     # L6: the receiver's score fixes its multiplier
 SKUNK_BANDS = ((91, 1), (61, 2), (0, 3))                 # S1: the loser's score fixes the game's worth
+BOOK_BANDS = ((61, 1), (0, 2))                           # S1 book rules: a double game under 61
 BANDS = {"lands": LANDS_END_BANDS, "cribbage": SKUNK_BANDS, "reverse": SKUNK_BANDS, "five": ((0, 1),)}
 
 

@@ -9,7 +9,7 @@ from companion.errors import IllegalAction
 from companion.record import import_record
 from companion.table import Table
 from engine_play import new_table
-from test_hand_deal import LE_HAND_1, refused, scores
+from test_hand_deal import LE_HAND_1, M2_LEAD, refused, scores
 
 
 def test_fresh_store_starts_the_default_match():
@@ -162,7 +162,7 @@ def test_a_failing_apply_leaves_the_state_and_the_store_untouched(monkeypatch):
 
 
 def test_export_and_import_a_record():
-    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob", stake=5)
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob", stake=5, options=M2_LEAD)
     for c, *_ in LE_HAND_1:
         t.submit(c)
     rec = t.export_record()

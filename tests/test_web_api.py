@@ -503,6 +503,11 @@ def test_presets_list_every_game_with_description_and_options(app):
     assert le["pegging_credit"]["choices"] == ["self", "next_opponent"]
     assert le["pegging_credit"]["default"] == "next_opponent"
     assert "direction" not in le and "players" not in le
+    # L9: a two-hand choice; three-hand play and the tabletop grid have no such option
+    assert (le["go_lead"]["choices"], le["go_lead"]["default"]) == (["last_player", "other_player"], "last_player")
+    assert {o["name"]: o for o in by["cribbage"]["options"]}["go_lead"]["default"] == "other_player"
+    assert not {"lands-end-3", "lands-end-tabletop", "five-card"} & {n for n, p in by.items()
+                                                                     if any(o["name"] == "go_lead" for o in p["options"])}
     assert {o["name"]: o for o in by["lands-end-casino-3"]["options"]}["direction"]["choices"] == ["cw", "ccw"]
     assert {o["name"]: o for o in by["table-top-cribbage"]["options"]}["players"]["choices"] == [2, 4]
 

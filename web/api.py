@@ -245,6 +245,8 @@ def _option_spec(rules, name: str, help_text: str) -> "dict | None":
         spec.update(type="choice", choices=[rules.players, *rules.player_choices], default=rules.players)
     elif name == "direction" and not rules.house:
         return None
+    elif name == "go_lead" and not rules.go_lead_applies:     # a two-hand rule (L9); M2 elsewhere
+        return None
     elif name in CHOICES and name in fields:
         spec.update(type="choice", choices=list(CHOICES[name]), default=getattr(rules, name))
     elif name in fields:
