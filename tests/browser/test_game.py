@@ -79,6 +79,10 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     ann.fill("[data-name='1']", "Bob")
     ann.fill("#ng-stake", "2")
     ann.select_option("#ng-dealer", "Bob")
+    # this hand was worked under the standard lead after a go (the first to say go leads); the
+    # seed's own rule (L9, Land's End's default) is test_after_a_go_the_player_of_the_last_card_leads
+    ann.click("#new-form summary")
+    ann.select_option("[data-opt='go_lead']", "other_player")
     shot(ann, "new-game")
     ann.click("#new-form button[type=submit]")
     ann.wait_for_selector("[data-side='p2'] .name:text-is('Bob')")
@@ -266,9 +270,10 @@ def claim_mode_game(server, phones):
     ann.select_option("#ng-dealer", "Bob")
     ann.click("#new-form summary")
     ann.check("[data-opt='claim_mode']")
+    ann.select_option("[data-opt='go_lead']", "other_player")      # as the hand above
     ann.click("#new-form button[type=submit]")
     expect(ann.locator("#step")).to_contain_text("Ann cuts")
-    assert server.table.snapshot()["options"] == {"claim_mode": True}
+    assert server.table.snapshot()["options"] == {"claim_mode": True, "go_lead": "other_player"}
     return ann
 
 
@@ -447,6 +452,29 @@ def test_five_card_every_step_announced_on_both_phones(server, phones):
             "thirty, a pair royal for six, one for last+6 to Bob \u00b7 +1 to Bob")
     assert scores(server) == [8, 7]
     assert ann.errors == [] and bob.errors == []
+
+
+def test_after_a_go_the_player_of_the_last_card_leads(server, phones):
+    """L9, Land's End's default: Bob deals; Ann KH, Bob 9S, Ann QD, Bob AS makes 30. Ann says go and
+    Bob cannot play: the go point is Bob's, counted for Ann (L2). Bob played the last card, so Bob leads
+    the next count: the page says so, and a card picked without naming a player is Bob's."""
+    page = phones(server.url)
+    claim(page)
+    t = server.table
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    t.submit({"type": "turnup", "card": "7C"})
+    for card, player in (("KH", "Ann"), ("9S", "Bob"), ("QD", "Ann"), ("AS", "Bob")):
+        t.submit({"type": "play", "card": card, "player": player})
+    t.submit({"type": "go", "player": "Ann"})
+    t.submit({"type": "go", "player": "Bob"})
+    page.click("[data-tab=table]")
+    expect(page.locator("#step")).to_contain_text("Bob to play")
+    assert scores(server) == [1, 0]
+    pick(page, "8D")
+    expect(page.locator("#count")).to_have_text("8")
+    assert t.snapshot()["hand"]["plays"]["Bob"] == ["9S", "AS", "8D"]
+    expect(page.locator("#step")).to_contain_text("Ann to play")
+    assert page.errors == []
 
 
 def test_result_screens_say_skunk_and_speak_of_partnerships_in_the_plural(server, phones):
