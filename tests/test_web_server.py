@@ -221,3 +221,33 @@ def test_maintenance_closes_unfinished_requests_and_idle_connections_but_not_str
     finally:
         for c in (half, idle, stream):
             c.close()
+
+
+def test_a_closed_stream_frees_its_slot_at_once_so_a_reloading_phone_gets_a_stream(tmp_path, table):
+    """Issue 18 item 8: the slot used to stay taken until the stream's next heartbeat wrote into the closed
+    socket (about 30 s), so a phone that reloaded twice got 503. Heartbeats here are a minute apart: only the
+    server noticing the close can free the slot within the few seconds waited."""
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["127.0.0.1"],
+                      "SSE_HEARTBEAT": 60.0, "SSE_MAX_PER_CLIENT": 1}, table=table)
+    hub = app.extensions["landsend"]
+    port = free_port()
+    server = create_server(app, host="127.0.0.1", port=port, threads=8)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    ask = f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    try:
+        for reload in range(3):                      # the page, then two reloads from the same address
+            s = connect(port, "127.0.0.9")
+            s.sendall(ask)
+            assert status_of(s) == "HTTP/1.1 200 OK", f"reload {reload} refused"
+            assert hub.slots.of("127.0.0.9") == 1
+            s.close()
+            waited = 0
+            while hub.slots.open and waited < 300:    # at most 3 s, bounded
+                time.sleep(0.01)
+                waited += 1
+            assert hub.slots.open == 0 and hub.broadcaster.streams == 0, "the closed stream kept its slot"
+    finally:
+        hub.broadcaster.close()
+        server.close()
+        thread.join(timeout=10)

@@ -79,7 +79,8 @@ def events():
     last = request.headers.get("Last-Event-ID") or request.args.get("last")
     stream = h.broadcaster.stream(h.table.snapshot, last_event_id=last,
                                   heartbeat=float(cfg["SSE_HEARTBEAT"]), max_age=float(cfg["SSE_MAX_AGE"]),
-                                  clock=cfg["CLOCK"])
+                                  clock=cfg["CLOCK"],
+                                  gone=request.environ.get("waitress.client_disconnected"))
 
     def held():
         try:

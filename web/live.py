@@ -115,14 +115,27 @@ class Broadcaster:
             self._closed = True
             self._cond.notify_all()
 
+    def wake(self) -> None:
+        """Wake every waiting stream so that each asks whether its client is gone (nothing is sent otherwise).
+
+        The server calls it when a client closes a connection that a stream is
+        being served on, so the stream ends, and frees its slot, at once
+        instead of at its next heartbeat.
+        """
+        with self._cond:
+            self._cond.notify_all()
+
     def stream(self, current: Callable[[], dict], *, last_event_id: "str | None" = None,
                heartbeat: float = 15.0, max_age: float = 600.0, retry_ms: int = 2000,
-               clock: Callable[[], float] = time.monotonic) -> Iterator[str]:
+               clock: Callable[[], float] = time.monotonic,
+               gone: "Callable[[], bool] | None" = None) -> Iterator[str]:
         """Yield SSE text: the current snapshot, then each newer message, heartbeats between.
 
         ``current()`` returns the table's snapshot now. The stream ends after
         ``max_age`` seconds (the browser reconnects at once and catches up),
-        which bounds how long a vanished phone can hold a server thread.
+        which bounds how long a vanished phone can hold a server thread, and
+        as soon as ``gone()`` is true when :meth:`wake` (or a message) wakes it:
+        the server's word that the client closed the connection.
         """
         with self._cond:
             seen = {k: v for k, (v, _) in self._latest.items()}
@@ -139,11 +152,16 @@ class Broadcaster:
             started = clock()
             while True:
                 with self._cond:
-                    fresh = self._fresh(seen)
-                    if not fresh and not self._closed:
-                        self._cond.wait(timeout=heartbeat)
+                    quiet_until = time.monotonic() + heartbeat
+                    while True:
                         fresh = self._fresh(seen)
-                    closed = self._closed
+                        closed = self._closed
+                        left = quiet_until - time.monotonic()
+                        if fresh or closed or left <= 0 or (gone is not None and gone()):
+                            break
+                        self._cond.wait(timeout=left)
+                if gone is not None and gone():
+                    return
                 for kind in fresh:
                     version, data = self._latest_entry(kind)
                     seen[kind] = version

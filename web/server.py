@@ -31,7 +31,7 @@ import socket
 import struct
 import time
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
@@ -64,6 +64,12 @@ class GuardedChannel(HTTPChannel):
             self.request_started = time.time()
         return super().received(data)
 
+    def handle_close(self) -> None:
+        serving = bool(self.requests) and self.connected
+        super().handle_close()
+        if serving:                           # the client left while its request (a live stream) was served
+            self.server.client_gone()
+
 
 class GuardedServer(TcpWSGIServer):
     """A waitress TCP server with a per-address connection cap and short header and idle timeouts."""
@@ -75,7 +81,13 @@ class GuardedServer(TcpWSGIServer):
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         self._warned: dict[str, float] = {}
+        self.on_client_gone: "Callable[[], None] | None" = None
         super().__init__(*args, **kw)
+
+    def client_gone(self) -> None:
+        """Tell the app that a client closed a connection whose request was being served (wakes its streams)."""
+        if self.on_client_gone is not None:
+            self.on_client_gone()
 
     def connections_from(self, host: str) -> int:
         """Return how many open connections come from address ``host``."""
@@ -139,7 +151,10 @@ def create_server(app: Any, *, host: str = "0.0.0.0", port: int = 8000, threads:
                             "connection_limit": 256, "cleanup_interval": 2, "host": host, "port": port,
                             # a stream whose reader stopped reading blocks its own thread at 256 KB of
                             # unsent messages instead of buffering up to waitress's 16 MB (then a file)
-                            "outbuf_high_watermark": 256 * 1024}
+                            "outbuf_high_watermark": 256 * 1024,
+                            # keep reading a connection while its request is served, so that a client that
+                            # goes away is seen at once (a live stream then ends and frees its slot)
+                            "channel_request_lookahead": 1}
     opts.update(kw)
     with warnings.catch_warnings():
         # waitress marks send_bytes deprecated, but it is the only switch that flushes small writes at once
@@ -149,9 +164,11 @@ def create_server(app: Any, *, host: str = "0.0.0.0", port: int = 8000, threads:
     dispatcher.set_thread_count(adj.threads)
     socket_map: dict = {}
     servers = []
+    hub = app.extensions.get("landsend")
     for sockinfo in adj.listen:
         server = GuardedServer(app, socket_map, dispatcher=dispatcher, adj=adj, sockinfo=sockinfo)
         server.per_client, server.header_timeout, server.idle_timeout = per_client, header_timeout, idle_timeout
+        server.on_client_gone = hub.broadcaster.wake if hub is not None else None
         servers.append(server)
     if len(servers) == 1:
         return servers[0]
