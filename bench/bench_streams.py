@@ -1,8 +1,8 @@
-"""Benchmark: nobody can starve the server (issue 8 item 2, issue 11's half-open connections).
+"""Benchmark: nobody can starve the server for the joined phones (issue 8 item 2, issues 11 and 18).
 
 Run from the repository root::
 
-    .venv/bin/python bench/bench_streams.py            # ~40 s
+    .venv/bin/python bench/bench_streams.py            # ~60 s
     .venv/bin/python bench/bench_streams.py --quick    # fewer requests, noisier
 
 A real ``landsend serve --sim`` on loopback (its own temporary database and
@@ -11,19 +11,31 @@ state folder). Eight phones, each from its own loopback address
 with its code, each opens its live stream (``/api/events``, drained by a
 thread as a page does), then all eight play at once: each phone in turn
 ``GET /`` and ``POST /api/command`` (a peg, then an undo, so the game never
-ends). Three phases, the same requests in each:
+ends; the page is loaded on a new connection each time, as a browser
+does once the server has closed its idle one, the command is sent on the
+phone's open connection). The same requests in every phase; each attack starts before the phase
+and stops after it (every attacking socket closed):
 
 1. **baseline**: just the phones;
-2. **200 idle streams**: first a visitor at 127.0.0.2 opens 200 connections,
-   each asking for ``/api/events`` and then reading nothing;
-3. **100 half-open connections**: a visitor at 127.0.0.3 opens 100 more that
-   send half a request line and never finish their headers (the 200 stay).
+2. **200 idle streams, one address**: a visitor at 127.0.0.2 opens 200
+   connections, each asking for ``/api/events`` and then reading nothing;
+3. **100 half-open, one address**: a visitor at 127.0.0.3 opens 100
+   connections that send half a request and never finish their headers;
+4. **200 idle streams, 200 addresses**: one such connection from each of
+   127.0.1.1-200, each reopened as soon as the server closes it;
+5. **300 half-open, 30 addresses**: 10 half-sent requests from each of
+   127.0.2.1-30 (under the per-address cap, over the 256 connections that
+   strangers may hold), each reopened as soon as the server closes it;
+6. **4 and 5 at once** (issue 18's condition).
 
-It prints, per phase, the p50 and p99 of ``GET /`` and of a command as
-measured by the phones, each p99 as a ratio to the baseline's, how the
-visitor's connections were answered, and the daemon's resident memory
-(VmRSS) growth over the baseline. Targets (issue 8): p99 < 100 ms in every
-phase, memory growth < 20 MB. Every loop is bounded in count and time; every
+Only 127.0.0.0/8 addresses are used. It prints, per phase, the p50 and p99
+of ``GET /`` and of a command as measured by the phones, each p99 divided by
+the baseline's p99 (the ratio a joined phone feels), how many connections the
+attackers opened and how many the server closed, how often a phone had to
+reconnect, and the daemon's resident memory (VmRSS) growth over the
+baseline. Targets (issues 8 and 18): a joined phone's p99 < 100 ms in every
+phase, memory growth < 20 MB. Every loop is bounded in count and time (the
+attackers stop with their phase, and everything by ``DEADLINE``); every
 socket and the daemon are closed at the end, whatever happens.
 """
 
@@ -32,6 +44,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import platform
 import shutil
@@ -48,7 +61,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PHONES = [f"127.0.0.{11 + i}" for i in range(8)]
 STREAMER = "127.0.0.2"
 SLOWLORIS = "127.0.0.3"
-DEADLINE = 240.0                       # seconds: the whole bench stops by then whatever happens
+STREAMERS = [f"127.0.1.{1 + i}" for i in range(200)]
+LORISES = [f"127.0.2.{1 + i}" for i in range(30)]
+DEADLINE = 300.0                       # seconds: the whole bench stops by then whatever happens
 
 
 def free_port() -> int:
@@ -86,8 +101,14 @@ class Phone:
         self.stream: socket.socket | None = None
         self.stream_status = ""
         self.stream_bytes = 0
+        self.reconnects = 0
+        self.stream_ended = False
 
-    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+    def request(self, method: str, path: str, body: dict | None = None, *, fresh: bool = False) -> tuple[int, bytes]:
+        """Return the status and body of a request on the phone's keep-alive connection (a new one if ``fresh``)."""
+        if fresh and self.conn is not None:
+            self.conn.close()
+            self.conn = None
         for attempt in (1, 2):
             if self.conn is None:
                 self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10,
@@ -105,6 +126,7 @@ class Phone:
             except (ConnectionError, http.client.HTTPException):
                 self.conn.close()
                 self.conn = None          # the server closed an idle keep-alive connection: as a browser, retry once
+                self.reconnects += 1
                 if attempt == 2:
                     raise
                 continue
@@ -130,10 +152,11 @@ class Phone:
             while True:
                 chunk = s.recv(65536)
                 if not chunk:
-                    return
+                    break
                 self.stream_bytes += len(chunk)
         except OSError:
-            return
+            pass
+        self.stream_ended = True
 
     def close(self) -> None:
         for c in (self.conn, self.stream):
@@ -183,6 +206,85 @@ def open_half_requests(port: int, n: int, addr: str) -> list[socket.socket]:
     return socks
 
 
+def held_open(socks: list[socket.socket]) -> list[socket.socket]:
+    """Return those of ``socks`` the server has not closed (reading, and dropping, whatever it answered)."""
+    alive = []
+    for s in socks:
+        try:
+            s.setblocking(False)
+            while True:
+                if not s.recv(65536):
+                    raise ConnectionResetError    # closed by the server
+        except BlockingIOError:
+            alive.append(s)                       # open, nothing (more) to read
+        except OSError:
+            s.close()
+    return alive
+
+
+class Holder:
+    """An attacker that keeps ``per_addr`` connections open from each of ``addrs``, each sending ``payload``.
+
+    It runs in its own process (so that its loop does not share the phones'
+    interpreter lock and slow down their measurements): every 0.1 s it checks
+    which connections the server closed and opens new ones in their place,
+    until :meth:`stop` or ``deadline`` seconds (bounded).
+    """
+
+    def __init__(self, port: int, addrs: list[str], per_addr: int, payload: bytes, deadline: float) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self._stop, self._report = ctx.Event(), ctx.Queue()
+        ready = ctx.Event()
+        self._proc = ctx.Process(target=_hold, daemon=True,
+                                 args=(port, addrs, per_addr, payload, deadline - time.monotonic(),
+                                       self._stop, ready, self._report))
+        self._proc.start()
+        ready.wait(30)                                # every connection opened once
+
+    def stop(self) -> dict[str, int]:
+        """Stop topping up, close every connection, and return what happened."""
+        self._stop.set()
+        try:
+            report = self._report.get(timeout=15)
+        except Exception:                             # queue.Empty: the attacker died; say so
+            report = {"attacker report": 0}
+        self._proc.join(10)
+        if self._proc.is_alive():
+            self._proc.kill()
+        return report
+
+
+def _hold(port: int, addrs: list[str], per_addr: int, payload: bytes, seconds: float, stop, ready, report) -> None:
+    end = time.monotonic() + seconds
+    socks: dict[str, list[socket.socket]] = {a: [] for a in addrs}
+    opened = refused = 0
+
+    def top_up() -> None:
+        nonlocal opened, refused
+        for addr in addrs:
+            alive = held_open(socks[addr])
+            while len(alive) < per_addr and not stop.is_set():
+                try:
+                    s = socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(addr, 0))
+                    s.sendall(payload)
+                    alive.append(s)
+                    opened += 1
+                except OSError:
+                    refused += 1
+                    break
+            socks[addr] = alive
+
+    top_up()
+    ready.set()
+    while not stop.wait(0.1) and time.monotonic() < end:
+        top_up()
+    held = sum(len(v) for v in socks.values())
+    report.put({"opened": opened, "closed by the server": opened - held, "refused at connect": refused})
+    for v in socks.values():
+        for s in v:
+            s.close()
+
+
 def play(phones: list[Phone], rounds: int, deadline: float) -> dict[str, list[float]]:
     """Return the latencies (s) of ``GET /`` and of commands while every phone plays ``rounds`` rounds at once."""
     times: dict[str, list[float]] = {"GET /": [], "POST /api/command": []}
@@ -194,12 +296,12 @@ def play(phones: list[Phone], rounds: int, deadline: float) -> dict[str, list[fl
             if time.monotonic() > deadline:
                 return
             for kind, method, path, body in (
-                    ("GET /", "GET", "/", None),
+                    ("GET /", "GET", "/", None),         # on a new connection, as after the server closed an idle one
                     ("POST /api/command", "POST", "/api/command",
                      {"type": "peg", "side": "p1" if i % 2 else "p2", "points": 1} if r % 2 == 0 else {"type": "undo"})):
                 t = time.perf_counter()
                 try:
-                    status, _ = phone.request(method, path, body)
+                    status, _ = phone.request(method, path, body, fresh=method == "GET")
                 except (OSError, http.client.HTTPException):
                     status = 0
                 dt = time.perf_counter() - t
@@ -261,26 +363,55 @@ def main(argv: list[str] | None = None) -> int:
         rss_base = rss_kib(proc.pid)
         results.append(("baseline: 8 phones playing", base, rss_base, {}))
 
-        socks, answers = open_idle_streams(port, args.streams, STREAMER)
-        held += socks
-        attacked = play(phones, rounds, deadline)
-        results.append((f"+ {args.streams} idle event streams from {STREAMER}", attacked, rss_kib(proc.pid), answers))
+        def phase(name: str, attack) -> None:
+            before = sum(p.reconnects for p in phones)
+            stop = attack()
+            time.sleep(0.3)                                 # let the server take in what it was sent
+            t = play(phones, rounds, deadline)
+            rss = rss_kib(proc.pid)
+            report = stop()
+            report["phone reconnects"] = sum(p.reconnects for p in phones) - before
+            results.append((name, t, rss, report))
+            time.sleep(0.5)                                 # the server sees the closes before the next phase
 
-        half = open_half_requests(port, args.half_open, SLOWLORIS)
-        held += half
-        time.sleep(0.2)
-        alive = 0
-        for s in half:
-            try:
-                s.setblocking(False)
-                s.recv(1)                                   # b"" (closed) or an error answer: not held
-            except BlockingIOError:
-                alive += 1                                  # open, nothing to read: still held by the server
-            except OSError:
-                pass
-        loris = play(phones, rounds, deadline)
-        results.append((f"+ {args.half_open} half-open connections from {SLOWLORIS}", loris, rss_kib(proc.pid),
-                        {"accepted and held": alive, "refused at accept": len(half) - alive}))
+        stream_ask = f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        half_ask = b"GET / HTTP/1.1\r\nHost: 127.0.0.1"
+
+        def one_address_streams():
+            socks, answers = open_idle_streams(port, args.streams, STREAMER)
+            held.extend(socks)
+            return lambda: answers
+
+        def one_address_half_open():
+            half = open_half_requests(port, args.half_open, SLOWLORIS)
+            held.extend(half)
+            time.sleep(0.2)
+            alive = len(held_open(half))
+            return lambda: {"accepted and held": alive, "refused at accept": len(half) - alive}
+
+        def many(addrs, per_addr, payload):
+            def start():
+                holder = Holder(port, addrs, per_addr, payload, deadline)
+                return holder.stop
+            return start
+
+        def both():
+            stops = [many(STREAMERS, 1, stream_ask)(), many(LORISES, 10, half_ask)()]
+            def stop():
+                a, b = (s() for s in stops)
+                return {f"streams {k}": v for k, v in a.items()} | {f"half-open {k}": v for k, v in b.items()}
+            return stop
+
+        for name, attack in (
+                (f"+ {args.streams} idle event streams from {STREAMER}", one_address_streams),
+                (f"+ {args.half_open} half-open connections from {SLOWLORIS}", one_address_half_open),
+                (f"+ {len(STREAMERS)} idle streams from {len(STREAMERS)} addresses", many(STREAMERS, 1, stream_ask)),
+                (f"+ 10 half-open from each of {len(LORISES)} addresses", many(LORISES, 10, half_ask)),
+                ("+ both of the last two at once", both)):
+            phase(name, attack)
+            for s in held:
+                s.close()
+            held.clear()
 
         print(f"# bench_streams: {platform.machine()}, {os.cpu_count()} CPUs, CPython {platform.python_version()}, "
               f"{rounds} rounds x 8 phones per phase\n")
@@ -301,7 +432,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, _, _, answers in results[1:]:
             print(f"* {name}: {answers}")
         granted = sum(1 for p in phones if p.stream_status.endswith("200 OK"))
-        print(f"* the phones' own live streams: {granted} of 8 open, "
+        kept = sum(1 for p in phones if p.stream_status.endswith("200 OK") and not p.stream_ended)
+        print(f"* the phones' own live streams: {granted} of 8 opened, {kept} still open after every phase, "
               f"{min(p.stream_bytes for p in phones)} bytes or more received by each")
         print(f"* daemon RSS: {rss_base / 1024:.1f} MiB at the baseline")
         print(f"\ntargets (p99 < 100 ms in every phase, RSS growth < 20 MB): {'met' if ok else 'MISSED'}")

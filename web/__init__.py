@@ -129,16 +129,31 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
-        """Return JSON errors for the API and short text for pages."""
+        """Return ``{"error": ...}``, or short text to a browser asking for a page (not under /api/)."""
         message = exc.description or exc.name
         if exc.code == 413:
             message = f"request body too large (limit {app.config['MAX_CONTENT_LENGTH'] // 1024} KB)"
-        if request.path.startswith("/api/") or request.is_json:
-            resp = jsonify({"error": message})
-        else:
+        if _wants_page():
             resp = app.response_class(f"{exc.code} {exc.name}: {message}\n", mimetype="text/plain")
+        else:
+            resp = jsonify({"error": message})
+        for name, value in exc.get_headers():
+            if name.lower() != "content-type":
+                resp.headers[name] = value           # Allow (405), Retry-After...
         resp.status_code = exc.code or 500
         return resp
+
+
+def _wants_page() -> bool:
+    """Return whether a browser navigates here: not under /api/, not a JSON request, and Accept puts HTML first.
+
+    Browsers send ``text/html,...,*/*;q=0.8``; a JSON client's ``application/json``, curl's ``*/*`` and no
+    Accept at all get JSON.
+    """
+    if request.path.startswith("/api/") or request.is_json:
+        return False
+    accept = request.accept_mimetypes
+    return accept.quality("text/html") > accept.quality("application/json")
 
 
 def create_server(app: Flask, **kw: Any):

@@ -58,15 +58,18 @@ def events():
 
     503 with ``Retry-After`` when ``SSE_MAX_STREAMS`` streams are open, or
     ``SSE_MAX_PER_CLIENT`` (at most half of ``SSE_MAX_STREAMS``) from this
-    address: each stream holds a server thread, and the threads past the cap
-    are kept for pages and commands.
+    address, or (for a phone that has not joined) half of ``SSE_MAX_STREAMS``
+    from phones that have not joined: each stream holds a server thread, the
+    threads past the cap are kept for pages and commands, and the other half
+    of the streams for joined phones.
     """
     h = hub()
     cfg = current_app.config
     client = request.remote_addr or "?"
     overall = int(cfg["SSE_MAX_STREAMS"] or DEFAULT_MAX_STREAMS)
     per_client = min(int(cfg["SSE_MAX_PER_CLIENT"]), max(1, overall // 2))   # one address: half the streams at most
-    release = h.slots.acquire(client, overall=overall, per_client=per_client)
+    release = h.slots.acquire(client, overall=overall, per_client=per_client, member=role() != "visitor",
+                              strangers=max(1, overall // 2))      # the other half is kept for joined phones
     if release is None:
         mine = h.slots.of(client) >= per_client
         log.info("live stream refused for %s (%s)", client, "its cap" if mine else "all streams taken")

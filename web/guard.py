@@ -16,6 +16,8 @@ import json
 from typing import Any, Callable
 
 from flask import Flask, abort, current_app, request, session
+from itsdangerous import BadSignature
+from werkzeug.http import parse_cookie
 
 from .security import new_token, same_origin
 
@@ -160,3 +162,38 @@ def init_app(app: Flask) -> None:
     """Install the change guard and the security headers on ``app``."""
     app.before_request(_check_change)
     app.after_request(_headers)
+
+
+def joined_cookie(app: Flask) -> Callable[[str], bool]:
+    """Return a test of a raw ``Cookie`` header: does it carry the session of a phone joined to ``app``'s table now?
+
+    The server asks it on its loop thread before a request reaches the app,
+    to serve joined phones first and never close their connections for
+    strangers (:mod:`web.server`), so it only checks the cookie's signature
+    (cheap, remembered per cookie and access epoch for the last 1,024 cookies)
+    and what :func:`role` checks: the session says joined, in the current epoch.
+    """
+    serializer = app.session_interface.get_signing_serializer(app)
+    name = app.config["SESSION_COOKIE_NAME"]
+    max_age = int(app.permanent_session_lifetime.total_seconds())
+    access = app.extensions["landsend"].access
+    seen: dict[tuple[str, int], bool] = {}
+
+    def joined(header: str) -> bool:
+        value = parse_cookie(header).get(name) if header and serializer is not None else None
+        if not value:
+            return False
+        epoch = access.epoch
+        key = (value, epoch)
+        answer = seen.get(key)
+        if answer is None:
+            try:
+                data = serializer.loads(value, max_age=max_age)
+            except BadSignature:
+                data = None
+            answer = isinstance(data, dict) and bool(data.get("joined")) and data.get("epoch") == epoch
+            if len(seen) >= 1024:
+                seen.clear()
+            seen[key] = answer
+        return answer
+    return joined

@@ -40,11 +40,13 @@ def format_event(kind: str, data: Any, *, event_id: "str | None" = None) -> str:
 
 
 class StreamSlots:
-    """Counts open SSE streams, overall and per client address, and refuses one past either cap.
+    """Counts open SSE streams, overall, per client address and of strangers, and refuses one past any cap.
 
     Each stream holds one server thread while it is open (waitress runs the
     app on a thread pool), so an uncapped number of streams, even idle ones
-    opened by one visitor, would leave no thread for ``GET /`` or a command.
+    opened by visitors, would leave no thread for ``GET /`` or a command; and
+    streams of strangers (not joined phones), from however many addresses, are
+    capped apart so that they can never take the joined phones' own.
     Thread-safe.
     """
 
@@ -52,18 +54,26 @@ class StreamSlots:
         self._lock = threading.Lock()
         self._by_client: dict[str, int] = {}
         self.open = 0
+        self.strangers = 0
 
-    def acquire(self, client: str, *, overall: int, per_client: int) -> "Callable[[], None] | None":
+    def acquire(self, client: str, *, overall: int, per_client: int, member: bool = True,
+                strangers: "int | None" = None) -> "Callable[[], None] | None":
         """Return a release function for a new stream of ``client``, or None when a cap is reached.
 
-        The release function may be called any number of times; only the first counts.
+        A stream that is not a ``member``'s (a joined phone's) is also refused
+        when ``strangers`` streams of non-members are open. The release
+        function may be called any number of times; only the first counts.
         """
         with self._lock:
             mine = self._by_client.get(client, 0)
             if self.open >= overall or mine >= per_client:
                 return None
+            if not member and strangers is not None and self.strangers >= strangers:
+                return None
             self._by_client[client] = mine + 1
             self.open += 1
+            if not member:
+                self.strangers += 1
         released = []
 
         def release() -> None:
@@ -72,6 +82,8 @@ class StreamSlots:
                     return
                 released.append(True)
                 self.open -= 1
+                if not member:
+                    self.strangers -= 1
                 left = self._by_client[client] - 1
                 if left:
                     self._by_client[client] = left
