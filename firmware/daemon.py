@@ -104,22 +104,22 @@ class Daemon:
     _closers: list[Callable[[], None]] = field(default_factory=list)
     voice: Any = None
     """The board's voice (:class:`firmware.voice.Voice`)."""
+    hub: Any = None
+    """The web app's :class:`web.hub.Hub` (as ``create_app`` returned it; None without the web app)."""
 
     def add_fault(self, message: str) -> None:
         """Record a fault for the page (once) and the log; open pages hear it at once when the app runs."""
-        hub = self.app.extensions.get("landsend") if self.app is not None else None
-        if hub is not None:
-            hub.add_fault(message)          # the same list: appended once, pushed as a ``faults`` event
+        if self.hub is not None:
+            self.hub.add_fault(message)     # the same list: appended once, pushed as a ``faults`` event
         elif message not in self.faults:
             self.faults.append(message)
 
     def release_table(self) -> None:
         """Make every phone join again (the menu button's long hold); the web app owns the join code."""
-        hub = self.app.extensions.get("landsend") if self.app is not None else None
-        if hub is None:
+        if self.hub is None:
             log.warning("no web app: nothing to release")
             return
-        epoch = hub.release()
+        epoch = self.hub.release()
         log.info("table released: access epoch %s", epoch)
 
     def press_not_stored(self, lane: int | None, exc: Exception) -> None:
@@ -139,9 +139,8 @@ class Daemon:
         at the board lifts that at once.
         """
         self.loop.step_brightness()
-        hub = self.app.extensions.get("landsend") if self.app is not None else None
-        if hub is not None:
-            hub.clear_join_lock()
+        if self.hub is not None:
+            self.hub.clear_join_lock()
 
     def side_for_lane(self, lane: int) -> str | None:
         """Return the id of the side that plays on ``lane`` (1..3) now, or None when the lane is empty."""
@@ -222,16 +221,11 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
     if web:
         from web import create_app
         # the page keeps its secret key and access state next to the database (the state dir), unless
-        # LANDSEND_STATE_DIR says otherwise; create_app reads LANDSEND_* from the environment
-        keep = os.environ.get("LANDSEND_STATE_DIR")
-        if state_dir and keep is None:
-            os.environ["LANDSEND_STATE_DIR"] = state_dir
-        try:
-            daemon.app = create_app(None, table=table, board=loop, buttons=buttons if sim else None, faults=faults,
-                                    voice=voice)
-        finally:
-            if keep is None:
-                os.environ.pop("LANDSEND_STATE_DIR", None)
+        # the instance config or LANDSEND_STATE_DIR says otherwise (create_app reads both over these settings)
+        daemon.app = create_app(None, settings={"STATE_DIR": state_dir} if state_dir else None, table=table,
+                                board=loop, buttons=buttons if sim else None, faults=faults, voice=voice)
+        daemon.hub = daemon.app.hub
+        closers.append(daemon.hub.close)
     return daemon
 
 

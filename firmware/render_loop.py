@@ -13,7 +13,8 @@ without; a board that starts up on a finished game (after a restart or a
 power cut) shows the settled final board, exactly the stored state.
 
 The loop is also the ``board`` the web app reads: :meth:`frame_json` is the
-body of ``GET /api/board``.
+body of ``GET /api/board`` and of the stream's ``board`` events, pushed to the
+pages after every frame drawn (:meth:`subscribe`).
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class RenderLoop:
         """When the step in progress started (None: not drawing)."""
         self._refused: tuple[int, float] | None = None
         """(lane, when) of the last press refused on an empty lane, while its flash runs."""
+        self._watchers: list[Callable[[], None]] = []
 
     # --- inputs (any thread) -----------------------------------------------------
     def update(self, snapshot: Mapping[str, Any]) -> None:
@@ -95,6 +97,20 @@ class RenderLoop:
             if self._waiting_since is None:
                 self._waiting_since = self.clock()
             self._cond.notify()
+
+    def subscribe(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn()`` (on the render thread) after every frame drawn; return the unsubscribe function.
+
+        The web app pushes :meth:`frame_json` to the open pages this way, so no page polls the board.
+        """
+        with self._cond:
+            self._watchers.append(fn)
+
+        def unsubscribe() -> None:
+            with self._cond:
+                if fn in self._watchers:
+                    self._watchers.remove(fn)
+        return unsubscribe
 
     def refuse(self, lane: int) -> None:
         """Blink ``lane`` red (a button pressed where no side plays); the board is otherwise unchanged."""
@@ -255,6 +271,12 @@ class RenderLoop:
             self._frame_seq = (self._snapshot or {}).get("seq")
             self.frames += 1
             self._drawing_since = None
+            watchers = list(self._watchers)
+        for fn in watchers:
+            try:
+                fn()
+            except Exception:  # a watcher's failure must not stop the board
+                log.exception("frame watcher failed")
 
     def _run(self) -> None:
         delay: float | None = None

@@ -262,11 +262,24 @@ def test_serve_refuses_a_wrong_config_with_its_line(tmp_path):
     assert not (tmp_path / "x.db").exists()
 
 
+def test_the_daemon_hands_the_app_its_state_dir_and_keeps_the_hub_it_gets_back(tmp_path, monkeypatch):
+    monkeypatch.delenv("LANDSEND_STATE_DIR", raising=False)
+    before = dict(os.environ)
+    d = build(DEFAULTS, sim=True, db=tmp_path / "state" / "landsend.db")
+    try:
+        assert dict(os.environ) == before                  # settings passed, not put in the environment
+        assert d.app.config["STATE_DIR"] == str(tmp_path / "state")
+        assert (tmp_path / "state" / "secret_key").exists()       # the page keeps its key next to the database
+        assert d.hub is d.app.hub and d.hub.table is d.table and d.hub.board is d.loop
+    finally:
+        d.close()
+
+
 def test_menu_hold_of_5_s_releases_the_table_through_the_web_app(tmp_path, monkeypatch):
     monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
     d = build(DEFAULTS, sim=True, table=Table.memory())
     try:
-        hub = d.app.extensions["landsend"]
+        hub = d.hub
         epoch = hub.access.epoch
         assert d.buttons.press("menu", hold=True) == {"type": "new_game"}
         assert hub.access.epoch == epoch

@@ -212,3 +212,33 @@ def test_a_refusal_flash_runs_at_the_frame_rate_then_the_board_settles(rig):
     assert loop.step() is None
     assert strip.shown == shown + 1 and strip.frame == plain    # the board as it was
     assert loop.step() is None and strip.shown == shown + 1     # and asleep again
+
+
+def test_watchers_hear_of_every_frame_drawn_and_unsubscribe(rig):
+    loop, strip, clock, _ = rig
+    heard = []
+    unsubscribe = loop.subscribe(lambda: heard.append(loop.frame_json()["seq"]))
+    loop.update(PLAYING)
+    loop.step()
+    assert heard == [7]
+    assert loop.step() is None and heard == [7]          # nothing drawn, nothing heard
+    loop.update(OVER)
+    loop.step()
+    clock.advance(0.6)
+    loop.step()                                          # the peg-out animation: a frame each
+    assert heard == [7, 8, 8]
+    unsubscribe()
+    clock.advance(2.2)
+    loop.step()
+    assert heard == [7, 8, 8] and strip.shown == 4
+
+
+def test_a_failing_watcher_does_not_stop_the_board(rig):
+    loop, strip, clock, _ = rig
+
+    def broken():
+        raise RuntimeError("boom")
+    loop.subscribe(broken)
+    loop.update(PLAYING)
+    loop.step()
+    assert strip.shown == 1 and loop.frame_json()["seq"] == 7

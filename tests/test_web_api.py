@@ -279,8 +279,11 @@ def test_manual_pegs_and_undo(app, host):
     r = host.cmd({"type": "peg", "side": "p1", "points": 2})
     assert r.status_code == 200
     body = r.get_json()
-    assert body["event"]["type"] == "peg"
-    assert [s["score"] for s in body["table"]["sides"]] == [2, 0]
+    # the answer is the event and its seq, not the new state: every phone reads that from the stream
+    assert set(body) == {"event", "seq"}
+    assert body["event"]["type"] == "peg" and body["event"]["points"] == 2
+    assert body["seq"] == body["event"]["seq"] == app.extensions["landsend"].table.snapshot()["seq"]
+    assert scores(app) == [2, 0]
     host.cmd({"type": "peg", "side": 1, "points": 7})
     host.cmd({"type": "peg", "side": "p1", "points": 1})
     assert scores(app) == [3, 7]
@@ -301,7 +304,7 @@ def test_a_retried_submission_scores_once(app, host):
     assert second["event"]["duplicate"] is True
 
 
-def test_a_command_made_from_an_older_state_is_refused_with_the_state_it_missed(app, host):
+def test_a_command_made_from_an_older_state_is_refused_with_the_seq_it_missed(app, host):
     seq = host.get("/api/table").get_json()["seq"]
     assert host.cmd({"type": "peg", "side": "p1", "points": 1, "if_seq": seq}).status_code == 200
     other = host.cmd({"type": "peg", "side": "p2", "points": 2, "if_seq": seq, "client_id": "late-tap"})
@@ -309,11 +312,12 @@ def test_a_command_made_from_an_older_state_is_refused_with_the_state_it_missed(
     assert other.status_code == 400 and body["stale"] is True
     assert body["error"] == (f"the table has moved on since this was entered (event {seq + 1}, the command was "
                              f"made at {seq}): nothing changed; look again")
-    assert body["table"]["seq"] == seq + 1 and [s["score"] for s in body["table"]["sides"]] == [1, 0]
+    # the seq the table is at (its state reaches the phone on the stream), not the state itself
+    assert body["seq"] == seq + 1 and "table" not in body
     assert scores(app) == [1, 0]
-    # a command refused for another reason is not "stale" and carries no table
+    # a command refused for another reason is not "stale"
     bad = host.cmd({"type": "peg", "side": "p9", "points": 1, "if_seq": seq + 1}).get_json()
-    assert "stale" not in bad and "table" not in bad
+    assert "stale" not in bad and "seq" not in bad
 
 
 def test_the_session_counts_the_phones_holding_the_table(app, host):
@@ -388,7 +392,7 @@ def test_new_match_three_hand_with_stake_and_series(app, host):
     r = host.cmd({"type": "new_match", "game": "lands-end-3", "players": ["Ann", "Bob", "Cy"], "stake": 2,
                   "first_dealer": "Cy", "series": {"kind": "best_of", "n": 3}})
     assert r.status_code == 200
-    snap = r.get_json()["table"]
+    snap = host.get("/api/table").get_json()
     assert snap["game"] == "lands-end-3"
     assert [s["name"] for s in snap["sides"]] == ["Ann", "Bob", "Cy"]
     assert snap["dealer"] == "Cy"
@@ -401,7 +405,8 @@ def test_game_over_and_settlement_by_manual_pegs(app, host):
     host.cmd({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 5, "first_dealer": "Bob"})
     host.cmd({"type": "peg", "side": "p2", "points": 4})
     host.cmd({"type": "peg", "side": "p1", "points": 15})
-    snap = host.cmd({"type": "peg", "side": "p1", "points": 1}).get_json()["table"]
+    host.cmd({"type": "peg", "side": "p1", "points": 1})
+    snap = host.get("/api/table").get_json()
     assert snap["result"]["loser"] == "p1"
     assert snap["result"]["multipliers"] == {"p2": 3}
     assert snap["result"]["settlement"] == {"p1": -15, "p2": 15}
@@ -409,7 +414,8 @@ def test_game_over_and_settlement_by_manual_pegs(app, host):
     r = host.cmd({"type": "peg", "side": "p2", "points": 1})
     assert r.status_code == 400
     assert r.get_json()["error"] == "the game is over: start a new game to peg again"
-    snap = host.cmd({"type": "new_game"}).get_json()["table"]
+    assert host.cmd({"type": "new_game"}).status_code == 200
+    snap = host.get("/api/table").get_json()
     assert [s["score"] for s in snap["sides"]] == [0, 0]
     assert (snap["ledger"]["Ann"], snap["ledger"]["Bob"]) == (-15, 15)
 

@@ -8,6 +8,7 @@ import pytest
 
 from companion.table import Table
 from web import create_app
+from web.hub import FRAME_INTERVAL
 from web.live import HEARTBEAT, Broadcaster, format_event, state_id
 
 
@@ -144,4 +145,76 @@ def test_events_route_honours_last_event_id(app):
     chunks = iter(r.response)
     next(chunks)
     assert next(chunks) == b": up to date\n\n"
+    r.close()
+
+
+class FakeBoard:
+    """A board that draws when told to, like the render loop: watchers hear of every frame."""
+
+    def __init__(self) -> None:
+        self.frame = {"lanes": [[[0, 0, 0]]], "status": [], "seq": 0, "animating": False}
+        self.watchers: list = []
+
+    def frame_json(self) -> dict:
+        return dict(self.frame)
+
+    def subscribe(self, fn):
+        self.watchers.append(fn)
+        return lambda: self.watchers.remove(fn)
+
+    def draw(self, **changes) -> None:
+        self.frame.update(changes)
+        for fn in list(self.watchers):
+            fn()
+
+
+@pytest.fixture
+def board_app(tmp_path, table):
+    board = FakeBoard()
+    clock = FakeClock()
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"],
+                      "SSE_HEARTBEAT": 0.0, "CLOCK": clock}, table=table, board=board)
+    yield app, board, clock
+    app.hub.close()
+
+
+def test_the_board_frame_is_pushed_on_the_stream_after_the_state(board_app):
+    app, board, clock = board_app
+    r = app.test_client().get("/api/events", buffered=False)
+    chunks = iter(r.response)
+    assert next(chunks) == b"retry: 2000\n\n"
+    assert parse(next(chunks).decode())["event"] == "state"
+    # a new stream starts with the frame the board shows now: the page draws the mirror without asking
+    first = parse(next(chunks).decode())
+    assert first == {"event": "board", "data": board.frame}
+    app.hub.table.submit({"type": "peg", "side": "p1", "points": 3})
+    assert parse(next(chunks).decode())["data"]["sides"][0]["score"] == 3
+    board.draw(seq=1, lanes=[[[255, 0, 0]]])                 # the board draws the new state a moment later
+    msg = parse(next(chunks).decode())
+    assert msg == {"event": "board", "data": {"lanes": [[[255, 0, 0]]], "status": [], "seq": 1, "animating": False}}
+    assert next(chunks) == HEARTBEAT.encode()                # one frame, one event
+    r.close()
+
+
+def test_an_animating_board_is_pushed_at_most_every_frame_interval_and_its_last_frame_always(board_app):
+    app, board, clock = board_app
+    b = app.hub.broadcaster
+    board.draw(seq=2, animating=True, t=0)
+    assert b.latest("board")["t"] == 0
+    clock.now += FRAME_INTERVAL / 3
+    board.draw(t=1)                                          # 30 fps: too soon after the last one
+    assert b.latest("board")["t"] == 0
+    clock.now += FRAME_INTERVAL
+    board.draw(t=2)
+    assert b.latest("board")["t"] == 2
+    clock.now += FRAME_INTERVAL / 3
+    board.draw(t=3, animating=False)                         # the settled board goes out at once
+    assert b.latest("board") == {**board.frame, "t": 3, "animating": False}
+
+
+def test_without_a_board_the_stream_has_no_board_events(app):
+    r = app.test_client().get("/api/events", buffered=False)
+    chunks = iter(r.response)
+    next(chunks), next(chunks)
+    assert next(chunks) == HEARTBEAT.encode()
     r.close()

@@ -204,7 +204,7 @@ def test_the_page_and_commands_answer_with_many_idle_streams_and_half_open_conne
         h["Cookie"] = claim[1]["Set-Cookie"].split(";")[0]         # the session now says: joined
         status, _, text = request(port, "POST", "/api/command", body={"type": "peg", "side": "p1", "points": 2},
                                   headers=h)
-        assert status == 200 and json.loads(text)["table"]["sides"][0]["score"] == 2
+        assert status == 200 and json.loads(text)["event"]["points"] == 2
         # and the joined phone, from its own address, still gets a live stream with the new score (the
         # visitor's 3 streams are all that phones which have not joined may hold)
         assert first_state(port, "127.0.0.4", h["Cookie"])["sides"][0]["score"] == 2

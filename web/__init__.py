@@ -1,8 +1,10 @@
 """The phone page: a Flask app that shows the table live and sends it commands.
 
 ``create_app`` is the only way to get an app (no module-level app). The Pi
-daemon passes its table, board, simulated buttons and start-up faults; a bare
-``create_app()`` opens the table at ``DATABASE`` itself (no board, no buttons).
+daemon passes its settings (``STATE_DIR``: next to its database), table, board,
+simulated buttons and start-up faults, and keeps the :class:`Hub` of the app it
+gets back (``app.hub``); a bare ``create_app()`` opens the table at
+``DATABASE`` itself (no board, no buttons).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import logging
 import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -23,14 +25,24 @@ from .security import Access, JoinLimiter, TrustedHosts, adopt_legacy_state, loa
 
 log = logging.getLogger(__name__)
 
-__all__ = ["create_app", "create_server", "Hub"]
+__all__ = ["App", "create_app", "create_server", "Hub"]
 
 
-def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None, board: Any = None,
-               buttons: Any = None, faults: "list[str] | None" = None, voice: Any = None) -> Flask:
-    """Return the configured Flask app for the phone page and its JSON API.
+class App(Flask):
+    """The phone page's Flask app, with the :class:`Hub` that links it to the table."""
 
-    :param test_config: config mapping that replaces ``instance/config.py``.
+    hub: Hub
+
+
+def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mapping[str, Any] | None" = None,
+               table: Any = None, board: Any = None, buttons: Any = None, faults: "list[str] | None" = None,
+               voice: Any = None) -> App:
+    """Return the configured Flask app for the phone page and its JSON API; ``app.hub`` is its hub.
+
+    :param test_config: config mapping that replaces ``instance/config.py`` and
+        the ``LANDSEND_*`` environment.
+    :param settings: config the caller decides (the daemon: ``STATE_DIR``, next
+        to its database); ``instance/config.py`` and ``LANDSEND_*`` still override it.
     :param table: a ``companion.table.Table``; None opens ``Table.open(DATABASE)``
         (``":memory:"`` means ``Table.memory()``).
     :param board: an object whose ``frame_json()`` returns the LED frame the
@@ -42,7 +54,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
     :param voice: the board's voice (:class:`firmware.voice.Voice`); None makes its
         settings answer null and its test 404.
     """
-    app = Flask(__name__, instance_relative_config=True)
+    app = App(__name__, instance_relative_config=True)
     app.config.from_mapping(
         STATE_DIR=None,                      # default: the Flask instance folder (older versions' page state)
         DATABASE=None,                       # default: STATE_DIR/landsend.db
@@ -65,6 +77,8 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
         JOIN_WINDOW=600.0,                   # seconds
         CLOCK=time.monotonic,                # injected in tests
     )
+    if settings is not None:
+        app.config.from_mapping(settings)
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
         app.config.from_prefixed_env("LANDSEND")
@@ -100,8 +114,9 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, table: Any = None
               limiter=JoinLimiter(per_client=app.config["JOIN_MAX_FAILURES"],
                                   overall=app.config["JOIN_MAX_FAILURES_TOTAL"],
                                   window=app.config["JOIN_WINDOW"], clock=app.config["CLOCK"]),
-              owns_table=owns_table)
-    app.extensions["landsend"] = hub
+              owns_table=owns_table, clock=app.config["CLOCK"])
+    app.hub = hub
+    app.extensions["landsend"] = hub          # for the blueprints (web.guard.hub)
     app.extensions["landsend.voice"] = voice
 
     from . import advice, api, guard, pages, query, settings

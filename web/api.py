@@ -54,7 +54,8 @@ def board():
 
 @bp.get("/events")
 def events():
-    """Return the Server-Sent Events stream: ``state`` (snapshot) and ``access`` (epoch) events.
+    """Return the Server-Sent Events stream: ``state`` (snapshot), ``board`` (LED frame), ``access``
+    (epoch) and ``faults`` events; the one source of the table's state for the page.
 
     503 with ``Retry-After`` when ``SSE_MAX_STREAMS`` streams are open, or
     ``SSE_MAX_PER_CLIENT`` (at most half of ``SSE_MAX_STREAMS``) from this
@@ -82,7 +83,7 @@ def events():
     last = request.headers.get("Last-Event-ID") or request.args.get("last")
     stream = h.broadcaster.stream(h.table.snapshot, last_event_id=last,
                                   heartbeat=float(cfg["SSE_HEARTBEAT"]), max_age=float(cfg["SSE_MAX_AGE"]),
-                                  clock=cfg["CLOCK"],
+                                  clock=cfg["CLOCK"], catch_up=("board",),
                                   gone=request.environ.get("waitress.client_disconnected"))
 
     def held():
@@ -178,7 +179,8 @@ def _client_id(body: dict) -> "str | None":
 def command():
     """Submit one table command (``{"type": ..., ...}``, optional ``client_id``); 400 when refused.
 
-    Returns ``{"event": <the stored event>, "table": <snapshot>}``. A repeated
+    Returns ``{"event": <the stored event>, "seq": <its seq>}``: the new state
+    reaches every phone, the sender included, on the live stream. A repeated
     ``client_id`` returns the original event and applies nothing.
     """
     body = json_body()
@@ -189,13 +191,13 @@ def command():
     try:
         ev = h.table.submit(body, client_id=cid)
     except StaleCommand as exc:
-        # made from a state the table has left: the sender gets the state it did not see, to look again
-        resp = jsonify({"error": str(exc), "stale": True, "table": h.table.snapshot()})
+        # made from a state the table has left: the sender sees the state it missed on the stream
+        resp = jsonify({"error": str(exc), "stale": True, "seq": h.table.snapshot()["seq"]})
         resp.status_code = 400
         return resp
     except RulesError as exc:
         return _refused(exc)
-    return jsonify({"event": ev, "table": h.table.snapshot()})
+    return jsonify({"event": ev, "seq": ev["seq"]})
 
 
 @bp.post("/import")

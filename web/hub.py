@@ -1,15 +1,18 @@
-"""The page's link to the table: ``app.extensions["landsend"]``.
+"""The page's link to the table: ``app.hub`` (also ``app.extensions["landsend"]``).
 
 One :class:`Hub` per app holds what the daemon passed in (table, board,
 buttons, faults) and what the web side owns (access state, join limiter, SSE
-broadcaster). The daemon calls :meth:`Hub.release` when the board's menu
-button is held.
+broadcaster). :func:`web.create_app` returns the app with its hub; the daemon
+keeps that hub and calls :meth:`Hub.release` when the board's menu button is
+held. Everything the pages see live goes out through the broadcaster: the
+table's ``state``, ``access``, ``faults`` and the board's ``board`` frame.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Callable
 
 from companion.errors import StoreError
@@ -19,13 +22,16 @@ from .security import Access, JoinLimiter
 
 log = logging.getLogger(__name__)
 
+FRAME_INTERVAL = 0.1
+"""Seconds between two ``board`` events while the board animates (it draws at its fps; pages need fewer)."""
+
 
 class Hub:
     """The table, board, buttons and faults of one app, with its access state and broadcaster."""
 
     def __init__(self, table: Any, *, board: Any = None, buttons: Any = None,
                  faults: "list[str] | None" = None, access: Access, limiter: JoinLimiter,
-                 owns_table: bool = False) -> None:
+                 owns_table: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         self.table = table
         self.board = board
         self.buttons = buttons
@@ -40,11 +46,27 @@ class Hub:
         self._unsubscribe: Callable[[], None] | None = table.subscribe(self._on_state)
         access.on_change(self._on_access)
         self.broadcaster.publish("state", table.snapshot())
+        self._clock = clock
+        self._frame_at: float | None = None
+        self._unwatch: Callable[[], None] | None = None
+        if board is not None:
+            watch = getattr(board, "subscribe", None)
+            self._unwatch = watch(self._on_frame) if watch is not None else None
+            self.broadcaster.publish("board", board.frame_json())
 
     def _on_state(self, snapshot: dict) -> None:
         self.broadcaster.publish("state", snapshot)
         if self._store_fault is not None:      # the table stored an event: the store works again
             self.store_fault(None)
+
+    def _on_frame(self) -> None:
+        """Push the frame the board has just drawn (at most every FRAME_INTERVAL s while it animates)."""
+        frame = self.board.frame_json()
+        now = self._clock()
+        if frame.get("animating") and self._frame_at is not None and now - self._frame_at < FRAME_INTERVAL:
+            return
+        self._frame_at = now
+        self.broadcaster.publish("board", frame)
 
     def store_fault(self, message: "str | None") -> None:
         """Show ``message`` (the store's refusal: a full disk...) as the page's fault, or clear it with None.
@@ -103,6 +125,9 @@ class Hub:
     def close(self) -> None:
         """End the SSE streams, unsubscribe from the table, and close it if the app opened it."""
         self.broadcaster.close()
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None

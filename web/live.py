@@ -1,7 +1,8 @@
 """Server-Sent Events: the broadcaster that keeps every phone on the same state.
 
 The broadcaster keeps only the *latest* message of each kind (``state``: the
-table snapshot; ``access``: the access epoch), each with a version number.
+table snapshot; ``access``: the access epoch; ``faults``; ``board``: the LED
+frame), each with a version number.
 A stream waits until some kind has a version it has not sent yet, then sends
 that kind's latest message. Slow phones therefore skip intermediate states
 instead of queueing them, and nothing grows without bound. A new or
@@ -139,11 +140,13 @@ class Broadcaster:
 
     def stream(self, current: Callable[[], dict], *, last_event_id: "str | None" = None,
                heartbeat: float = 15.0, max_age: float = 600.0, retry_ms: int = 2000,
-               clock: Callable[[], float] = time.monotonic,
+               clock: Callable[[], float] = time.monotonic, catch_up: tuple[str, ...] = (),
                gone: "Callable[[], bool] | None" = None) -> Iterator[str]:
         """Yield SSE text: the current snapshot, then each newer message, heartbeats between.
 
-        ``current()`` returns the table's snapshot now. The stream ends after
+        ``current()`` returns the table's snapshot now; after it come the latest
+        messages of the ``catch_up`` kinds (the board's frame), so a new stream
+        starts with everything it shows. The stream ends after
         ``max_age`` seconds (the browser reconnects at once and catches up),
         which bounds how long a vanished phone can hold a server thread, and
         as soon as ``gone()`` is true when :meth:`wake` (or a message) wakes it:
@@ -151,6 +154,7 @@ class Broadcaster:
         """
         with self._cond:
             seen = {k: v for k, (v, _) in self._latest.items()}
+            known = [(k, self._latest[k]) for k in catch_up if k in self._latest]
             self.streams += 1
         try:
             yield f"retry: {retry_ms}\n\n"
@@ -160,6 +164,8 @@ class Broadcaster:
                 yield format_event("state", snap, event_id=sid)
             else:
                 yield ": up to date\n\n"
+            for kind, (version, data) in known:
+                yield self._formatted(kind, version, data, None)
             sent_sid = sid
             started = clock()
             while True:
