@@ -179,6 +179,97 @@ def test_a_late_answer_about_a_replaced_match_never_puts_it_back_on_the_screen(s
     assert server.table.snapshot()["game"] == "five-card"
 
 
+# --- the stream is the one source of state (issue 17) ---------------------------------------------------
+
+# Records, on a phone, every state its live stream brings (its seq and scores) and every score the page shows,
+# noting whether the stream had brought that score before the page showed it.
+RECORD = """
+window.__streamed = []; window.__shown = [];
+const NativeEventSource = window.EventSource;
+window.EventSource = function (url, opts) {
+  const es = new NativeEventSource(url, opts);
+  es.addEventListener("state", ev => {
+    const d = JSON.parse(ev.data);
+    window.__streamed.push({seq: d.seq, scores: d.sides.map(s => String(s.score)).join("-")});
+  });
+  return es;
+};
+function note() {
+  const shown = Array.from(document.querySelectorAll("[data-score]")).map(e => e.textContent).join("-");
+  const last = window.__shown[window.__shown.length - 1];
+  if (shown && (!last || last.scores !== shown)) {
+    // the first is the state the page came with (embedded in it), drawn before the stream opens
+    window.__shown.push({scores: shown, streamed: !last || window.__streamed.some(s => s.scores === shown)});
+  }
+}
+document.addEventListener("DOMContentLoaded", () => {
+  note();
+  new MutationObserver(note).observe(document.getElementById("sides"), {childList: true, subtree: true, characterData: true});
+});
+"""
+
+
+def recording(page):
+    """Reload ``page`` with RECORD in it (the session cookie stays: still joined)."""
+    page.add_init_script(RECORD)
+    page.reload()
+    page.wait_for_selector("#conn.ok")
+    return page
+
+
+def test_a_phone_shows_only_states_its_stream_brought_even_its_own_commands(server, phones):
+    a, b = two_phones(server, phones)
+    a, b = recording(a), recording(b)
+    answers = []
+    a.on("response", lambda r: answers.append(r.json()) if r.url.endswith("/api/command") else None)
+    for _ in range(3):
+        a.click("[data-side='p1'] [data-peg='p1']")       # three taps: queued, each made on top of the last
+    a.click("[data-side='p2'] [data-peg-2='p2']")
+    expect(a.locator("[data-score='p2']")).to_have_text("2")
+    expect(a.locator("#pending")).to_be_hidden()
+    expect(b.locator("[data-score='p2']")).to_have_text("2")
+    assert scores(server) == [3, 2]
+    # the answers are the events and their seqs, never a state to show
+    assert [sorted(x) for x in answers] == [["event", "seq"]] * 4
+    assert [x["seq"] for x in answers] == [2, 3, 4, 5]
+    shown_a, shown_b = a.evaluate("window.__shown"), b.evaluate("window.__shown")
+    # every score the sender showed came on its stream first, in the order the table made them
+    assert [s["scores"] for s in shown_a] == ["0-0", "1-0", "2-0", "3-0", "3-2"]
+    assert all(s["streamed"] for s in shown_a)
+    # and the other phone went through the same states (its stream may skip one under load, never reorder)
+    seqs_a = [s["seq"] for s in a.evaluate("window.__streamed")]
+    seqs_b = [s["seq"] for s in b.evaluate("window.__streamed")]
+    assert seqs_a == [2, 3, 4, 5] and seqs_b == sorted(set(seqs_b)) and seqs_b[-1] == 5
+    assert a.errors == [] and b.errors == []
+
+
+def test_an_answer_that_arrives_after_newer_states_never_reverts_the_page(server, phones):
+    a, b = two_phones(server, phones)
+    a = recording(a)
+    held = []
+    a.route("**/api/command", lambda route: held.append(route))
+    a.click("[data-side='p1'] [data-peg='p1']")
+    until(a, lambda: held)
+    answer = held[0].fetch()                              # the table takes Ann's peg ...
+    expect(a.locator("[data-score='p1']")).to_have_text("1")   # ... the stream shows it before the answer
+    expect(a.locator("#pending")).to_be_visible()         # still "sending" until the answer comes
+    b.click("[data-side='p2'] [data-peg-2='p2']")          # Bob's phone enters a newer state
+    expect(a.locator("[data-score='p2']")).to_have_text("2")
+    held[0].fulfill(response=answer)                      # then Ann's answer arrives, late
+    expect(a.locator("#pending")).to_be_hidden()
+    a.wait_for_timeout(300)
+    expect(a.locator("[data-score='p2']")).to_have_text("2")
+    a.unroute("**/api/command")
+    # the next command is made from the state on the screen, not from the late answer's
+    sent = []
+    a.on("request", lambda r: sent.append(r.post_data_json) if r.url.endswith("/api/command") else None)
+    a.click("[data-side='p1'] [data-peg='p1']")
+    expect(a.locator("[data-score='p1']")).to_have_text("2")
+    assert sent[0]["if_seq"] == 3
+    assert [s["scores"] for s in a.evaluate("window.__shown")] == ["0-0", "1-0", "1-2", "2-2"]
+    assert scores(server) == [2, 2]
+
+
 def test_every_command_the_page_sends_carries_the_state_it_was_made_from(server, phones):
     a, _ = two_phones(server, phones)
     sent = []

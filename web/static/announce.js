@@ -3,8 +3,8 @@ import { h, clear, $ } from "./dom.js";
 import { S, pref, call, sideName } from "./state.js";
 
 // What was just said at the table: every score step of the newest event (a card can make a run and
-// then the point for last: two steps), and who said go. One phone hears of a change through its own
-// command, the others through the live stream: both go through take(), so every phone says the same.
+// then the point for last: two steps), and who said go. Every phone, the one that entered it too, hears of
+// a change on the live stream, through take(), so every phone says the same.
 function newGos(oh, nh) {
   if (!oh || !nh || oh.hand_no !== nh.hand_no) return [];
   return (nh.gone || []).filter(function (n) { return (oh.gone || []).indexOf(n) < 0; });

@@ -5,7 +5,6 @@ import { $, show } from "./dom.js";
 import { S, boot, pref, ui, joined, command, changeSession, refreshSession } from "./state.js";
 import { toast } from "./header.js";
 import { connect, init as initLive } from "./live.js";
-import { pollBoard } from "./board.js";
 import { announce } from "./announce.js";
 import { renderSides, renderResult, peg } from "./sides.js";
 import { renderEntry } from "./entry.js";
@@ -48,11 +47,10 @@ function render() {
 }
 
 
-// a new snapshot was taken (from the stream, a command's answer, or a poll): draw it, say it, see the board
+// a new snapshot was taken (from the stream, or read while there is no stream): draw it and say it
 function taken(old) {
   render();
   announce(old);
-  pollBoard();
   if (S.view === "history") loadHistory();
 }
 
@@ -105,4 +103,3 @@ initLive();
 render();
 announce(null);
 connect();
-pollBoard();

@@ -3,28 +3,14 @@ import { clear, $ } from "./dom.js";
 import { S } from "./state.js";
 import { renderSides } from "./sides.js";
 
-// ---- board mirror ----
-var boardTimer = null, boardBusy = false;
-export function pollBoard() {
+// The board's frame arrives on the live stream (a "board" event after every frame it draws): the page
+// never polls it. Only while there is no stream (refused, or down) is it read with the table.
+export function readBoard() {
   if (!S.session.board || S.boardMissing) return;
-  clearTimeout(boardTimer);
-  if (boardBusy) { boardTimer = setTimeout(pollBoard, 150); return; }
-  boardBusy = true;
   fetch("/api/board", { credentials: "same-origin" }).then(function (r) {
     if (r.status === 404) { S.boardMissing = true; return null; }
     return r.ok ? r.json() : null;
-  }).then(function (f) {
-    boardBusy = false;
-    clearTimeout(boardTimer);
-    if (f) drawBoard(f);
-    // the board draws a new state a moment after the page hears of it: look again soon until it has
-    var behind = f && typeof f.seq === "number" && S.table && f.seq < S.table.seq;
-    if (!S.boardMissing && document.visibilityState === "visible") boardTimer = setTimeout(pollBoard, behind || (f && f.animating) ? 150 : 1000);
-  }, function () {
-    boardBusy = false;
-    clearTimeout(boardTimer);
-    if (document.visibilityState === "visible") boardTimer = setTimeout(pollBoard, 2000);
-  });
+  }).then(function (f) { if (f) drawBoard(f); }, function () { /* the next look will do */ });
 }
 function ledColour(rgb, gamma) {
   // show an LED as it looks: undo the strip's gamma if the board says it, then lift dim ones to read on a phone
@@ -36,7 +22,7 @@ function ledColour(rgb, gamma) {
 }
 var SVGNS = "http://www.w3.org/2000/svg";
 function svg(tag, attrs) { var e = document.createElementNS(SVGNS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); return e; }
-function drawBoard(frame) {
+export function drawBoard(frame) {
   var b = $("board");
   var key = JSON.stringify(frame);
   if (key === S.board) return;

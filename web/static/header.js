@@ -3,7 +3,8 @@
 import { h, $, cardWords } from "./dom.js";
 import { call, command } from "./state.js";
 
-export function toast(msg, kind) {
+// undoTo: the event a refusal names to undo back to (its undo_to field); the toast offers to do it
+export function toast(msg, kind, undoTo) {
   var t = $("toast");
   t.textContent = cardWords(msg);
   t.className = "toast" + (kind ? " " + kind : "");
@@ -11,13 +12,18 @@ export function toast(msg, kind) {
   t.onclick = function () { t.hidden = true; };       // tap to dismiss
   clearTimeout(toast.timer);
   // a refusal that names the event to undo back to (a card credited to the wrong player) offers to do it
-  var back = kind ? null : /undo back to (?:the go \()?event (\d+)/.exec(msg);
-  if (back) {
+  var back = kind ? null : undoTo != null ? undoTo : legacyUndoTo(msg);
+  if (back != null) {
     t.appendChild(h("button", { type: "button", id: "undo-back", cls: "primary",
-      onclick: function (ev) { ev.stopPropagation(); t.hidden = true; undoBackTo(Number(back[1])); } },
-      "Undo back to event " + back[1]));
+      onclick: function (ev) { ev.stopPropagation(); t.hidden = true; undoBackTo(Number(back)); } },
+      "Undo back to event " + back));
   }
   toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : back ? 30000 : 6000);
+}
+// a companion older than the refusal's undo_to field only says it in words
+function legacyUndoTo(msg) {
+  var m = /undo back to (?:the go \()?event (\d+)/.exec(msg);
+  return m ? Number(m[1]) : null;
 }
 // undo every entry from event n on: one undo per live event, each made on top of the one before it
 function undoBackTo(n) {

@@ -1,6 +1,6 @@
 /* The History tab: every event with its number and score steps, grouped by hand; import of a record. */
 import { h, clear, $, pretty, cardWords } from "./dom.js";
-import { S, call, take, sideName } from "./state.js";
+import { S, call, sideName } from "./state.js";
 import { toast } from "./header.js";
 
 // ---- history ----
@@ -62,7 +62,7 @@ export function init() {
     f.text().then(function (txt) {
       var rec;
       try { rec = JSON.parse(txt); } catch (e) { toast("that file is not JSON"); return; }
-      return call("POST", "/api/import", { record: rec }).then(function (d) { take(d.table); toast("Record imported", "info"); });
+      return call("POST", "/api/import", { record: rec }).then(function () { toast("Record imported", "info"); });   // its state comes on the stream
     }).catch(function (e) { toast(e.message); });
     this.value = "";
   });

@@ -1,7 +1,7 @@
 /* The live stream: SSE with heartbeat watchdog, reconnect and catch-up; polling while no stream is to be had. */
 import { $ } from "./dom.js";
 import { S, call, take, retryPending, refreshSession } from "./state.js";
-import { pollBoard } from "./board.js";
+import { drawBoard, readBoard } from "./board.js";
 import { keepAwake } from "./more.js";
 
 // ---- live updates: SSE with heartbeat watchdog, reconnect and catch-up ----
@@ -12,7 +12,10 @@ export function connect() {
   S.lastMsg = Date.now();
   es.onopen = function () { S.lastMsg = Date.now(); S.esTries = 0; setConn(true); };
   es.onmessage = function () { S.lastMsg = Date.now(); };
+  // the stream is the one source of the table's state on every phone, the one that sent a command too
   es.addEventListener("state", function (ev) { S.lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); retryPending(); });
+  // the frame the board has just drawn (and on connect, the one it shows)
+  es.addEventListener("board", function (ev) { S.lastMsg = Date.now(); drawBoard(JSON.parse(ev.data)); });
   es.addEventListener("access", function () { S.lastMsg = Date.now(); refreshSession(); });
   // a fault came or went (the table's store refused a write: a full disk...): the banner shows it
   es.addEventListener("faults", function () { S.lastMsg = Date.now(); refreshSession(); });
@@ -41,6 +44,7 @@ export function init() {
       // the stream was refused (503: every live stream of the table is taken) or failed: read the table
       // every 5 s meanwhile, and ask for a stream again after 5, 10, 15... up to 30 s (jittered)
       call("GET", "/api/table").then(function (t) { take(t); showConn(false, "polling"); }, function () {});
+      readBoard();
       if (Date.now() < (S.esNext || 0)) return;
       S.esTries = (S.esTries || 0) + 1;
       S.esNext = Date.now() + Math.min(30000, 5000 * S.esTries) * (0.8 + 0.4 * Math.random());
@@ -54,7 +58,6 @@ export function init() {
     if (document.visibilityState === "visible") {
       if (!S.es || S.es.readyState === 2) connect();
       keepAwake();
-      pollBoard();
     }
   });
   window.addEventListener("online", function () { connect(); retryPending(); });

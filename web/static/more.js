@@ -1,7 +1,7 @@
 /* The More tab: invite (join code and QR), ledger, the simulator's board buttons, this phone's settings,
    and the wake lock. The board's own settings are in settings.js. */
 import { h, clear, $, show, store } from "./dom.js";
-import { S, pref, joined, take, render, refreshSession } from "./state.js";
+import { S, pref, joined, render, refreshSession } from "./state.js";
 import { toast } from "./header.js";
 
 // ---- more: share, ledger, simulator, settings ----
@@ -40,7 +40,7 @@ function simPress(body, done) {
   fetch("/api/sim/press", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body) })
     .then(function (r) { return r.json(); }).then(function (d) {
-      if (d.error) toast(d.error); else { if (d.table) take(d.table); if (done) done(); }
+      if (d.error) toast(d.error); else if (done) done();   // the new state comes on the stream
     }, function () { toast("no connection to the table"); });
 }
 export function init() {

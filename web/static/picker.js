@@ -1,10 +1,11 @@
 /* The card picker: rank, then suit (two taps, each at least 44 px). */
-import { h, clear, $, show, RANK_NAME, SUIT_NAME, SYM, RANKS, SUITS, cardLabel, split } from "./dom.js";
+import { h, clear, $, show, RANK_NAME, SUIT_NAME, SYM, RANKS, SUITS, cardLabel } from "./dom.js";
 import { S, seenCards } from "./state.js";
 
-function cardValue(card) { var r = split(card).rank; return r === "A" ? 1 : "JQK".indexOf(r) >= 0 ? 10 : Number(r); }
 // ---- the card picker: rank, then suit (two taps, each at least 44 px) ----
-export function picker(onPick, target, seenOverride, room, head) {
+// playable: the ranks that may be played now (the snapshot's hand.playable_ranks: the page restates no rule);
+// undefined: any rank. A rank not in it is greyed "over 31" like a card already out.
+export function picker(onPick, target, seenOverride, playable, head) {
   var box = target || $("picker");
   clear(box);
   if (!onPick) { show(box, false); if (!target) padForPicker(); return; }
@@ -12,15 +13,16 @@ export function picker(onPick, target, seenOverride, room, head) {
   if (head) box.appendChild(head);
   var seen = seenOverride || seenCards();
   var sel = target ? box._picked : S.picked;
-  if (sel && room !== undefined && cardValue(sel + "S") > room) sel = null;
+  var over = function (r) { return playable !== undefined && playable.indexOf(r) < 0; };
+  if (sel && over(sel)) sel = null;
   var ranks = h("div", { cls: "ranks" });
   RANKS.forEach(function (r) {
     // a card that would take the count past 31 is greyed like a card already out
-    var all = SUITS.every(function (s) { return seen[r + s]; }) || (room !== undefined && cardValue(r + "S") > room);
+    var all = SUITS.every(function (s) { return seen[r + s]; }) || over(r);
     ranks.appendChild(h("button", { type: "button", "data-rank": r, cls: sel === r ? "sel" : null, disabled: all ? true : null,
-      "aria-label": all && room !== undefined && cardValue(r + "S") > room ? r + ": over 31" : RANK_NAME[r] ? r + ", " + RANK_NAME[r] : null,
+      "aria-label": over(r) ? r + ": over 31" : RANK_NAME[r] ? r + ", " + RANK_NAME[r] : null,
       "aria-pressed": sel === r ? "true" : "false",
-      onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride, room, head); } }, r));
+      onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride, playable, head); } }, r));
   });
   box.appendChild(ranks);
   // the suit row is always there (greyed until a rank is picked): the picker never changes height,

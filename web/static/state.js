@@ -15,7 +15,7 @@ export var pref = { four: stored("le.four") === "1", speak: stored("le.speak") =
 
 // how the views are drawn, registered by app.js (this module imports no view)
 export var ui = {
-  render: function () {}, taken: function (old) {}, toast: function (msg, kind) {}, go: function (view) {}
+  render: function () {}, taken: function (old) {}, toast: function (msg, kind, undoTo) {}, go: function (view) {}
 };
 // draw the page again from S (after a change of S made here or by a view)
 export function render() { ui.render(); }
@@ -101,19 +101,21 @@ export function command(cmd) {
 }
 function sendHead() {
   var e = S.queue[0];
-  if (!e || e.state === "sending") return;
+  if (!e || e.state === "sending" || e.state === "answered") return;
   e.state = "sending";
+  e.match = S.table.match_id;        // the match it was made in (if_seq is a seq of this match)
   renderPending();
   call("POST", "/api/command", e.cmd).then(function (data) {
-    S.queue.shift();
+    // the answer is the event and its seq: the new state comes on the stream, as on every other phone,
+    // so an answer that arrives late can never put an older state back on the screen
+    e.state = "answered";
+    e.answer = data;
     var t = $("toast");
     if (!t.hidden && !t.classList.contains("info")) t.hidden = true;   // the refusal was dealt with: clear it
-    var next = S.queue[0];
-    if (next && next.chained) next.cmd.if_seq = data.event.seq;       // made on top of this one
-    take(data.table);
-    renderPending();
-    e.resolve(data);
-    if (next) sendHead();
+    var next = S.queue[1];
+    if (next && next.chained) next.cmd.if_seq = data.seq;              // made on top of this one
+    settle();
+    if (S.queue[0] === e) lookAgain(e);
   }, function (err) {
     if (err.network) { e.state = "failed"; renderPending(); return; }
     // refused: this entry, and those made on top of it, are not entered; the phone shows the table as it is
@@ -124,15 +126,38 @@ function sendHead() {
       ui.toast("Not entered: " + e.label + more + ". The table changed before it arrived (another phone or the " +
         "board entered something): look again, and enter it if it still stands.");
     } else {
-      ui.toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""));
+      ui.toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""), null, err.data && err.data.undo_to);
     }
-    if (err.data && err.data.table) take(err.data.table);
     S.whose = null;
     render();                      // back to a clean picker: the refused card is not half-entered
     renderPending();
     if (err.status === 403) refreshSession();
     dropped.forEach(function (d) { d.reject(err); });
   });
+}
+// has the stream brought the state an answered command made (or a later one)?
+function shown(e) {
+  var t = S.table, ev = e.answer.event || {};
+  if (ev.match_id) return t.match_id === ev.match_id || !!S.gone[ev.match_id];   // a new match
+  return t.match_id !== e.match || t.seq >= e.answer.seq;
+}
+// the head of the queue is done once its state is on the screen: then the next entry goes out
+function settle() {
+  var e = S.queue[0];
+  if (!e || e.state !== "answered" || !shown(e)) return;
+  clearTimeout(e.timer);
+  S.queue.shift();
+  renderPending();
+  e.resolve(e.answer);
+  if (S.queue.length) sendHead();
+}
+// a stream that is down or slow: read the table itself after a while, until the state is there
+function lookAgain(e) {
+  clearTimeout(e.timer);
+  e.timer = setTimeout(function () {
+    if (S.queue[0] !== e) return;
+    call("GET", "/api/table").then(take, function () {}).then(function () { if (S.queue[0] === e) lookAgain(e); });
+  }, 3000);
 }
 export function retryPending() { if (S.queue.length && S.queue[0].state === "failed") sendHead(); }
 function dropPending() {
@@ -190,5 +215,6 @@ export function take(snap) {
     S.player = null;               // and so does a player picked by hand
     if (old && old.expect !== snap.expect) { S.tray = []; S.picked = null; S.gridSel = null; }
   }
-  ui.taken(old);                   // the page draws it, says it, and looks at the board again
+  ui.taken(old);                   // the page draws it and says it
+  settle();                        // and the command that made it is done
 }
