@@ -269,7 +269,6 @@ def test_the_daemon_hands_the_app_its_state_dir_and_keeps_the_hub_it_gets_back(t
     try:
         assert dict(os.environ) == before                  # settings passed, not put in the environment
         assert d.app.config["STATE_DIR"] == str(tmp_path / "state")
-        assert (tmp_path / "state" / "secret_key").exists()       # the page keeps its key next to the database
         assert d.hub is d.app.hub and d.hub.table is d.table and d.hub.board is d.loop
     finally:
         d.close()

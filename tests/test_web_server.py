@@ -366,12 +366,12 @@ def test_half_open_connections_from_thirty_addresses_never_take_the_page_from_a_
         kept.request("POST", "/api/command", body=json.dumps({"type": "peg", "side": "p1", "points": 2}),
                      headers=h)
         resp = kept.getresponse()
-        assert resp.status == 200 and json.loads(resp.read())["table"]["sides"][0]["score"] == 2
+        assert resp.status == 200 and json.loads(resp.read())["event"]["points"] == 2
         # a new connection of the phone gets the page, the table and a command
         assert request(port, "GET", "/", source="127.0.0.20", headers={"Cookie": h["Cookie"]})[0] == 200
         status, _, text = request(port, "POST", "/api/command", source="127.0.0.20", headers=h,
                                   body={"type": "peg", "side": "p2", "points": 3})
-        assert status == 200 and json.loads(text)["table"]["sides"][1]["score"] == 3
+        assert status == 200 and json.loads(text)["event"]["points"] == 3
         # and its live stream, from another address of the phone's, with the score
         assert first_state(port, "127.0.0.21", h["Cookie"])["sides"][1]["score"] == 3
         kept.close()

@@ -119,12 +119,13 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.extensions["landsend"] = hub          # for the blueprints (web.guard.hub)
     app.extensions["landsend.voice"] = voice
 
-    from . import advice, api, guard, pages, query, settings
+    from . import advice, api, guard, pages, query
+    from . import settings as board_settings   # the board's settings routes (not the settings argument)
     guard.init_app(app)
     query.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
-    app.register_blueprint(settings.bp)
+    app.register_blueprint(board_settings.bp)
     app.register_blueprint(advice.bp)
     _register_errors(app)
     return app
