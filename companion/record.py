@@ -375,12 +375,13 @@ def import_record(table, record: dict) -> dict:
     return result_of(table)
 
 
-def drive(table, record: dict) -> None:
-    """Submit ``record``'s commands to ``table`` (a new match), stopping at the first refusal.
+def drive(table, record: dict, on_step: Callable[[str, dict], None] | None = None) -> None:
+    """Submit ``record``'s commands to ``table`` (a new match), stopping at the first refusal;
+    ``on_step(where, command)`` is called after each accepted one.
 
     :raises RecordError: naming the wrong step and why.
     """
-    _Driver(table, record).run()
+    _Driver(table, record, on_step).run()
 
 
 def result_of(table, error: str | None = None) -> dict:

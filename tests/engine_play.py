@@ -46,7 +46,7 @@ class RandomPlayer:
         self.rng = rng
         # claims and muggins draw from their own generator (seeded from the state of ``rng`` without
         # drawing from it): the plays of a claim-mode game are those of the same seed in counting mode
-        self.claim_rng = random.Random(hash(rng.getstate()))
+        self.claim_rng = random.Random(hash(rng.getstate()[1]))   # the ints only: hash(None) varies by run before 3.12
         self.submit = submit or table.submit
         self.claim_miss = claim_miss
         self.claim_skip = claim_miss / 3 if claim_skip is None else claim_skip
