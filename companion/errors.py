@@ -1,12 +1,31 @@
 """Errors raised by the rules core and the table.
 
 Every refusal is a :class:`RulesError` (a ``ValueError``) carrying one human
-sentence; ``web/`` maps them to HTTP 400 and the CLI to one line on stderr.
+sentence, and in :attr:`RulesError.data` what a program needs from it as fields
+(``undo_to``: the event to undo back to, from which on every live entry is undone,
+when the refusal says a card went to the wrong player); ``web/`` maps them to
+HTTP 400 with the fields beside ``error``, the CLI to one line on stderr.
 """
 
 
 class RulesError(ValueError):
-    """A command or input the rules refuse; nothing was changed."""
+    """A command or input the rules refuse; nothing was changed.
+
+    >>> e = RulesError("no", undo_to=7, other=None)
+    >>> str(e), e.data
+    ('no', {'undo_to': 7})
+    """
+
+    def __init__(self, message: str = "", **data) -> None:
+        super().__init__(message)
+        self.data = {k: v for k, v in data.items() if v is not None}
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), str(self), self.data))
+
+
+def _rebuild(cls, message: str, data: dict) -> "RulesError":
+    return cls(message, **data)
 
 
 class InvalidCard(RulesError):

@@ -24,6 +24,8 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from .cards import DECK, Card, parse_card, parse_cards
+
+RANK_TEXT = {1: "A", 10: "10", 11: "J", 12: "Q", 13: "K", **{n: str(n) for n in range(2, 10)}}
 from .errors import IllegalAction, InvalidCard
 from .match import HAND_FACTORIES, HOUSE_NAME, MatchState, begin_hand, handler, parse_command_card
 from .scoring import number_words, score_hand, score_peg
@@ -155,14 +157,18 @@ class EntryHand(ABC):
         """Return a sentence saying where ``card`` was already seen."""
         return f"{card} is already out: {self.seen[card]}"
 
+    def undo_point(self, card: Card) -> int | None:
+        """Return the event to undo back to when ``card`` was entered for the wrong player, or None."""
+        return None
+
     def check_unseen(self, cards) -> None:
         """Refuse any of ``cards`` that was already seen this hand.
 
-        :raises IllegalAction: naming the first such card and where it is.
+        :raises IllegalAction: naming the first such card and where it is (``undo_to``: see :meth:`undo_point`).
         """
         for c in cards:
             if c in self.seen:
-                raise IllegalAction(self.where(c))
+                raise IllegalAction(self.where(c), undo_to=self.undo_point(c))
 
     def note_peg(self, state: MatchState, ev: dict) -> None:
         """Remember a manual peg and its position in the hand (for the game record)."""
@@ -475,6 +481,10 @@ class DealHand(EntryHand):
     def where(self, card: Card) -> str:
         return super().where(card) + self.credit_note(card)
 
+    def undo_point(self, card: Card) -> int | None:
+        cr = self.credits.get(card)
+        return cr["seq"] if cr is not None else None
+
     def credit_note(self, card: Card) -> str:
         """Return, for a played card, which event credited it to whom and that undoing back to it fixes it."""
         cr = self.credits.get(card)
@@ -483,30 +493,32 @@ class DealHand(EntryHand):
         return (f"; {card} was entered as {cr['player']}'s at event {cr['seq']} (count {cr['count']}): "
                 f"if it was not {cr['player']}'s card, undo back to event {cr['seq']} and enter it for its player")
 
-    def suspect_note(self, state: MatchState, seat: int) -> str:
+    def suspect_note(self, state: MatchState, seat: int) -> tuple[str, int | None]:
         """Return which credited play to undo back to when ``seat`` cannot have held all it was credited:
         the last card entered by default for the player to play near 31 (``seat``'s own first), else
-        ``seat``'s last card."""
+        ``seat``'s last card; as ``(words, event seq)`` (``("", None)``: none)."""
         everyone = list(self.credits.items())
         guesses = [x for x in everyone if x[1]["guess"]]
         pick = ([x for x in guesses if x[1]["seat"] == seat] or guesses
                 or [x for x in everyone if x[1]["seat"] == seat])
         if not pick:
-            return ""
+            return "", None
         card, cr = pick[-1]
         why = f", where {cr['player']} might have said go" if cr["guess"] else ""
         return (f"; if one of them was another player's card, undo back to event {cr['seq']} ({card}, entered "
-                f"for {cr['player']} at a count of {cr['count'] - card.value}{why}) and enter it for its player")
+                f"for {cr['player']} at a count of {cr['count'] - card.value}{why}) and enter it for its player",
+                cr["seq"])
 
-    def guess_note(self, state: MatchState, seat: int) -> str:
-        """Return, when ``seat`` might have no cards left after all, the card entered by default to undo back to."""
+    def guess_note(self, state: MatchState, seat: int) -> tuple[str, int | None]:
+        """Return, when ``seat`` might have no cards left after all, the card entered by default to undo back
+        to, as ``(words, event seq)`` (``("", None)``: none)."""
         guesses = [(c, cr) for c, cr in self.credits.items() if cr["guess"]]
         if not guesses:
-            return ""
+            return "", None
         card, cr = guesses[-1]
         return (f"; if {state.seats[seat]} has no card left, a card went to the wrong player: undo back to "
                 f"event {cr['seq']} ({card}, entered for {cr['player']} as the player to play at a count of "
-                f"{cr['count'] - card.value}, where {cr['player']} might have said go)")
+                f"{cr['count'] - card.value}, where {cr['player']} might have said go)", cr["seq"])
 
     # --- pegging mechanics (shared by decide's dry run and apply) -----------------------
     def left(self, seat: int) -> int:
@@ -535,6 +547,14 @@ class DealHand(EntryHand):
             if state.seat_side[s] != own:
                 return state.seat_side[s]
         return own
+
+    def playable_ranks(self, state: MatchState) -> list[str]:
+        """Return the ranks a card played now may have (its value fits the count under 31), as the rank
+        part of a card ("A", "2", ..., "10", "J", "Q", "K"); none outside the matching phase."""
+        if self.stage != "pegging" or state.over:
+            return []
+        room = 31 - self.count
+        return [RANK_TEXT[r] for r in range(1, 14) if min(r, 10) <= room]
 
     def go_wrong(self, state: MatchState, seat: int) -> str | None:
         """Return why ``seat`` cannot say go now (the engine can tell), or None."""
@@ -671,8 +691,9 @@ class DealHand(EntryHand):
             g = sim.turn
             why = sim.go_wrong(state, g)
             if why:
+                note, back = self.guess_note(state, g)
                 raise IllegalAction(f"it is {state.seats[g]}'s turn; {state.seats[seat]} can {what} only if "
-                                    f"{state.seats[g]} said go, but {why}{self.guess_note(state, g)}")
+                                    f"{state.seats[g]} said go, but {why}{note}", undo_to=back)
             gos.append(g)
             sim.do_go(state, g, live=None)
         raise IllegalAction(f"it is not {state.seats[seat]}'s turn")
@@ -715,8 +736,9 @@ class DealHand(EntryHand):
         if card in self.seen:
             raise IllegalAction(EntryHand.where(self, card))
         if self.left(seat) == 0:
+            note, back = self.suspect_note(state, seat)
             raise IllegalAction(f"{name} has played all {self.held} cards "
-                                f"({', '.join(str(c) for c in self.plays[seat])}){self.suspect_note(state, seat)}")
+                                f"({', '.join(str(c) for c in self.plays[seat])}){note}", undo_to=back)
         gos, sim = self._walk(state, seat, f"play {card}")
         if sim.count + card.value > 31:
             raise IllegalAction(f"{name} cannot play {card}: the count would be {sim.count + card.value}, over 31"
@@ -744,7 +766,8 @@ class DealHand(EntryHand):
         gos, sim = self._walk(state, seat, "say go")
         why = sim.go_wrong(state, seat)
         if why:
-            raise IllegalAction(f"{state.seats[seat]} cannot say go: {why}{self.guess_note(state, seat)}")
+            note, back = self.guess_note(state, seat)
+            raise IllegalAction(f"{state.seats[seat]} cannot say go: {why}{note}", undo_to=back)
         ev = {"type": "go", "player": state.seats[seat]}
         if gos:
             ev["gos"] = [state.seats[g] for g in gos]
@@ -782,9 +805,11 @@ class DealHand(EntryHand):
                 wrong = sorted(((self.credits[c], c) for c in missing + taken), key=lambda x: x[0]["seq"])
                 raise IllegalAction(f"{name}'s hand does not match the plays: " + ", ".join(
                     f"{c} was entered as {cr['player']}'s at event {cr['seq']}" for cr, c in wrong)
-                    + f": undo back to event {wrong[0][0]['seq']} and enter each card for its player")
+                    + f": undo back to event {wrong[0][0]['seq']} and enter each card for its player",
+                    undo_to=wrong[0][0]["seq"])
             for c in missing:
-                raise IllegalAction(f"{name} played {c}, so it must be in the hand shown{self.credit_note(c)}")
+                raise IllegalAction(f"{name} played {c}, so it must be in the hand shown{self.credit_note(c)}",
+                                    undo_to=self.undo_point(c))
             self.check_unseen(c for c in cards if c not in played)
         for g in self.goes:
             if g["seat"] != seat:
@@ -794,7 +819,7 @@ class DealHand(EntryHand):
                 if c not in before and c.value <= 31 - g["count"]:
                     raise IllegalAction(f"{name} said go at a count of {g['count']} while holding {c}, "
                                         f"which fits ({g['count'] + c.value}): undo back to the go "
-                                        f"(event {g['seq']}) and fix it")
+                                        f"(event {g['seq']}) and fix it", undo_to=g["seq"])
         total = score_hand(cards, self.turnup, game=state.rules).total if state.rules.claim_mode else 0
         claimed = self.claim_of(state, cmd, total, name)
         ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}
@@ -896,6 +921,7 @@ class DealHand(EntryHand):
             "gone": [state.seats[s] for s in self.gone],
             "can_go": (self.stage == "pegging" and not state.over
                        and self.go_wrong(state, self.turn) is None),
+            "playable_ranks": self.playable_ranks(state),
             "show_order": [state.seats[s] for s in self.show_order],
             "shows": list(self.shows),
             "pocket": self.pocket,

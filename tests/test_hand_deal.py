@@ -380,3 +380,56 @@ def test_a_card_credited_to_one_player_and_listed_elsewhere_names_its_event():
     assert refused(t, cmd("pocket", cards=["2D", "AS", "3S", "JH"])) == (
         "2D is already out: played by Bob; 2D was entered as Bob's at event 5 (count 31): if it was not "
         "Bob's card, undo back to event 5 and enter it for its player")
+
+
+def refusal(t, command):
+    """Return the refusal of ``command`` (it changes nothing)."""
+    refused(t, command)
+    with pytest.raises(IllegalAction) as info:
+        t.submit(command)
+    return info.value
+
+
+def test_every_refusal_naming_an_event_to_undo_back_to_carries_it_as_a_field():
+    """The page offers 'Undo back to event n' from ``undo_to``, never from the sentence (issue 17)."""
+    t = forgotten_go_at_29()
+    run(t, cmd("play", "7S"), cmd("play", "8C"))
+    for command in (cmd("play", "6H", player="Bob"), cmd("go")):          # the stuck turn: guessed credit
+        exc = refusal(t, command)
+        assert exc.data == {"undo_to": 5} and "undo back to event 5" in str(exc)
+    t.submit(cmd("play", "6H"))
+    exc = refusal(t, cmd("play", "5S", player="Ann"))                    # credited more cards than held
+    assert exc.data == {"undo_to": 5}
+    t.submit(cmd("play", "5S"))
+    run(t, cmd("undo"), cmd("undo"))
+    run(t, cmd("play", "6H"), cmd("play", "5S"))
+    exc = refusal(t, cmd("show", cards=["KH", "9C", "2D", "7S"]))        # swapped between players
+    assert exc.data == {"undo_to": 5}
+    run(t, cmd("show"), cmd("show"))
+    exc = refusal(t, cmd("pocket", cards=["2D", "AS", "3S", "JH"]))      # a played card listed elsewhere
+    assert exc.data == {"undo_to": 5}
+    assert refusal(t, cmd("pocket", cards=["4C", "AS", "3S", "JH"])).data == {}   # the turn-up: nothing to undo
+
+
+def test_a_wrong_go_found_at_the_show_carries_the_go_event():
+    t = new_table("cribbage", ["Ann", "Bob"], first_dealer="Bob")
+    run(t, cmd("turnup", "2C"), cmd("play", "KH"), cmd("play", "QH"), cmd("play", "5D"))
+    run(t, cmd("go"), cmd("play", "4S", player="Ann"), cmd("go"))
+    run(t, cmd("play", "6D"), cmd("play", "3C"), cmd("play", "8C"), cmd("play", "9S"))
+    t.submit(cmd("show", cards=["KH", "5D", "4S", "3C"]))
+    assert refusal(t, cmd("show")).data == {"undo_to": 5}
+    assert refusal(t, cmd("show", player="Ann")).data == {}
+
+
+def test_the_snapshot_names_the_ranks_that_fit_under_31():
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    assert t.snapshot()["hand"]["playable_ranks"] == []                  # waiting for the turn-up
+    t.submit(cmd("turnup", "4C"))
+    every = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    assert t.snapshot()["hand"]["playable_ranks"] == every
+    run(t, cmd("play", "KH"), cmd("play", "QH"))                         # 20: every card still fits
+    assert t.snapshot()["hand"]["playable_ranks"] == every
+    t.submit(cmd("play", "5C"))                                          # 25: six or less
+    assert t.snapshot()["hand"]["playable_ranks"] == ["A", "2", "3", "4", "5", "6"]
+    t.submit(cmd("play", "6C"))                                          # 31: a new count
+    assert t.snapshot()["hand"]["playable_ranks"] == every

@@ -729,3 +729,17 @@ def test_faults_reach_the_page(tmp_path, table):
     assert c.get("/api/session").get_json()["faults"] == faults
     faults.append("button p3: no GPIO")
     assert c.get("/api/session").get_json()["faults"] == ["LED strip: /dev/spidev0.0 not found", "button p3: no GPIO"]
+
+
+def test_a_refusal_naming_the_event_to_undo_back_to_has_it_as_a_field(app, host):
+    """The page reads ``undo_to`` (issue 17), not the sentence."""
+    for c in ({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"},
+              {"type": "turnup", "card": "4C"}, {"type": "play", "card": "KH"}, {"type": "play", "card": "QH"},
+              {"type": "play", "card": "9C"}, {"type": "play", "card": "2D"}, {"type": "play", "card": "7S"},
+              {"type": "play", "card": "8C"}):
+        assert host.cmd(c).status_code == 200
+    r = host.cmd({"type": "go"})
+    body = r.get_json()
+    assert r.status_code == 400 and body["undo_to"] == 5 and "undo back to event 5" in body["error"]
+    r = host.cmd({"type": "play", "card": "KH"})
+    assert r.status_code == 400 and set(r.get_json()) == {"error"}

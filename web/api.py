@@ -1,6 +1,7 @@
 """The JSON API: table state, board frame, live events, commands, access, quick count.
 
-Every refusal is a 4xx with ``{"error": "<one sentence>"}``; a refused
+Every refusal is a 4xx with ``{"error": "<one sentence>"}``, beside it the
+refusal's fields (``undo_to``: :attr:`companion.errors.RulesError.data`); a refused
 request changes nothing. See ``docs/api.md`` for the public contract.
 """
 
@@ -32,7 +33,7 @@ SIM_PRESS_SECONDS = (0.05, 10)                # a simulated press may last this 
 
 
 def _refused(exc: RulesError):
-    resp = jsonify({"error": str(exc)})
+    resp = jsonify({**exc.data, "error": str(exc)})
     resp.status_code = 400
     return resp
 
