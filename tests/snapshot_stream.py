@@ -16,6 +16,10 @@ behaviour (a ruling), regenerate them and say why in the commit:
 
     .venv/bin/python tests/snapshot_stream.py --write      # rewrite the golden file
     .venv/bin/python tests/snapshot_stream.py              # compare, listing the games that differ
+    .venv/bin/python tests/snapshot_stream.py --dump NAME  # print one case's stream, one JSON line per item
+
+To find where two versions of the code part, dump a case under each (an older checkout on
+PYTHONPATH) and diff the two outputs.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ def _clock() -> _dt.datetime:
 class Digest:
     """A running sha256 over JSON values, with the table's random match ids taken out."""
 
+    dump = None            # a stream to print every item to (--dump)
+
     def __init__(self) -> None:
         self.h = hashlib.sha256()
         self.ids: dict[str, str] = {}
@@ -62,6 +68,8 @@ class Digest:
         for real, fake in self.ids.items():
             text = text.replace(real, fake)
         self.h.update(label.encode() + b"\0" + text.encode() + b"\n")
+        if self.dump is not None:
+            print(label, text, file=self.dump)
 
     def table(self, t: Table) -> None:
         mid = t.state.match_id
@@ -184,6 +192,10 @@ def compute() -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--dump"]:
+        Digest.dump = sys.stdout
+        dict(cases())[argv[1]]()
+        return 0
     got = compute()
     if "--write" in argv:
         GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
