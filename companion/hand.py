@@ -18,17 +18,17 @@ command vocabulary with their own rules.
 
 from __future__ import annotations
 
-import copy
 import logging
 from abc import ABC, abstractmethod
+from dataclasses import replace
 from typing import Any
 
 from .cards import DECK, Card, parse_card, parse_cards
-
-RANK_TEXT = {1: "A", 10: "10", 11: "J", 12: "Q", 13: "K", **{n: str(n) for n in range(2, 10)}}
+from .deal import pegging
 from .errors import IllegalAction, InvalidCard
 from .match import HAND_FACTORIES, HOUSE_NAME, MatchState, begin_hand, handler, parse_command_card
-from .scoring import number_words, score_hand, score_peg
+from .scoring import number_words, score_hand
+from .steps import Step, award
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +122,6 @@ class EntryHand(ABC):
         self.done: list[dict] = (prev.done + [prev.record(state)]) if same_game else []
         self.previous: dict | None = prev.summary() if same_game else None
         self.pending: dict | None = prev.pending if same_game else None   # a claim open to muggins
-        self.turn: int | None = None
         self.window: dict | None = None          # claim mode: the points of the last card/go, open to claims
         self.claims_log: list[dict] = []         # matching-phase or grid-line claims, with their position
         self.extra_n = 0                         # order of pegs, claims and muggins within the hand
@@ -245,20 +244,22 @@ class EntryHand(ABC):
         """Start collecting the points the next card or go makes (claim mode)."""
         self.window = {"after": after, "player": player, "slots": []} if state.rules.claim_mode else None
 
-    def owe(self, state: MatchState, side: int, points: int, **kw) -> None:
-        """Note points the card or go just made, due to ``side`` once claimed (claim mode).
+    def owe(self, state: MatchState, step: Step, count: int) -> None:
+        """Note points the card or go just made (``count``: the count after it), due to the step's side
+        once claimed (claim mode).
 
         The step is logged at once with no points (the count said aloud), so the
         page and the replay show every card; the points land with the claim."""
+        side = step.side
         slot = next((s for s in self.window["slots"] if s["side"] == side), None)
         if slot is None:
             slot = {"side": side, "steps": [], "points": 0, "claimed": None, "called": False}
             self.window["slots"].append(slot)
-        slot["steps"].append({"points": points, **kw})
-        slot["points"] += points
-        quiet = {"play": number_words(getattr(self, "count", 0)), "go": "go", "last": "last card"}
-        state.award(side, 0, kind=kw["kind"], text=quiet.get(kw["kind"], kw["kind"]), player=kw.get("player"),
-                    card=kw.get("card"))
+        slot["steps"].append(step)
+        slot["points"] += step.points
+        quiet = {"play": number_words(count), "go": "go", "last": "last card"}
+        state.award(side, 0, kind=step.kind, text=quiet.get(step.kind, step.kind), player=step.player,
+                    card=step.card, step=step.stage)
 
     def window_open(self, state: MatchState) -> bool:
         return self.window is not None and not state.over
@@ -316,13 +317,13 @@ class EntryHand(ABC):
             state.award(side, 0, kind="claim", text=f"{name} claims nothing", step="pegging")
         left = claimed
         for st in slot["steps"]:
-            p = min(left, st["points"])
+            p = min(left, st.points)
             if not p:
                 continue
             left -= p
             exact = claimed == slot["points"]
-            if state.award(side, p, kind=st["kind"], text=st["text"] if exact else f"{name} claims {number_words(claimed)}",
-                           items=st.get("items") if exact else None, player=st.get("player"), card=st.get("card"),
+            if state.award(side, p, kind=st.kind, text=st.text if exact else f"{name} claims {number_words(claimed)}",
+                           items=st.items if exact else None, player=st.player, card=st.card,
                            step="pegging"):
                 return
         state.phase = phase
@@ -429,14 +430,8 @@ class DealHand(EntryHand):
         self.held = rules.held
         self.single = rules.pegging_count == "single"
         self.stage = "cut"
-        self.plays: list[list[Card]] = [[] for _ in range(n)]
-        self.order: list[dict] = []              # every card played: player, card, count after it
-        self.count = 0
-        self.count_cards: list[Card] = []
-        self.count_seats: list[int] = []
-        self.gone: list[int] = []                # seats that said go in this count, in order
-        self.goes: list[dict] = []               # every go: seat, count, cards played before it
-        self.gos_after_play = 0                  # gos said since the last card (for the record)
+        # the matching phase (companion.deal.pegging): plays, count, gos, and who each card was entered for
+        self.peg = pegging.start(state, held=rules.held, single=rules.pegging_count == "single", leader=None)
         self.leader = state.next_seat(state.dealer)
         self.cutter = self.leader
         order = [state.next_seat(state.dealer, steps=k) for k in range(1, n + 1)]
@@ -446,10 +441,21 @@ class DealHand(EntryHand):
         self.show_order = order
         self.shows: list[dict] = []
         self.pocket: dict | None = None
-        # card -> who it was entered for: seat, event seq, count after it, and whether that player was
-        # only the default (the player to play, who might have said go instead): a card credited to a
-        # player who cannot have held it is pointed out with the event to undo back to
-        self.credits: dict[Card, dict] = {}
+
+    # the matching phase, read through the hand
+    plays = property(lambda self: self.peg.plays)
+    count = property(lambda self: self.peg.count)
+    count_cards = property(lambda self: self.peg.count_cards)
+    gone = property(lambda self: self.peg.gone)
+    turn = property(lambda self: self.peg.turn)
+
+    def left(self, seat: int) -> int:
+        """Return how many cards ``seat`` still holds in the matching phase."""
+        return self.peg.left(seat)
+
+    def go_wrong(self, state: MatchState, seat: int) -> str | None:
+        """Return why ``seat`` cannot say go now (the engine can tell), or None."""
+        return pegging.go_wrong(state, self.peg, self.seen, seat)
 
     # --- what comes next ---------------------------------------------------------------
     def expect(self, state: MatchState) -> str:
@@ -482,221 +488,81 @@ class DealHand(EntryHand):
         return super().where(card) + self.credit_note(card)
 
     def undo_point(self, card: Card) -> int | None:
-        cr = self.credits.get(card)
-        return cr["seq"] if cr is not None else None
+        cr = self.peg.credit(card)
+        return cr.seq if cr is not None else None
 
     def credit_note(self, card: Card) -> str:
         """Return, for a played card, which event credited it to whom and that undoing back to it fixes it."""
-        cr = self.credits.get(card)
+        cr = self.peg.credit(card)
         if cr is None:
             return ""
-        return (f"; {card} was entered as {cr['player']}'s at event {cr['seq']} (count {cr['count']}): "
-                f"if it was not {cr['player']}'s card, undo back to event {cr['seq']} and enter it for its player")
+        return (f"; {card} was entered as {cr.player}'s at event {cr.seq} (count {cr.count}): "
+                f"if it was not {cr.player}'s card, undo back to event {cr.seq} and enter it for its player")
 
     def suspect_note(self, state: MatchState, seat: int) -> tuple[str, int | None]:
         """Return which credited play to undo back to when ``seat`` cannot have held all it was credited:
         the last card entered by default for the player to play near 31 (``seat``'s own first), else
         ``seat``'s last card; as ``(words, event seq)`` (``("", None)``: none)."""
-        everyone = list(self.credits.items())
-        guesses = [x for x in everyone if x[1]["guess"]]
-        pick = ([x for x in guesses if x[1]["seat"] == seat] or guesses
-                or [x for x in everyone if x[1]["seat"] == seat])
+        everyone = list(self.peg.credits)
+        guesses = [x for x in everyone if x[1].guess]
+        pick = ([x for x in guesses if x[1].seat == seat] or guesses
+                or [x for x in everyone if x[1].seat == seat])
         if not pick:
             return "", None
         card, cr = pick[-1]
-        why = f", where {cr['player']} might have said go" if cr["guess"] else ""
-        return (f"; if one of them was another player's card, undo back to event {cr['seq']} ({card}, entered "
-                f"for {cr['player']} at a count of {cr['count'] - card.value}{why}) and enter it for its player",
-                cr["seq"])
+        why = f", where {cr.player} might have said go" if cr.guess else ""
+        return (f"; if one of them was another player's card, undo back to event {cr.seq} ({card}, entered "
+                f"for {cr.player} at a count of {cr.count - card.value}{why}) and enter it for its player",
+                cr.seq)
 
     def guess_note(self, state: MatchState, seat: int) -> tuple[str, int | None]:
         """Return, when ``seat`` might have no cards left after all, the card entered by default to undo back
         to, as ``(words, event seq)`` (``("", None)``: none)."""
-        guesses = [(c, cr) for c, cr in self.credits.items() if cr["guess"]]
+        guesses = [(c, cr) for c, cr in self.peg.credits if cr.guess]
         if not guesses:
             return "", None
         card, cr = guesses[-1]
         return (f"; if {state.seats[seat]} has no card left, a card went to the wrong player: undo back to "
-                f"event {cr['seq']} ({card}, entered for {cr['player']} as the player to play at a count of "
-                f"{cr['count'] - card.value}, where {cr['player']} might have said go)", cr["seq"])
+                f"event {cr.seq} ({card}, entered for {cr.player} as the player to play at a count of "
+                f"{cr.count - card.value}, where {cr.player} might have said go)", cr.seq)
 
-    # --- pegging mechanics (shared by decide's dry run and apply) -----------------------
-    def left(self, seat: int) -> int:
-        """Return how many cards ``seat`` still holds in the matching phase."""
-        return self.held - len(self.plays[seat])
-
-    def holders(self) -> list[int]:
-        """Return the seats still holding cards."""
-        return [s for s in range(len(self.plays)) if self.left(s) > 0]
-
-    def next_active(self, state: MatchState, seat: int) -> int | None:
-        """Return the next seat after ``seat`` (itself last) holding cards and not gone."""
-        for k in range(1, len(self.plays) + 1):
-            s = state.next_seat(seat, steps=k)
-            if self.left(s) > 0 and s not in self.gone:
-                return s
-        return None
-
-    def credit_side(self, state: MatchState, seat: int) -> int:
-        """Return the side credited with matching-phase points made by ``seat`` (L2, M3)."""
-        own = state.seat_side[seat]
-        if state.rules.pegging_credit == "self":
-            return own
-        for k in range(1, len(state.seats) + 1):
-            s = state.next_seat(seat, steps=k)
-            if state.seat_side[s] != own:
-                return state.seat_side[s]
-        return own
-
-    def playable_ranks(self, state: MatchState) -> list[str]:
-        """Return the ranks a card played now may have (its value fits the count under 31), as the rank
-        part of a card ("A", "2", ..., "10", "J", "Q", "K"); none outside the matching phase."""
-        if self.stage != "pegging" or state.over:
-            return []
-        room = 31 - self.count
-        return [RANK_TEXT[r] for r in range(1, 14) if min(r, 10) <= room]
-
-    def go_wrong(self, state: MatchState, seat: int) -> str | None:
-        """Return why ``seat`` cannot say go now (the engine can tell), or None."""
-        room = 31 - self.count
-        k = self.left(seat)
-        out = sum(1 for c in DECK if c not in self.seen and c.value > room)
-        if out < k:
-            if room >= 10:
-                return f"at a count of {self.count} every card fits"
-            return (f"at a count of {self.count} {state.seats[seat]} must hold {k} card{'s' if k > 1 else ''} "
-                    f"over {room}, and only {out} such card{'s are' if out != 1 else ' is'} still unseen")
-        return None
-
-    def _score(self, state: MatchState | None, side: int, points: int, **kw) -> bool:
-        if state is None:
-            return False
-        if self.window is not None:     # claim mode: the points are due, scored when claimed
-            self.owe(state, side, points, **kw)
-            return False
-        return state.award(side, points, **kw)
-
-    def do_go(self, state: MatchState, seat: int, *, live: MatchState | None) -> bool:
-        """Record that ``seat`` said go; end the count when everyone holding cards has. Returns game over."""
-        self.gone.append(seat)
-        if live is not None:
-            self.gos_after_play += 1
-        self.goes.append({"seat": seat, "count": self.count, "played": len(self.plays[seat]), "seq": state.seq})
-        if all(s in self.gone for s in self.holders()):
-            return self._end_count(state, live=live)
-        self.turn = self.next_active(state, seat)
+    # --- the matching phase: companion.deal.pegging's values, scored or owed here -------------
+    def peg_steps(self, state: MatchState, scored, final: "pegging.Pegging") -> bool:
+        """Score the steps a card or go made (claim mode: owe them until claimed); keep the phase as it
+        stood when a step ended the game, else ``final``. Returns game over."""
+        for step, value in scored:
+            if self.window is not None:     # claim mode: the points are due, scored when claimed
+                self.owe(state, step, value.count)
+            elif award(state, step):
+                self.peg = value
+                return True
+        self.peg = final
+        if final.done:
+            self.stage = "show"
         return False
 
-    def _end_count(self, state: MatchState, *, live: MatchState | None) -> bool:
-        """Nobody can continue under 31: go (or, in a single count, last) to the last player."""
-        last = self.count_seats[-1]
-        pts = state.rules.last_card
-        if self.single:
-            over = self._score(live, self.credit_side(state, last), pts, kind="last", player=state.seats[last],
-                               text=f"{number_words(pts)} for last")
-        else:
-            over = self._score(live, self.credit_side(state, last), pts, kind="go", player=state.seats[last],
-                               text="go")
-        if over:
-            return True
-        # M2: the first who said go leads (two-hand: the other player); L9 last_player: the one who
-        # played the last card (if that player has no card left, _reset passes the lead on)
-        leader = last if state.rules.go_lead == "last_player" else self.gone[0]
-        self._reset(state, leader)
-        return False
+    def do_go(self, state: MatchState, seat: int) -> bool:
+        """``seat`` says go. Returns game over."""
+        final, scored = pegging.go(state, self.peg, seat, seq=state.seq)
+        return self.peg_steps(state, scored, final)
 
-    def _reset(self, state: MatchState, leader: int | None) -> None:
-        self.count = 0
-        self.count_cards = []
-        self.count_seats = []
-        self.gone = []
-        if self.single or leader is None or not self.holders():
-            self._end_pegging(state)
-            return
-        self.turn = leader if self.left(leader) > 0 else self.next_active(state, leader)
-
-    def _end_pegging(self, state: MatchState) -> None:
-        self.stage = "show"
-        self.turn = None
-        self.count = 0
-        self.count_cards = []
-        self.count_seats = []
-        self.gone = []
-
-    def do_play(self, state: MatchState, seat: int, card: Card, *, live: MatchState | None) -> bool:
-        """Play ``card`` for ``seat``: score it, then 31 / last card / go. Returns game over."""
-        if live is not None:
-            self.credits[card] = {"seat": seat, "player": state.seats[seat], "seq": state.seq,
-                                  "count": self.count + card.value,
-                                  "guess": self.turn == seat and self.go_wrong(state, seat) is None}
-        self.plays[seat].append(card)
-        self.gos_after_play = 0
-        self.seen[card] = f"played by {state.seats[seat]}"
-        self.count += card.value
-        self.count_cards.append(card)
-        self.count_seats.append(seat)
-        self.order.append({"player": state.seats[seat], "card": str(card), "count": self.count})
-        peg = score_peg(self.count_cards, game=state.rules)
-        if self._score(live, self.credit_side(state, seat), peg.points, kind="play", text=peg.text,
-                       items=[i.to_dict() for i in peg.items], player=state.seats[seat], card=str(card)):
-            return True
-        if self.count == 31:
-            nxt = None
-            for k in range(1, len(self.plays) + 1):
-                s = state.next_seat(seat, steps=k)
-                if self.left(s) > 0:
-                    nxt = s
-                    break
-            self._reset(state, nxt)
-            return False
-        if not self.holders():
-            pts = state.rules.last_card
-            over = self._score(live, self.credit_side(state, seat), pts, kind="last", player=state.seats[seat],
-                               text=f"{number_words(pts)} for last")
-            if not over:
-                self._end_pegging(state)
-            return over
-        if all(s in self.gone for s in self.holders()):
-            return self._end_count(state, live=live)
-        self.turn = self.next_active(state, seat)
-        return False
-
-    def _clone(self) -> "DealHand":
-        sim = copy.copy(self)
-        sim.plays = [list(p) for p in self.plays]
-        sim.gone = list(self.gone)
-        sim.goes = []
-        sim.order = []
-        sim.seen = self.seen
-        sim.count_cards = list(self.count_cards)
-        sim.count_seats = list(self.count_seats)
-        return sim
-
-    def _walk(self, state: MatchState, seat: int, what: str) -> tuple[list[int], "DealHand"]:
-        """Dry-run the implied gos of everyone between the turn and ``seat``.
-
-        Returns the seats that said go and the simulated hand at ``seat``'s turn.
+    def implied(self, state: MatchState, seat: int, what: str) -> tuple[list[int], "pegging.Pegging"]:
+        """Return the gos implied before ``seat`` can ``what``, and the matching phase then.
 
         :raises IllegalAction: when one of those gos is one the engine can tell is wrong.
         """
-        if self.turn == seat:
-            return [], self
-        sim = self._clone()
-        gos: list[int] = []
-        for _ in range(2 * len(self.plays) + 2):
-            if sim.stage != "pegging":
-                raise IllegalAction(f"the matching phase would be over before {state.seats[seat]} could {what}")
-            if sim.turn == seat:
-                return gos, sim
-            g = sim.turn
-            why = sim.go_wrong(state, g)
-            if why:
-                note, back = self.guess_note(state, g)
-                raise IllegalAction(f"it is {state.seats[g]}'s turn; {state.seats[seat]} can {what} only if "
-                                    f"{state.seats[g]} said go, but {why}{note}", undo_to=back)
-            gos.append(g)
-            sim.do_go(state, g, live=None)
-        raise IllegalAction(f"it is not {state.seats[seat]}'s turn")
+        try:
+            gos, p = pegging.implied_gos(state, self.peg, self.seen, seat)
+        except pegging.WrongGo as wrong:
+            g = wrong.seat
+            note, back = self.guess_note(state, g)
+            raise IllegalAction(f"it is {state.seats[g]}'s turn; {state.seats[seat]} can {what} only if "
+                                f"{state.seats[g]} said go, but {wrong.why}{note}", undo_to=back) from None
+        if p is None:
+            raise IllegalAction(f"it is not {state.seats[seat]}'s turn")
+        if p.done:
+            raise IllegalAction(f"the matching phase would be over before {state.seats[seat]} could {what}")
+        return gos, p
 
     # --- commands -------------------------------------------------------------------------
     def decide_turnup(self, state: MatchState, cmd: dict) -> dict:
@@ -718,7 +584,7 @@ class DealHand(EntryHand):
                 return
         if state.rules.pegging:
             self.stage = "pegging"
-            self.turn = self.leader
+            self.peg = replace(self.peg, turn=self.leader)
         else:
             self.stage = "show"
         state.phase = self.stage
@@ -739,7 +605,7 @@ class DealHand(EntryHand):
             note, back = self.suspect_note(state, seat)
             raise IllegalAction(f"{name} has played all {self.held} cards "
                                 f"({', '.join(str(c) for c in self.plays[seat])}){note}", undo_to=back)
-        gos, sim = self._walk(state, seat, f"play {card}")
+        gos, sim = self.implied(state, seat, f"play {card}")
         if sim.count + card.value > 31:
             raise IllegalAction(f"{name} cannot play {card}: the count would be {sim.count + card.value}, over 31"
                                 f" (say go if nobody can play)")
@@ -751,9 +617,12 @@ class DealHand(EntryHand):
     def apply_play(self, state: MatchState, ev: dict) -> None:
         self.open_window(state, ev["card"], ev["player"])
         for name in ev.get("gos", []):
-            if self.do_go(state, state.seats.index(name), live=state):
+            if self.do_go(state, state.seats.index(name)):
                 return
-        self.do_play(state, state.seats.index(ev["player"]), parse_command_card(ev["card"]), live=state)
+        seat, card = state.seats.index(ev["player"]), parse_command_card(ev["card"])
+        final, scored = pegging.play(state, self.peg, self.seen, seat, card, seq=state.seq)
+        self.seen[card] = f"played by {ev['player']}"
+        self.peg_steps(state, scored, final)
         if not state.over:
             state.phase = "pegging" if self.stage == "pegging" else self.stage
 
@@ -763,8 +632,8 @@ class DealHand(EntryHand):
         seat = self._player(state, cmd)
         if self.left(seat) == 0:
             raise IllegalAction(f"{state.seats[seat]} has no cards left: there is nothing to say go about")
-        gos, sim = self._walk(state, seat, "say go")
-        why = sim.go_wrong(state, seat)
+        gos, sim = self.implied(state, seat, "say go")
+        why = pegging.go_wrong(state, sim, self.seen, seat)
         if why:
             note, back = self.guess_note(state, seat)
             raise IllegalAction(f"{state.seats[seat]} cannot say go: {why}{note}", undo_to=back)
@@ -776,7 +645,7 @@ class DealHand(EntryHand):
     def apply_go(self, state: MatchState, ev: dict) -> None:
         self.open_window(state, "go", ev["player"])
         for name in ev.get("gos", []) + [ev["player"]]:
-            if self.do_go(state, state.seats.index(name), live=state):
+            if self.do_go(state, state.seats.index(name)):
                 return
         if not state.over:
             state.phase = self.stage
@@ -800,26 +669,26 @@ class DealHand(EntryHand):
             if len(cards) != self.held:
                 raise InvalidCard(f"{name}'s hand holds {self.held} cards, not {len(cards)}")
             missing = [c for c in played if c not in cards]
-            taken = [c for c in cards if c in self.credits and self.credits[c]["seat"] != seat]
+            taken = [c for c in cards if (cr := self.peg.credit(c)) is not None and cr.seat != seat]
             if missing and taken:   # cards swapped between players: undo back to the first wrong credit
-                wrong = sorted(((self.credits[c], c) for c in missing + taken), key=lambda x: x[0]["seq"])
+                wrong = sorted(((self.peg.credit(c), c) for c in missing + taken), key=lambda x: x[0].seq)
                 raise IllegalAction(f"{name}'s hand does not match the plays: " + ", ".join(
-                    f"{c} was entered as {cr['player']}'s at event {cr['seq']}" for cr, c in wrong)
-                    + f": undo back to event {wrong[0][0]['seq']} and enter each card for its player",
-                    undo_to=wrong[0][0]["seq"])
+                    f"{c} was entered as {cr.player}'s at event {cr.seq}" for cr, c in wrong)
+                    + f": undo back to event {wrong[0][0].seq} and enter each card for its player",
+                    undo_to=wrong[0][0].seq)
             for c in missing:
                 raise IllegalAction(f"{name} played {c}, so it must be in the hand shown{self.credit_note(c)}",
                                     undo_to=self.undo_point(c))
             self.check_unseen(c for c in cards if c not in played)
-        for g in self.goes:
-            if g["seat"] != seat:
+        for g in self.peg.goes:
+            if g.seat != seat:
                 continue
-            before = set(played[:g["played"]])
+            before = set(played[:g.played])
             for c in cards:
-                if c not in before and c.value <= 31 - g["count"]:
-                    raise IllegalAction(f"{name} said go at a count of {g['count']} while holding {c}, "
-                                        f"which fits ({g['count'] + c.value}): undo back to the go "
-                                        f"(event {g['seq']}) and fix it", undo_to=g["seq"])
+                if c not in before and c.value <= 31 - g.count:
+                    raise IllegalAction(f"{name} said go at a count of {g.count} while holding {c}, "
+                                        f"which fits ({g.count + c.value}): undo back to the go "
+                                        f"(event {g.seq}) and fix it", undo_to=g.seq)
         total = score_hand(cards, self.turnup, game=state.rules).total if state.rules.claim_mode else 0
         claimed = self.claim_of(state, cmd, total, name)
         ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}
@@ -892,9 +761,9 @@ class DealHand(EntryHand):
             held[name] = [str(c) for c in cards]
         rec = {"dealer": self.dealer_name, "turnup": str(self.turnup) if self.turnup else None,
                "held": held, "pocket": self.pocket["cards"] if self.pocket else None,
-               "plays": [p["card"] for p in self.order]}
-        if self.gos_after_play:
-            rec["then_go"] = self.gos_after_play
+               "plays": [p.card for p in self.peg.order]}
+        if self.peg.gos_after_play:
+            rec["then_go"] = self.peg.gos_after_play
         self.extras_record(rec, "play_claims")
         claims = {sh["player"]: sh["claimed"] for sh in self.shows if sh["claimed"] is not None}
         if claims:
@@ -906,7 +775,7 @@ class DealHand(EntryHand):
     def summary(self) -> dict:
         return {"hand_no": self.hand_no, "dealer": self.dealer_name,
                 "turnup": str(self.turnup) if self.turnup else None,
-                "plays": list(self.order), "shows": list(self.shows), "pocket": self.pocket}
+                "plays": [p.to_dict() for p in self.peg.order], "shows": list(self.shows), "pocket": self.pocket}
 
     def snapshot(self, state: MatchState) -> dict:
         """Return the hand part of the table snapshot (docs/architecture.md, "Card entry").
@@ -916,12 +785,13 @@ class DealHand(EntryHand):
         snap = self.base_snapshot(state)
         snap.update({
             "plays": {name: [str(c) for c in self.plays[i]] for i, name in enumerate(state.seats)},
-            "order": list(self.order),
+            "order": [p.to_dict() for p in self.peg.order],
             "cards_left": {name: self.left(i) for i, name in enumerate(state.seats)},
             "gone": [state.seats[s] for s in self.gone],
             "can_go": (self.stage == "pegging" and not state.over
                        and self.go_wrong(state, self.turn) is None),
-            "playable_ranks": self.playable_ranks(state),
+            "playable_ranks": (pegging.playable_ranks(self.peg) if self.stage == "pegging" and not state.over
+                               else []),
             "show_order": [state.seats[s] for s in self.show_order],
             "shows": list(self.shows),
             "pocket": self.pocket,

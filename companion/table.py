@@ -56,8 +56,9 @@ CHECKPOINT_EVERY = 16   # live events between two stored checkpoints of the fold
 def _fold_version() -> str:
     """Return a fingerprint of the code that folds events: a checkpoint written by other code is not used."""
     h = hashlib.sha256()
-    for f in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(f.name.encode())
+    here = Path(__file__).parent
+    for f in sorted(here.rglob("*.py")):
+        h.update(str(f.relative_to(here)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
