@@ -1,6 +1,6 @@
 /* Card entry: what comes next and for whom, the play row, the tray of a show, claims, "whose card?",
    and the shows of this hand. The cards themselves are picked in picker.js, the grid in grid.js. */
-import { h, clear, $, show, pretty, cardName, cardLabel, split, cardEl, cardsEl, RANKS } from "./dom.js";
+import { h, clear, $, show, pretty, cardName, cardLabel, split, cardEl, cardsEl } from "./dom.js";
 import { S, joined, preset, command, render, hand, sideName } from "./state.js";
 import { picker, padForPicker } from "./picker.js";
 import { renderGrid } from "./grid.js";
@@ -58,7 +58,7 @@ export function renderEntry() {
     picker(function (card) {
       if (mightGo) { S.whose = card; render(); return; }
       play(card, who);
-    }, null, null, playableRanks(hd, t), row);
+    }, null, null, hd.playable_ranks || [], row);   // what fits under 31: the snapshot says
   } else if (exp === "show" || exp === "pocket") {
     var need = exp === "pocket" ? 4 : (preset(t.game).held || 4);
     var name = hd.expect_player;
@@ -99,13 +99,6 @@ export function renderEntry() {
   } else {
     picker(null);
   }
-}
-// the ranks that fit under 31 now, as the snapshot says (hand.playable_ranks); a table that does not say
-// yet (a companion older than the field) gets the count's arithmetic, the one rule the page still knows
-function playableRanks(hd, t) {
-  if (Array.isArray(hd.playable_ranks)) return hd.playable_ranks;
-  var room = 31 - (t.count || 0);
-  return RANKS.filter(function (r) { return (r === "A" ? 1 : "JQK".indexOf(r) >= 0 ? 10 : Number(r)) <= room; });
 }
 // claim mode: a number box that keeps what was typed while the table stays at the same seq (a snapshot
 // arriving from the live stream redraws the page and must not put a half-typed claim back to 0)

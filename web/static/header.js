@@ -12,18 +12,13 @@ export function toast(msg, kind, undoTo) {
   t.onclick = function () { t.hidden = true; };       // tap to dismiss
   clearTimeout(toast.timer);
   // a refusal that names the event to undo back to (a card credited to the wrong player) offers to do it
-  var back = kind ? null : undoTo != null ? undoTo : legacyUndoTo(msg);
+  var back = kind ? null : undoTo;
   if (back != null) {
     t.appendChild(h("button", { type: "button", id: "undo-back", cls: "primary",
       onclick: function (ev) { ev.stopPropagation(); t.hidden = true; undoBackTo(Number(back)); } },
       "Undo back to event " + back));
   }
   toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : back ? 30000 : 6000);
-}
-// a companion older than the refusal's undo_to field only says it in words
-function legacyUndoTo(msg) {
-  var m = /undo back to (?:the go \()?event (\d+)/.exec(msg);
-  return m ? Number(m[1]) : null;
 }
 // undo every entry from event n on: one undo per live event, each made on top of the one before it
 function undoBackTo(n) {
