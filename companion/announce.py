@@ -23,6 +23,8 @@ _BY = {"go": "{}'s go: ", "last": "{}'s last card: ", "play": "{} played: "}
 
 def _who(step: Mapping[str, Any], names: Mapping[str, str]) -> str:
     side = names.get(step.get("side"), step.get("side") or "")
+    if step.get("kind") == "amend":     # the scores an amend moved: "Ann 5 (was 12)"
+        return f"{side} {step['score']} (was {step['was']})" if step.get("side") else ""
     player = step.get("player") or ""
     who = player if player and player != side else ""
     by = _BY.get(step.get("kind"), "{}: ").format(who) if who else ""
@@ -45,6 +47,11 @@ def said(event: Mapping[str, Any] | None, steps: Iterable[Mapping[str, Any]],
         return None
     names = {s.get("id"): s.get("name") or s.get("id") for s in sides}
     steps = list(steps)
+    if event.get("type") == "amend":     # one line: what changed, and the scores it moved
+        lines = [{"text": event.get("text") or "amended",
+                  "who": " \u00b7 ".join(w for w in (_who(st, names) for st in steps) if w)}]
+        return {"seq": event.get("seq"), "lines": lines, "text": lines[0]["text"], "who": lines[0]["who"],
+                "speech": lines[0]["text"] + (". " + lines[0]["who"].replace(" \u00b7 ", ". ") if lines[0]["who"] else "")}
     gos = list(event.get("gos") or [])
     if event.get("type") == "go" and event.get("player"):
         gos.append(event["player"])

@@ -301,7 +301,10 @@ class EntryHand(ABC):
         who = state.sides[slot["side"]].name
         if pts > slot["points"]:
             raise IllegalAction(f"{who} claims {pts}, more than the cards make: count again")
-        return {"type": "claim", "side": state.sides[slot["side"]].id, "claimed": pts}
+        ev = {"type": "claim", "side": state.sides[slot["side"]].id, "claimed": pts}
+        if who_v is None:
+            ev["by_turn"] = True    # the next side with points to claim: an amend re-derives the side
+        return ev
 
     def apply_claim(self, state: MatchState, ev: dict) -> None:
         """Score a matching-phase claim step by step in the counting order (C4)."""
@@ -344,8 +347,7 @@ class EntryHand(ABC):
                 claimant = pick["side"]
                 if caller is None:
                     caller = next_opponent_side(state, claimant)
-                return {"type": "muggins", "claimant": state.sides[claimant].id, "caller": state.sides[caller].id,
-                        "missed": pick["points"] - (pick["claimed"] or 0)}
+                return _muggins_event(state, claimant, caller, pick["points"] - (pick["claimed"] or 0), caller_v)
             if under:
                 raise IllegalAction("a side cannot call muggins on itself")
         p = self.pending
@@ -356,8 +358,7 @@ class EntryHand(ABC):
             caller = next_opponent_side(state, claimant)
         if caller == claimant:
             raise IllegalAction("a side cannot call muggins on itself")
-        return {"type": "muggins", "claimant": state.sides[claimant].id, "caller": state.sides[caller].id,
-                "missed": p["missed"]}
+        return _muggins_event(state, claimant, caller, p["missed"], caller_v)
 
     def apply_muggins(self, state: MatchState, ev: dict) -> None:
         ids = [s.id for s in state.sides]
@@ -398,6 +399,13 @@ class EntryHand(ABC):
         if fn is None or not hasattr(self, fn):
             raise IllegalAction(f"nothing to claim: the hand is {STAGE_WORDS.get(self.stage, self.stage)}")
         return getattr(self, fn)(state, {**cmd, "claimed": cmd.get("points", cmd.get("claimed"))})
+
+
+def _muggins_event(state: MatchState, claimant: int, caller: int, missed: int, named: Any) -> dict:
+    ev = {"type": "muggins", "claimant": state.sides[claimant].id, "caller": state.sides[caller].id, "missed": missed}
+    if named is None:
+        ev["by_turn"] = True    # called without naming the caller: an amend re-derives who calls
+    return ev
 
 
 def next_opponent_side(state: MatchState, side: int) -> int:
@@ -612,6 +620,8 @@ class DealHand(EntryHand):
         ev = {"type": "play", "card": str(card), "player": name}
         if gos:
             ev["gos"] = [state.seats[g] for g in gos]
+        if cmd.get("player") is None:
+            ev["by_turn"] = True    # entered for whoever was to play: an amend re-derives the player
         return ev
 
     def apply_play(self, state: MatchState, ev: dict) -> None:
@@ -640,6 +650,8 @@ class DealHand(EntryHand):
         ev = {"type": "go", "player": state.seats[seat]}
         if gos:
             ev["gos"] = [state.seats[g] for g in gos]
+        if cmd.get("player") is None:
+            ev["by_turn"] = True
         return ev
 
     def apply_go(self, state: MatchState, ev: dict) -> None:
@@ -692,6 +704,8 @@ class DealHand(EntryHand):
         total = score_hand(cards, self.turnup, game=state.rules).total if state.rules.claim_mode else 0
         claimed = self.claim_of(state, cmd, total, name)
         ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}
+        if cmd.get("cards") is None:
+            ev["from_plays"] = True    # confirmed from the plays: an amend re-derives the cards
         if claimed is not None:
             ev["claimed"] = claimed
         return ev

@@ -73,6 +73,11 @@ class MatchState:
     hand: Any = None                                       # card-entry state (companion.hand)
     seq: int = -1
     applied: int = -1                                      # seq of the last event folded in (undos aside)
+    # what an amend (companion.amend) refolds from: the state just before the current hand's first
+    # event, the effective events of that hand since, and which hand that is (game_no, hand_no)
+    hand_key: tuple | None = None
+    hand_base: Any = None
+    hand_log: list[dict] = field(default_factory=list)
 
     # --- seating -------------------------------------------------------------
     @property
@@ -534,12 +539,28 @@ def fold(events: list[dict]) -> MatchState:
 
 def apply_event(state: MatchState, ev: dict) -> None:
     """Fold one stored event into ``state`` (in place)."""
-    if ev["type"] == "new_match":
+    kind = ev["type"]
+    if kind == "new_match":
         state.match_id = ev.get("match_id", state.match_id)
+    elif kind != "amend":
+        note_hand(state)
     state.seq = ev.get("seq", state.seq + 1)
     state.applied = state.seq
     state.fresh = []
-    HANDLERS[ev["type"]].apply(state, ev)
+    HANDLERS[kind].apply(state, ev)
+    if kind not in ("new_match", "amend") and state.hand_key is not None:
+        state.hand_log.append(ev)
+
+
+def note_hand(state: MatchState) -> None:
+    """Before an event of a hand: on the hand's first event, keep a copy of the state to refold the
+    hand from and start its log (what an amend re-derives: at most this hand)."""
+    if state.hand is None:
+        return
+    key = (state.game_no, state.hand_no)
+    if key != state.hand_key:
+        state.hand_base, state.hand_log, state.hand_key = None, [], key
+        state.hand_base = copy.deepcopy(state)
 
 
 def export_record(state: MatchState, new_match: dict) -> dict:

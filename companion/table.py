@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import grid as _grid  # noqa: F401  (registers card entry: the deal games' hands and the tabletop grid)
+from . import amend as _amend  # noqa: F401  (registers amend: a past entry of the hand corrected)
 from .announce import said
 from .errors import IllegalAction, RulesError, StaleCommand, StoreError
 from .match import HANDLERS, Context, MatchState, _num, apply_event, export_record, fold
