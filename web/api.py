@@ -19,6 +19,7 @@ from companion.errors import StaleCommand, StoreError
 from companion import record as records
 from companion.rulesets import CHOICES, OPTIONS
 
+from .seats import SeatTaken
 from .guard import ensure_session, hub, json_body, parse_json, require_joined, role
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,26 @@ def session_info() -> dict:
     if who != "visitor":
         info["join_code"] = h.access.join_code
         info["phones"] = h.access.phones
+        players = _players(h)
+        info["seat"] = h.seats.seat_of(s["device"], players)
+        info["seats"] = h.seats.taken(players)
+        info["shared_seats"] = h.seats.shared
     return info
+
+
+def _players(h) -> list[str]:
+    """Return the names of the players at the table (the seats a phone may belong to)."""
+    return list(h.table.snapshot().get("players") or [])
+
+
+def _take_seat(h, device: str, seat, *, dry: bool = False) -> None:
+    """Make ``device`` the phone of ``seat`` (None: nobody's); 400 not a player, 409 taken."""
+    try:
+        h.seats.take(device, seat, _players(h), dry=dry)
+    except SeatTaken as exc:
+        abort(409, str(exc))
+    except ValueError as exc:
+        abort(400, str(exc))
 
 
 @bp.get("/session")
@@ -154,6 +174,9 @@ def join():
     code = body.get("code")
     if not isinstance(code, str) or not JOIN_CODE.match(code.strip()):
         abort(400, "the join code is 6 digits")
+    seat = body.get("seat")
+    if seat is not None:
+        _take_seat(h, s["device"], seat, dry=True)     # checked before joining: a join is never half done
     if not h.access.claimed:
         abort(409, "nobody hosts this table yet: take it as host instead")
     if not h.access.check_code(code):
@@ -161,8 +184,31 @@ def join():
         abort(403, "wrong join code")
     epoch = h.access.epoch
     h.access.joined(s["device"])         # stored first: a join that cannot be stored leaves a visitor (503)
+    if seat is not None:
+        _take_seat(h, s["device"], seat)
     s["epoch"] = epoch
     s["joined"] = True
+    return jsonify(session_info())
+
+
+@bp.post("/seat")
+@require_joined
+def seat():
+    """Say whose phone this is: ``{"seat": "Ann"}``, or ``{"seat": null}`` for nobody's; the host may
+    allow more than one phone per seat with ``{"shared": true}``."""
+    body = json_body()
+    s = ensure_session()
+    h = hub()
+    if "shared" in body:
+        if not isinstance(body["shared"], bool):
+            abort(400, "shared is true or false")
+        if role() != "host":
+            abort(403, "only the host decides whether several phones may share a seat")
+        h.seats.shared = body["shared"]
+    if "seat" in body:
+        _take_seat(h, s["device"], body["seat"])
+    elif "shared" not in body:
+        abort(400, "say the seat (a player's name, or null) or, as the host, shared: true/false")
     return jsonify(session_info())
 
 
@@ -189,6 +235,10 @@ def command():
     if not isinstance(body.get("type"), str):
         abort(400, "a command needs a \"type\" (new_match, peg, undo, turnup, play, go, show, pocket, place, layout, ...)")
     h = hub()
+    if body["type"] in ("play", "go") and body.get("player") is None:
+        mine = h.seats.seat_of(ensure_session()["device"], _players(h))
+        if mine is not None:       # a card entered on Ann's phone without picking a player is Ann's
+            body["player"] = mine
     try:
         ev = h.table.submit(body, client_id=cid)
     except StaleCommand as exc:

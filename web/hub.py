@@ -18,6 +18,7 @@ from typing import Any, Callable
 from companion.errors import StoreError
 
 from .live import Broadcaster, StreamSlots
+from .seats import Seats
 from .security import Access, JoinLimiter
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,8 @@ class Hub:
         self.faults = faults if faults is not None else []
         self.access = access
         self.limiter = limiter
+        self.seats = Seats()             # which phone is whose (issue 14); freed when the table is released
+        self._seat_epoch = access.epoch
         self.broadcaster = Broadcaster()
         self.slots = StreamSlots()
         self.owns_table = owns_table
@@ -97,6 +100,9 @@ class Hub:
         self.broadcaster.publish("faults", {"faults": list(self.faults)})
 
     def _on_access(self, epoch: int) -> None:
+        if epoch != self._seat_epoch:        # released: every phone is read-only, and nobody's
+            self._seat_epoch = epoch
+            self.seats.clear()
         self.broadcaster.publish("access", {"epoch": epoch, "claimed": self.access.claimed})
         if self._store_fault is not None:      # the access state was stored: the store works again
             self.store_fault(None)

@@ -1,0 +1,105 @@
+"""Phones that belong to a seat (issue 14): join with a seat, change it, one phone per seat, and a card
+entered on Ann's phone without picking a player is Ann's."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.table import Table
+from web import create_app
+from test_web_api import Phone
+
+
+@pytest.fixture
+def app(tmp_path):
+    t = Table.memory(default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    yield create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=t)
+    t.close()
+
+
+@pytest.fixture
+def host(app):
+    p = Phone(app, "10.0.0.1")
+    assert p.claim().status_code == 200
+    return p
+
+
+def join(app, host, addr, **body):
+    p = Phone(app, addr)
+    code = host.get("/api/session").get_json()["join_code"]
+    return p, p.post("/api/join", {"code": code, **body})
+
+
+def test_a_phone_joins_as_a_seat_and_its_cards_are_that_players(app, host):
+    ann, r = join(app, host, "10.0.0.2", seat="ann")
+    assert r.status_code == 200 and r.get_json()["seat"] == "Ann"
+    assert host.get("/api/session").get_json()["seats"] == {"Ann": 1, "Bob": 0}
+    assert ann.cmd({"type": "turnup", "card": "KC"}).status_code == 200
+    # Ann leads (Bob deals): her phone's card needs no player
+    r = ann.cmd({"type": "play", "card": "10S"})
+    assert r.status_code == 200 and r.get_json()["event"]["player"] == "Ann"
+    # Bob is to play at 10: every card fits, so Ann's card is refused saying Bob is to play
+    r = ann.cmd({"type": "play", "card": "5H"})
+    assert r.status_code == 400
+    assert r.get_json()["error"].startswith("it is Bob's turn; Ann can play 5H only if Bob said go, but at a count "
+                                            "of 10 every card fits")
+    # the host's phone belongs to nobody: a card without a player goes to whoever is to play
+    r = host.cmd({"type": "play", "card": "KD"})
+    assert r.get_json()["event"]["player"] == "Bob" and r.get_json()["event"]["by_turn"] is True
+    # a player picked on Ann's phone stays that player
+    r = ann.cmd({"type": "play", "card": "8H", "player": "Bob"})
+    assert r.status_code == 400 and "Bob" in r.get_json()["error"]
+
+
+def test_near_31_a_seat_phone_card_implies_the_go_of_a_player_who_could_not_play(app, host):
+    ann, _ = join(app, host, "10.0.0.2", seat="Ann")
+    for c in ("KC",):
+        host.cmd({"type": "turnup", "card": c})
+    for c in ("10S", "10D", "9H"):
+        assert host.cmd({"type": "play", "card": c}).status_code == 200
+    # count 29, Bob to play: Bob may hold nothing under 3, so Ann's 2D says Bob went go
+    r = ann.cmd({"type": "play", "card": "2D"})
+    assert r.status_code == 200
+    assert r.get_json()["event"]["player"] == "Ann" and r.get_json()["event"]["gos"] == ["Bob"]
+
+
+def test_one_phone_per_seat_unless_the_host_allows_more(app, host):
+    ann, _ = join(app, host, "10.0.0.2", seat="Ann")
+    other, r = join(app, host, "10.0.0.3", seat="Ann")
+    assert r.status_code == 409 and "already Ann's" in r.get_json()["error"]
+    assert other.get("/api/session").get_json()["role"] == "visitor"      # the join was not half done
+    _, r = join(app, host, "10.0.0.3", seat="Zed")
+    assert r.status_code == 400 and "'Zed' is not playing" in r.get_json()["error"]
+    phone, r = join(app, host, "10.0.0.4")
+    assert r.status_code == 200 and r.get_json()["seat"] is None
+    assert other.post("/api/seat", {"seat": "Bob"}).status_code == 403      # not joined
+    assert phone.post("/api/seat", {"seat": "Ann"}).status_code == 409
+    assert phone.post("/api/seat", {"shared": True}).status_code == 403
+    assert host.post("/api/seat", {"shared": True}).get_json()["shared_seats"] is True
+    r = phone.post("/api/seat", {"seat": "Ann"})
+    assert r.status_code == 200 and r.get_json()["seat"] == "Ann"
+    assert host.get("/api/session").get_json()["seats"] == {"Ann": 2, "Bob": 0}
+    r = ann.post("/api/seat", {"seat": None})
+    assert r.get_json()["seat"] is None
+    assert ann.post("/api/seat", {}).status_code == 400
+    assert ann.post("/api/seat", {"seat": 3}).status_code == 400
+
+
+def test_a_visitor_has_no_seat_and_a_release_frees_every_seat(app, host):
+    visitor = Phone(app, "10.0.0.9")
+    assert visitor.post("/api/seat", {"seat": "Ann"}).status_code == 403
+    assert "seat" not in visitor.get("/api/session").get_json()
+    ann, _ = join(app, host, "10.0.0.2", seat="Ann")
+    app.extensions["landsend"].release()
+    host.claim()
+    assert host.get("/api/session").get_json()["seats"] == {"Ann": 0, "Bob": 0}
+
+
+def test_a_seat_not_at_the_new_match_belongs_to_nobody(app, host):
+    ann, _ = join(app, host, "10.0.0.2", seat="Ann")
+    host.cmd({"type": "new_match", "game": "lands-end", "players": ["Cy", "Di"], "first_dealer": "Di"})
+    assert ann.get("/api/session").get_json()["seat"] is None
+    r = ann.cmd({"type": "turnup", "card": "KC"})
+    r = ann.cmd({"type": "play", "card": "10S"})
+    assert r.get_json()["event"]["player"] == "Cy"

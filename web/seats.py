@@ -1,0 +1,81 @@
+"""Which phone belongs to which seat (issue 14: "Ann's phone").
+
+A joined phone may say whose it is, when joining (``POST /api/join`` with
+``seat``) or later (``POST /api/seat``). A card entered on Ann's phone without
+picking a player is then Ann's card: the command goes to the table with
+``player: "Ann"``, and the table treats it as it would at real cards (if Bob is
+to play, Bob's go is implied only where Bob could not play; otherwise the card
+is refused, saying that Bob is to play). A phone that belongs to nobody (one
+phone entering for the whole table) keeps the usual flow.
+
+One phone per seat, unless the host allows more (``shared``). Releasing the
+table (the board's menu hold) frees every seat. A seat is a player's name; a
+phone whose name is no longer at the table (a new match with other players)
+belongs to nobody there.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+class SeatTaken(ValueError):
+    """Another phone already belongs to that seat (and the host allows one phone per seat)."""
+
+
+class Seats:
+    """The seat of each phone (by device id), thread-safe; kept in memory."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_device: dict[str, str] = {}
+        self.shared = False
+
+    def seat_of(self, device: str, players: "list[str] | None" = None) -> "str | None":
+        """Return the seat of ``device``; None when it has none or (given ``players``) it is not at the table."""
+        seat = self._by_device.get(device)
+        if seat is None or players is None:
+            return seat
+        return next((p for p in players if p.lower() == seat.lower()), None)
+
+    def taken(self, players: list[str]) -> dict[str, int]:
+        """Return how many phones belong to each seat at the table."""
+        out = {p: 0 for p in players}
+        for seat in list(self._by_device.values()):
+            for p in players:
+                if p.lower() == seat.lower():
+                    out[p] += 1
+        return out
+
+    def take(self, device: str, seat: "str | None", players: list[str], *, dry: bool = False) -> "str | None":
+        """Make ``device`` ``seat``'s phone (None: nobody's); return the seat as the table spells it.
+        ``dry``: only check that it could.
+
+        :raises ValueError: ``seat`` is not a player's name at the table.
+        :raises SeatTaken: another phone already belongs to that seat and the host allows one.
+        """
+        if seat is None:
+            if not dry:
+                with self._lock:
+                    self._by_device.pop(device, None)
+            return None
+        if not isinstance(seat, str) or not seat.strip():
+            raise ValueError("seat is a player's name, or null for a phone that belongs to nobody")
+        name = next((p for p in players if p.lower() == seat.strip().lower()), None)
+        if name is None:
+            raise ValueError(f"{seat.strip()!r} is not playing; the players are {', '.join(players)}")
+        with self._lock:
+            if not self.shared:
+                other = [d for d, s in self._by_device.items() if d != device and s.lower() == name.lower()]
+                if other:
+                    raise SeatTaken(f"another phone is already {name}'s: only one phone per seat "
+                                    f"unless the host allows more")
+            if not dry:
+                self._by_device[device] = name
+        return name
+
+    def clear(self) -> None:
+        """Free every seat (the table was released)."""
+        with self._lock:
+            self._by_device.clear()
+            self.shared = False
