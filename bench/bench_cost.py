@@ -13,6 +13,7 @@ process on the same table: a ``peg`` of one point, stored with
 synchronous=FULL (what a board press does).
 
 1. ``undo`` (of that peg) -- target: at most 3x an ordinary command at 1,000 hands;
+1b. ``amend`` of a peg of the current hand (issue 14) -- flat: it refolds that hand only, at any length;
 2. ``table.snapshot()`` and ``GET /api/table`` (Flask test client);
 3. ``GET /api/history?since=<last seq>`` -- target: at most 2x ``GET /api/table`` at 1,000 hands;
 4. start-up: ``Table.open`` of the database (median of several opens after a first one,
@@ -131,6 +132,14 @@ def costs(path: Path, reps: int) -> dict:
         t2 = time.perf_counter()
         peg_t.append(t1 - t0)
         undo_t.append(t2 - t1)
+    amend_t = []
+    for i in range(reps):     # an amend of the hand's entry (issue 14): refolds the current hand only
+        ev = table.submit({"type": "peg", "side": "p1", "points": 1})
+        t0 = time.perf_counter()
+        table.submit({"type": "amend", "seq": ev["seq"], "points": 2})
+        amend_t.append(time.perf_counter() - t0)
+        table.submit({"type": "undo"})
+        table.submit({"type": "undo"})
     snap_t = timed(table.snapshot, reps)
     seq = table.snapshot()["seq"]
 
@@ -144,7 +153,7 @@ def costs(path: Path, reps: int) -> dict:
         assert r.status_code == 200 and r.get_json()["events"]
     hist_t = timed(get_history, reps)
     table.close()
-    return {"peg": statistics.median(peg_t), "undo": statistics.median(undo_t),
+    return {"peg": statistics.median(peg_t), "undo": statistics.median(undo_t), "amend": statistics.median(amend_t),
             "snapshot": statistics.median(snap_t), "get_table": statistics.median(get_t),
             "history": statistics.median(hist_t)}
 
@@ -209,16 +218,17 @@ def main(argv=None) -> int:
             c = costs(path, reps)
             c.update(start=start, first_start=first, built=built)
             rows.append((n, c))
-        print("| hands in the match | peg (ordinary) | undo | undo / peg | snapshot() | GET /api/table "
-              "| history?since=last | history / table | start-up | first start-up |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("| hands in the match | peg (ordinary) | undo | undo / peg | amend | amend / peg | snapshot() "
+              "| GET /api/table | history?since=last | history / table | start-up | first start-up |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for n, c in rows:
-            print(f"| {n:,} | {ms(c['peg'])} | {ms(c['undo'])} | {c['undo'] / c['peg']:.2f}x | {ms(c['snapshot'])} "
+            print(f"| {n:,} | {ms(c['peg'])} | {ms(c['undo'])} | {c['undo'] / c['peg']:.2f}x | {ms(c['amend'])} "
+                  f"| {c['amend'] / c['peg']:.2f}x | {ms(c['snapshot'])} "
                   f"| {ms(c['get_table'])} | {ms(c['history'])} | {c['history'] / c['get_table']:.2f}x "
                   f"| {ms(c['start'])} | {ms(c['first_start'])} |")
         base = rows[0][1]
         print("\nAs ratios to the same cost at 10 hands: "
-              + "; ".join(f"{n:,} hands: undo {c['undo'] / base['undo']:.2f}x, history {c['history'] / base['history']:.2f}x, "
+              + "; ".join(f"{n:,} hands: undo {c['undo'] / base['undo']:.2f}x, amend {c['amend'] / base['amend']:.2f}x, history {c['history'] / base['history']:.2f}x, "
                           f"snapshot {c['snapshot'] / base['snapshot']:.2f}x, start-up {c['start'] / base['start']:.2f}x"
                           for n, c in rows[1:]))
 
