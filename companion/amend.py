@@ -113,7 +113,7 @@ class AmendRefused(IllegalAction):
     """An amend that a later entry of the hand does not survive (``entry``: that entry's seq)."""
 
     def __init__(self, message: str, entry: int | None = None) -> None:
-        super().__init__(message)
+        super().__init__(message, entry=entry)
         self.entry = entry
 
 

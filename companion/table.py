@@ -41,6 +41,7 @@ from typing import Any, Callable
 
 from . import grid as _grid  # noqa: F401  (registers card entry: the deal games' hands and the tabletop grid)
 from . import amend as _amend  # noqa: F401  (registers amend: a past entry of the hand corrected)
+from . import fixes as _fixes
 from .announce import said
 from .errors import IllegalAction, RulesError, StaleCommand, StoreError
 from .match import HANDLERS, Context, MatchState, _num, apply_event, export_record, fold
@@ -329,9 +330,13 @@ class Table:
                 seen = self.store.find_client(client_id)
                 if seen is not None:
                     return {**seen, "duplicate": True}
-            if "if_seq" in command:
-                self._check_fresh(command["if_seq"])
             ctx = Context(rng=self.rng, now=self.clock().isoformat(timespec="seconds"))
+            if "if_seq" in command:
+                try:
+                    self._check_fresh(command["if_seq"])
+                except StaleCommand as exc:     # what was entered meanwhile, and the amend that fits it in
+                    exc.data.update(_fixes.stale_note(self._state, command, command["if_seq"], ctx))
+                    raise
             if kind == "undo":
                 if self._depth <= 1:
                     raise IllegalAction("nothing to undo")
@@ -345,7 +350,14 @@ class Table:
                     raise IllegalAction(f"unknown command {kind!r}")
                 if h.needs_match and self._state.rules is None:
                     raise IllegalAction("no game is set up: start a new match first")
-                event = h.decide(self._state, command, ctx)
+                try:
+                    event = h.decide(self._state, command, ctx)
+                except RulesError as exc:       # a wrong credit: offer the one amend that fixes it
+                    if "amend" not in exc.data and "undo back to" in str(exc):
+                        fix = _fixes.amend_fixing(self._state, command, ctx, exc.data.get("undo_to"))
+                        if fix is not None:
+                            exc.data["amend"] = fix
+                    raise
                 # decide() validated the command: the event is folded into the live state
                 # (no copy per command); if applying or storing fails, the state is refolded.
                 new_state = self._state

@@ -242,8 +242,9 @@ def command():
     try:
         ev = h.table.submit(body, client_id=cid)
     except StaleCommand as exc:
-        # made from a state the table has left: the sender sees the state it missed on the stream
-        resp = jsonify({"error": str(exc), "stale": True, "seq": h.table.snapshot()["seq"]})
+        # made from a state the table has left: the sender sees the state it missed on the stream, and is
+        # told what was entered meanwhile and the amend that fits its entry in (issue 14)
+        resp = jsonify({**exc.data, "error": str(exc), "stale": True, "seq": h.table.snapshot()["seq"]})
         resp.status_code = 400
         return resp
     except RulesError as exc:

@@ -1,0 +1,62 @@
+"""Refusals that offer their fix (issue 14): the amend that makes a refused entry fit, and what a late
+phone's card missed while it was on its way."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion import IllegalAction
+from companion.errors import StaleCommand
+from test_amend import AFTER_31, BEFORE_31, WRONG_31, enter, lands_end, scores
+
+
+def refusal(t, cmd):
+    with pytest.raises(IllegalAction) as err:
+        t.submit(cmd)
+    return err.value
+
+
+def test_a_show_that_disagrees_with_the_plays_offers_the_amend_that_fixes_it():
+    t = lands_end()
+    evs = enter(t, BEFORE_31 + [WRONG_31] + AFTER_31)
+    t.submit({"type": "show"})
+    bob = {"type": "show", "cards": ["10D", "8C", "4S", "3C"]}
+    exc = refusal(t, bob)
+    assert exc.data["amend"] == {"type": "amend", "seq": evs[4]["seq"], "player": "Ann"}
+    t.submit(exc.data["amend"])
+    t.submit(bob)
+    assert scores(t) == {"Ann": 10, "Bob": 4}
+
+
+def test_swapped_hands_of_four_cards_each_are_pointed_out_with_the_plays_involved():
+    # every card after the wrong 31 went to the other player: Ann is credited 10S 9H 8C 4S, four cards
+    t = lands_end()
+    evs = enter(t, BEFORE_31 + [WRONG_31] + AFTER_31)
+    exc = refusal(t, {"type": "show", "cards": ["10S", "9H", "2D", "5H"]})
+    assert str(exc).startswith("Ann's hand does not match the plays: 2D was entered as Bob's at event 5")
+    assert exc.data["amend"] == {"type": "amend", "seq": evs[4]["seq"], "player": "Ann"}
+
+
+def test_a_late_card_refused_as_stale_says_what_was_entered_meanwhile_and_offers_the_amend():
+    # phone A (offline) held Ann's 5H made at the table's seq after 10S/10D; phone B meanwhile entered
+    # Bob's 4S "for the player to play", which the table gave to Ann
+    t = lands_end()
+    enter(t, BEFORE_31[:3])
+    seen = t.snapshot()["seq"]
+    late = {"type": "play", "card": "5H", "if_seq": seen}
+    meanwhile = t.submit({"type": "play", "card": "4S"})
+    assert meanwhile["player"] == "Ann"
+    with pytest.raises(StaleCommand) as err:
+        t.submit(late)
+    data = err.value.data
+    assert data["meanwhile"] == [{"seq": meanwhile["seq"], "text": "4S for Ann"}]
+    assert data["amend"] == {"type": "amend", "seq": meanwhile["seq"], "insert": {"type": "play", "card": "5H"}}
+    t.submit(data["amend"])
+    assert t.snapshot()["hand"]["plays"] == {"Ann": ["10S", "5H"], "Bob": ["10D", "4S"]}
+
+
+def test_no_amend_is_offered_when_none_fits():
+    t = lands_end()
+    enter(t, BEFORE_31)
+    exc = refusal(t, {"type": "play", "card": "KD"})          # 29 + 10: over 31 whoever plays it
+    assert "amend" not in exc.data
