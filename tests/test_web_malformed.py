@@ -63,7 +63,8 @@ def nest(depth: int, inner: str = '"5H"') -> str:
 
 
 POST_ROUTES = {"/api/claim": "code", "/api/join": "code", "/api/command": "card", "/api/import": "record",
-               "/api/sim/press": "button", "/api/settings": "voice", "/api/settings/voice/test": "text"}
+               "/api/sim/press": "button", "/api/settings": "voice", "/api/settings/voice/test": "text",
+               "/api/seat": "seat"}
 """Every POST route, and the field of its body the nesting cases put the deep value in."""
 
 
@@ -139,6 +140,11 @@ WRONG = [
     ("/api/sim/press", {"button": "p1", "seconds": -1}, "seconds must be a number from 0.05 to 10"),
     ("/api/sim/press", {"button": ["p1"]}, "button must be one of p1, p2, p3, menu"),
     ("/api/sim/press", {"button": "p1", "hold": 1}, "hold must be true or false"),
+    ("/api/seat", {"seat": 3}, "seat is a player's name, or null for a phone that belongs to nobody"),
+    ("/api/seat", {"seat": ["Player 1"]}, "seat is a player's name, or null for a phone that belongs to nobody"),
+    ("/api/seat", {"seat": "Zed"}, "'Zed' is not playing; the players are Player 1, Player 2"),
+    ("/api/seat", {"shared": "yes"}, "shared is true or false"),
+    ("/api/join", {"code": "123456", "seat": 7}, "seat is a player's name, or null for a phone that belongs to nobody"),
 ]
 
 
