@@ -243,13 +243,29 @@ def command():
         ev = h.table.submit(body, client_id=cid)
     except StaleCommand as exc:
         # made from a state the table has left: the sender sees the state it missed on the stream, and is
-        # told what was entered meanwhile and the amend that fits its entry in (issue 14)
+        # told what was entered meanwhile, from which phone, and the amend that fits its entry in (issue 14)
+        for m in exc.data.get("meanwhile", []):
+            if h.entered_by.get(m["seq"]):
+                m["by"] = h.entered_by[m["seq"]]
         resp = jsonify({**exc.data, "error": str(exc), "stale": True, "seq": h.table.snapshot()["seq"]})
         resp.status_code = 400
         return resp
     except RulesError as exc:
         return _refused(exc)
+    h.note_entered(ev.get("seq"), _phone_name(h))
     return jsonify({"event": ev, "seq": ev["seq"]})
+
+
+def _phone_name(h) -> str:
+    """Return how other phones call this one: "Ann's phone", "the host's phone", "phone 3"."""
+    device = ensure_session()["device"]
+    seat = h.seats.seat_of(device, _players(h))
+    if seat:
+        return f"{seat}'s phone"
+    if role() == "host":
+        return "the host's phone"
+    devices = list(h.access.devices)
+    return f"phone {devices.index(device) + 1}" if device in devices else "another phone"
 
 
 @bp.post("/import")

@@ -40,6 +40,7 @@ class Hub:
         self.access = access
         self.limiter = limiter
         self.seats = Seats()             # which phone is whose (issue 14); freed when the table is released
+        self.entered_by: dict[int, str] = {}   # seq -> which phone entered it (the newest few, in memory)
         self._seat_epoch = access.epoch
         self.broadcaster = Broadcaster()
         self.slots = StreamSlots()
@@ -98,6 +99,15 @@ class Hub:
             self.faults.append(message)
         log.error("fault: %s", message)
         self.broadcaster.publish("faults", {"faults": list(self.faults)})
+
+    def note_entered(self, seq: "int | None", phone: str) -> None:
+        """Remember which phone entered event ``seq`` (a late phone is told what came meanwhile, and from whom)."""
+        if seq is None:
+            return
+        self.entered_by[seq] = phone
+        if len(self.entered_by) > 256:
+            for k in sorted(self.entered_by)[:64]:
+                del self.entered_by[k]
 
     def _on_access(self, epoch: int) -> None:
         if epoch != self._seat_epoch:        # released: every phone is read-only, and nobody's

@@ -122,9 +122,9 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     ann.wait_for_selector("#count-known")
     assert scores(server) == [1, 1]
     assert "one for last" in ann.inner_text("#announce")
-    assert ann.inner_text("#count-known") == "Count Ann's hand"
+    assert ann.inner_text("#count-known") == "Yes: count Ann's hand"
     ann.click("#count-known")
-    expect(ann.locator("#count-known")).to_have_text("Count Bob's hand")
+    expect(ann.locator("#count-known")).to_have_text("Yes: count Bob's hand")
     assert scores(server) == [6, 1]
     assert "zero-hand bonus scores five" in ann.inner_text("#shows")
     ann.click("#count-known")
@@ -303,7 +303,7 @@ def test_claim_mode_and_muggins(server, phones):
     assert scores(server) == [1, 1]
     ann.fill("#claimed", "5")
     ann.click("#count-known")
-    expect(ann.locator("#count-known")).to_have_text("Count Bob's hand")
+    expect(ann.locator("#count-known")).to_have_text("Yes: count Bob's hand")
     ann.fill("#claimed", "0")
     ann.click("#count-known")
     expect(ann.locator("#muggins")).to_have_text("Muggins! Bob under-claimed")

@@ -91,7 +91,8 @@ def test_a_card_tapped_offline_is_refused_once_the_table_has_moved_on(server, ph
     b.context.set_offline(False)
     # once back, the 2♥ goes out with the state it was made from (count 8) and is refused: not applied to 13
     expect(b.locator("#toast")).to_contain_text("Not entered: 2\u2665 for Bob.", timeout=20000)
-    expect(b.locator("#toast")).to_contain_text("The table changed before it arrived")
+    # ... saying what was entered meanwhile, and from which phone (issue 14)
+    expect(b.locator("#toast")).to_contain_text("Meanwhile 5\u2665 for Bob (from the host's phone) was entered")
     expect(b.locator("#pending")).to_be_hidden()
     expect(b.locator("#count")).to_have_text("13")       # the phone shows the table as it is
     expect(b.locator("#step-main")).to_have_text("Ann to play")
@@ -283,7 +284,9 @@ def test_every_command_the_page_sends_carries_the_state_it_was_made_from(server,
     pick(a, "2H")
     expect(a.locator("#count")).to_have_text("10")
     assert [(c["type"], c["if_seq"]) for c in sent] == [("play", 1), ("peg", 2), ("undo", 3), ("play", 4)]
-    assert sent[0]["player"] == "Ann" and sent[3]["player"] == "Bob"
+    # no player picked: each card goes "for the player to play" (an amend re-derives it), the table credits it
+    assert "player" not in sent[0] and "player" not in sent[3]
+    assert played(server) == [("Ann", "8S"), ("Bob", "2H")]
     assert all(len(c["client_id"]) == 24 for c in sent)
 
 
@@ -301,7 +304,7 @@ def test_a_forgotten_go_near_31_asks_whose_card_it_is(server, phones):
     assert enabled == ["A", "2"]
     pick(a, "2D")                                        # the go was forgotten: the page asks, nothing is sent
     expect(a.locator("#whose-q")).to_have_text("Whose card is 2\u2666?")
-    assert a.locator("#whose [data-whose]").all_inner_texts() == ["Bob's", "Ann's (Bob said go)"]
+    assert a.locator("#whose [data-whose]").all_inner_texts() == ["Bob's", "Ann's: Bob said go"]
     assert a.locator("#whose .primary").count() == 0     # no answer is the default
     assert played(server) == [("Ann", "KH"), ("Bob", "QH"), ("Ann", "9C")]
     shot(a, "whose")

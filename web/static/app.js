@@ -13,6 +13,7 @@ import { loadHistory, renderHistory, init as initHistory } from "./history.js";
 import { fillGames, renderNew, init as initNew } from "./newgame.js";
 import { renderQuick, init as initQuick } from "./quick.js";
 import { renderMore, keepAwake, init as initMore } from "./more.js";
+import { renderJoinSeat, renderSeat, joinSeat } from "./seat.js";
 
 function render() {
   var t = S.table, s = S.session;
@@ -25,6 +26,8 @@ function render() {
   show($("faults"), faults.length > 0);
   show($("claim-box"), s.role === "visitor" && s.claimable);
   show($("join-box"), s.role === "visitor" && !s.claimable);
+  renderJoinSeat();
+  renderSeat();
   if (boot.prefill && !$("join-code").value) $("join-code").value = boot.prefill;
   renderSides();
   renderResult();
@@ -77,7 +80,9 @@ $("claim").addEventListener("click", function () {
   changeSession("/api/claim", {}).then(function (s) { go("new"); toast("You host this table. Join code " + s.join_code, "info"); }, function (e) { toast(e.message); refreshSession(); });
 });
 function joinWith(code) {
-  return changeSession("/api/join", { code: code }).then(function () { toast("Joined: you can enter cards now", "info"); }, function (e) { toast(e.message); });
+  var body = { code: code }, seat = joinSeat();
+  if (seat) body.seat = seat;
+  return changeSession("/api/join", body).then(function () { toast("Joined: you can enter cards now", "info"); }, function (e) { toast(e.message); });
 }
 $("join-form").addEventListener("submit", function (ev) { ev.preventDefault(); joinWith($("join-code").value.trim()); });
 // the QR code's link carries the code: scanning it joins at once, with no code to type or button to find

@@ -1,9 +1,10 @@
 /* Card entry: what comes next and for whom, the play row, the tray of a show, claims, "whose card?",
    and the shows of this hand. The cards themselves are picked in picker.js, the grid in grid.js. */
 import { h, clear, $, show, pretty, cardName, cardLabel, split, cardEl, cardsEl } from "./dom.js";
-import { S, joined, preset, command, render, hand, sideName } from "./state.js";
+import { S, joined, preset, command, render, hand, sideName, seenCards } from "./state.js";
 import { picker, padForPicker } from "./picker.js";
 import { renderGrid } from "./grid.js";
+import { mySeat } from "./seat.js";
 
 export function renderEntry() {
   var t = S.table, box = clear($("entry")), exp = t.expect || "none", hd = hand();
@@ -30,17 +31,20 @@ export function renderEntry() {
     if (preset(t.game).grid) renderGrid(box);
   } else if (exp === "play") {
     box.appendChild(countEl());
-    var turn = hd.expect_player || t.turn;
+    var turn = hd.expect_player || t.turn, seat = mySeat();
     if (!S.player || (hd.cards_left || {})[S.player] === 0) S.player = null;
-    var who = S.player || turn;
+    if (seat && (hd.cards_left || {})[seat] === 0) seat = null;
+    // a card tapped without picking a player goes as entered "for the player to play" (or, on a phone that
+    // belongs to a seat, as that seat's): an amend of an earlier entry then re-derives whose it was
+    var who = S.player || seat || turn;
     // near 31 the player to play may be unable to play: then their go comes first, and a card tapped without
     // a player picked asks whose it is (one tap), so a forgotten go never credits the card to the wrong player
-    var mightGo = !S.player && hd.can_go === true;
+    var mightGo = !S.player && !seat && hd.can_go === true;
     var row = h("div", { cls: "row seg", role: "group", "aria-label": "who plays" });
     var goBtn = h("button", { type: "button", id: "go", cls: "go" + (mightGo ? " primary" : ""),
       disabled: !S.player && hd.can_go === false ? true : null,
       onclick: function () {
-        command({ type: "go", player: who }).then(function () { S.player = null; }, function () {});
+        command(S.player ? { type: "go", player: S.player } : { type: "go" }).then(function () { S.player = null; }, function () {});
       } }, who + " says go");
     if (mightGo) row.appendChild(goBtn);
     (t.players || []).forEach(function (p) {
@@ -51,13 +55,15 @@ export function renderEntry() {
     if (!mightGo) row.appendChild(goBtn);
     var play = function (card, player) {
       S.whose = null;
-      command({ type: "play", card: card, player: player }).then(function () { S.player = null; render(); }, function () {});
+      var cmd = { type: "play", card: card };
+      if (player) cmd.player = player;
+      command(cmd).then(function () { S.player = null; render(); }, function () {});
     };
     // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
     if (S.whose && mightGo) { whoseEl(S.whose, turn, play, row); return; }
     picker(function (card) {
-      if (mightGo) { S.whose = card; render(); return; }
-      play(card, who);
+      if (mightGo && whoseAnswers(turn).length > 1) { S.whose = card; render(); return; }
+      play(card, S.player);
     }, null, null, hd.playable_ranks || [], row);   // what fits under 31: the snapshot says
   } else if (exp === "show" || exp === "pocket") {
     var need = exp === "pocket" ? 4 : (preset(t.game).held || 4);
@@ -71,10 +77,17 @@ export function renderEntry() {
     if (claim) {
       box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
     }
-    if (exp === "show" && played.length === need) {
+    if (exp === "show" && played.length === need && S.showEnter !== name + ":" + t.seq) {
+      // the cards the table credited to the player: shown, and confirmed in one tap (a wrong credit is caught here)
+      box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, "Are these " + name + "'s cards?"));
       box.appendChild(cardsEl(played));
-      box.appendChild(h("button", { type: "button", cls: "big primary", id: "count-known",
-        onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } }, "Count " + name + "'s hand"));
+      box.appendChild(h("div", { cls: "row" },
+        h("button", { type: "button", id: "show-no",
+          onclick: function () { S.showEnter = name + ":" + t.seq; S.tray = []; S.trayFor = exp + name; render(); } },
+          "No: enter " + name + "'s cards"),
+        h("button", { type: "button", cls: "big primary", id: "count-known",
+          onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } },
+          "Yes: count " + name + "'s hand")));
       picker(null);
       return;
     }
@@ -86,7 +99,13 @@ export function renderEntry() {
         onclick: function () {
           command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
         } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
-    picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } });
+    // a hand may hold a card the table credited to another player (that is what the show catches): every
+    // played card stays pickable here, the turn-up and cards shown or in the pocket do not
+    var seen = seenCards();
+    if (exp === "show") Object.keys(hd.plays || {}).forEach(function (p) {
+      (hd.plays[p] || []).forEach(function (c) { if (S.tray.indexOf(c) < 0) delete seen[c]; });
+    });
+    picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } }, null, seen);
   } else if (exp === "place") {
     renderGrid(box);
   } else if (exp === "claim") {
@@ -129,20 +148,24 @@ function playClaimRow(box) {
 }
 // "whose card is it?": the player to play first, then each later player still in the count (those between
 // said go); one tap enters the card for that player
-function whoseEl(card, turn, play, head) {
-  var t = S.table, hd = hand(), box = $("picker"), players = (t.players || []).slice();
+// the players who may have played the card: the player to play, then each later one still in the count
+function whoseAnswers(turn) {
+  var t = S.table, hd = hand(), players = (t.players || []).slice();
   if ((t.options || {}).direction === "ccw") players.reverse();
   var i0 = players.indexOf(turn), order = players.slice(i0).concat(players.slice(0, i0));
-  var between = [];
+  return order.filter(function (p) { return (hd.cards_left || {})[p] !== 0 && (hd.gone || []).indexOf(p) < 0; });
+}
+function whoseEl(card, turn, play, head) {
+  var box = $("picker"), between = [];
   clear(box);
   show(box, true);
   if (head) box.appendChild(head);
   box.appendChild(h("p", { cls: "whose-q", id: "whose-q" }, "Whose card is ", cardEl(card), "?"));
   var row = h("div", { cls: "whose", id: "whose" });
-  order.forEach(function (p) {
-    if ((hd.cards_left || {})[p] === 0 || (hd.gone || []).indexOf(p) >= 0) return;
-    var note = between.length ? " (" + between.join(" and ") + " said go)" : "";
-    // both answers look alike: neither is offered as the default, since the default was the silent mistake
+  whoseAnswers(turn).forEach(function (p) {
+    // each answer names what it means ("Ann's: Bob said go"); neither is the default, since the default
+    // was the silent mistake
+    var note = between.length ? ": " + between.join(" and ") + " said go" : "";
     row.appendChild(h("button", { type: "button", "data-whose": p,
       onclick: function () { play(card, p); } }, p + "'s" + note));
     between.push(p);

@@ -3,14 +3,27 @@
 import { h, $, cardWords } from "./dom.js";
 import { call, command } from "./state.js";
 
-// undoTo: the event a refusal names to undo back to (its undo_to field); the toast offers to do it
-export function toast(msg, kind, undoTo) {
+// data: a refusal's fields: undo_to (the event to undo back to; a bare number is taken as that), amend (the
+// amend that fixes it): the toast offers the amend in one tap, else the undo back
+export function toast(msg, kind, data) {
+  var undoTo = typeof data === "number" ? data : data ? data.undo_to : null;
   var t = $("toast");
   t.textContent = cardWords(msg);
   t.className = "toast" + (kind ? " " + kind : "");
   t.hidden = false;
   t.onclick = function () { t.hidden = true; };       // tap to dismiss
   clearTimeout(toast.timer);
+  // a refusal that one amend fixes (a card credited to the wrong player, a late card) offers it in one tap
+  var fix = data && data.amend;
+  if (fix) {
+    t.appendChild(h("button", { type: "button", id: "amend-fix", cls: "primary",
+      onclick: function (ev) {
+        ev.stopPropagation(); t.hidden = true;
+        command(fix).then(function (d) { toast(d.event.text || "Amended", "info"); }, function () {});
+      } }, cardWords(amendWords(fix))));
+    toast.timer = setTimeout(function () { t.hidden = true; }, 30000);
+    return;
+  }
   // a refusal that names the event to undo back to (a card credited to the wrong player) offers to do it
   var back = kind ? null : undoTo;
   if (back != null) {
@@ -29,3 +42,14 @@ function undoBackTo(n) {
   }, function (e) { toast(e.message); });
 }
 
+// the button of an offered amend: what it will do
+function amendWords(a) {
+  if (a.remove) return "Fix: remove event " + a.seq;
+  if (a.insert) {
+    var i = a.insert;
+    return "Fix: enter " + (i.card ? i.card + (i.player ? " for " + i.player : "") : (i.player ? i.player + "'s " : "") + i.type)
+      + " before event " + a.seq;
+  }
+  if (a.player) return "Fix: event " + a.seq + " was " + a.player + "'s";
+  return "Fix event " + a.seq;
+}

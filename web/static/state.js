@@ -15,7 +15,7 @@ export var pref = { four: stored("le.four") === "1", speak: stored("le.speak") =
 
 // how the views are drawn, registered by app.js (this module imports no view)
 export var ui = {
-  render: function () {}, taken: function (old) {}, toast: function (msg, kind, undoTo) {}, go: function (view) {}
+  render: function () {}, taken: function (old) {}, toast: function (msg, kind, data) {}, go: function (view) {}
 };
 // draw the page again from S (after a change of S made here or by a view)
 export function render() { ui.render(); }
@@ -75,11 +75,16 @@ export function call(method, path, body, tries) {
 // made on top of it, so it carries the seq of that earlier command's event. An entry that cannot be sent
 // stays in the header as "not sent" with Send again / Drop: never silently lost, never re-aimed, and a
 // resend keeps its client id, so it never scores twice.
+// whose a play or go is: the player picked, else this phone's seat, else the player to play (as the table takes it)
+function defaultPlayer(cmd) {
+  var seat = S.session && S.session.seat, t = S.table;
+  return cmd.player || (seat && (t.players || []).indexOf(seat) >= 0 ? seat : t.turn) || "";
+}
 function describe(cmd) {
   var c = cmd.card ? pretty(cmd.card) : "";
   switch (cmd.type) {
-    case "play": return c + (cmd.player ? " for " + cmd.player : "");
-    case "go": return (cmd.player ? cmd.player + "'s " : "") + "go";
+    case "play": return c + (defaultPlayer(cmd) ? " for " + defaultPlayer(cmd) : "");
+    case "go": return (defaultPlayer(cmd) ? defaultPlayer(cmd) + "'s " : "") + "go";
     case "peg": return "+" + cmd.points + " for " + sideName(cmd.side);
     case "turnup": return "the turn-up " + c;
     case "show": return (cmd.player || S.table.hand && S.table.hand.expect_player || "the") + "'s hand";
@@ -123,10 +128,12 @@ function sendHead() {
     var after = dropped.length - 1;
     var more = after ? " (nor the " + (after > 1 ? after + " entries" : "entry") + " made after it)" : "";
     if (err.data && err.data.stale) {
-      ui.toast("Not entered: " + e.label + more + ". The table changed before it arrived (another phone or the " +
-        "board entered something): look again, and enter it if it still stands.");
+      var mean = (err.data.meanwhile || []).map(function (m) { return m.text + (m.by ? " (from " + m.by + ")" : ""); });
+      ui.toast("Not entered: " + e.label + more + ". " + (mean.length ? "Meanwhile " + mean.join(", ") +
+        (mean.length > 1 ? " were" : " was") + " entered." : "The table changed before it arrived (another phone or the " +
+        "board entered something).") + (err.data.amend ? "" : " Look again, and enter it if it still stands."), null, err.data);
     } else {
-      ui.toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""), null, err.data && err.data.undo_to);
+      ui.toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""), null, err.data);
     }
     S.whose = null;
     render();                      // back to a clean picker: the refused card is not half-entered

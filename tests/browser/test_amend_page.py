@@ -1,0 +1,113 @@
+"""Right cards on the right player (issue 14), in a real browser at 360x740 and 390x844.
+
+* The wrong answer near 31: at 29 (Ann K♥, Bob Q♥, Ann 9♣; turn-up K♦) Bob cannot play and Ann plays 2♦
+  for 31, but "Bob's" is tapped. Every later card, tapped without picking a player, then goes to the other
+  player. Ann's show asks whether K♥ 9♣ 8♣ 4♠ are her cards; "No" and her real cards are refused as not
+  matching the plays, with the one amend that fixes it (2♦ was Ann's) offered in one tap: after it the hand
+  scores exactly as the same hand entered right.
+* A card entered on a phone that belongs to a seat goes to that seat.
+* A late card from a phone that was offline is refused with what was entered meanwhile, and the offered
+  amend puts both cards on the right players.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from playwright.sync_api import expect
+
+from companion.table import Table
+from test_table_page import VIEWPORTS, VP_IDS, pick, two_phones
+
+
+def right_scores(cmds) -> list[int]:
+    t = Table.memory(default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob", "stake": 1})
+    for c in [{"type": "turnup", "card": "KD"}] + cmds:
+        t.submit(c)
+    return [s["score"] for s in t.snapshot()["sides"]]
+
+
+def plays(server) -> dict:
+    return server.table.snapshot()["hand"]["plays"]
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
+def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend(server, phones, viewport):
+    a, _ = two_phones(server, phones, viewport)
+    for card in ("KH", "QH", "9C"):
+        pick(a, card)
+    expect(a.locator("#count")).to_have_text("29")
+    pick(a, "2D")
+    a.click("#whose [data-whose='Bob']")                 # the wrong answer: it was Ann's, Bob had said go
+    expect(a.locator("#step-main")).to_have_text("Ann to play")
+    for card in ("8C", "5H", "4S", "3C"):                # each tapped for whoever the page says is to play
+        pick(a, card)
+    assert plays(server) == {"Ann": ["KH", "9C", "8C", "4S"], "Bob": ["QH", "2D", "5H", "3C"]}
+    # the show shows the cards the table credited and asks
+    expect(a.locator("#show-q")).to_have_text("Are these Ann's cards?")
+    a.click("#show-no")
+    for card in ("KH", "9C", "2D", "5H"):
+        pick(a, card)
+    a.click("#tray-go")
+    expect(a.locator("#toast")).to_contain_text("Ann's hand does not match the plays")
+    fix = a.locator("#amend-fix")
+    expect(fix).to_have_text("Fix: event 5 was Ann's")
+    fix.click()
+    expect(a.locator("#toast")).to_contain_text("event 5 amended: 2\u2666 is Ann's, not Bob's")
+    assert plays(server) == {"Ann": ["KH", "9C", "2D", "5H"], "Bob": ["QH", "8C", "4S", "3C"]}
+    expect(a.locator("#show-q")).to_have_text("Are these Ann's cards?")
+    a.click("#count-known")
+    expect(a.locator("#count-known")).to_have_text("Yes: count Bob's hand")
+    a.click("#count-known")
+    right = right_scores([{"type": "play", "card": c} for c in ("KH", "QH", "9C")]
+                         + [{"type": "play", "card": "2D", "player": "Ann"}]
+                         + [{"type": "play", "card": c} for c in ("8C", "5H", "4S", "3C")]
+                         + [{"type": "show"}, {"type": "show"}])
+    got = [s["score"] for s in server.table.snapshot()["sides"]]
+    assert got == right
+    for i, side in enumerate(("p1", "p2")):
+        expect(a.locator(f"[data-score='{side}']")).to_have_text(str(right[i]))
+    assert a.errors == []
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
+def test_a_card_entered_on_a_seat_phone_goes_to_its_seat(server, phones, viewport):
+    a, b = two_phones(server, phones, viewport)
+    b.click("[data-tab=more]")
+    b.click("#seat-choice [data-seat='Bob']")
+    expect(b.locator("#seat-now")).to_have_text("This is Bob's phone.")
+    b.click("[data-tab=table]")
+    pick(a, "8S")                                        # Ann's card from the host's phone (nobody's)
+    expect(b.locator("#count")).to_have_text("8")
+    pick(b, "7H")                                        # Bob's phone: Bob's 7♥, fifteen for Ann (L2)
+    expect(b.locator("#count")).to_have_text("15")
+    assert plays(server) == {"Ann": ["8S"], "Bob": ["7H"]}
+    # Ann is to play at 15: a card on Bob's phone is refused, saying it is Ann's turn
+    pick(b, "5C")
+    expect(b.locator("#toast")).to_contain_text("it is Ann's turn; Bob can play 5\u2663 only if Ann said go")
+    assert plays(server) == {"Ann": ["8S"], "Bob": ["7H"]}
+    assert a.errors == [] and b.errors == []
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
+def test_the_offline_card_and_the_stale_turn_card_end_on_the_right_players_after_the_offered_fix(
+        server, phones, viewport):
+    a, b = two_phones(server, phones, viewport)
+    pick(a, "8S")                                        # Ann 8♠: Bob to play
+    expect(b.locator("#step-main")).to_have_text("Bob to play")
+    b.context.set_offline(True)
+    pick(b, "2H")                                        # Bob's 2♥ on the phone that is offline
+    expect(b.locator("#pending")).to_be_visible()
+    pick(a, "10D")                                       # the other phone enters 10♦ for the player to play
+    assert plays(server) == {"Ann": ["8S"], "Bob": ["10D"]}
+    b.context.set_offline(False)
+    expect(b.locator("#toast")).to_contain_text("Meanwhile 10\u2666 for Bob (from the host's phone) was entered",
+                                                timeout=20000)
+    fix = b.locator("#amend-fix")
+    expect(fix).to_have_text("Fix: enter 2\u2665 before event 3")
+    fix.click()
+    expect(b.locator("#count")).to_have_text("20")
+    # 2♥ is Bob's, and 10♦ (entered for the player to play) is then Ann's
+    assert plays(server) == {"Ann": ["8S", "10D"], "Bob": ["2H"]}
+    assert a.errors == [] and b.errors == []

@@ -1,0 +1,45 @@
+/* Whose phone this is (issue 14): "Ann's phone" or nobody's (one phone entering for the whole table).
+   Chosen when joining (the join form's seat list) and later under More. A card entered on Ann's phone
+   without picking a player is Ann's: the server fills in the seat. */
+import { h, clear, $, show } from "./dom.js";
+import { S, joined, changeSession } from "./state.js";
+import { toast } from "./header.js";
+
+export function mySeat() {
+  var s = S.session || {}, players = S.table.players || [];
+  return s.seat && players.indexOf(s.seat) >= 0 ? s.seat : null;
+}
+// the seat list of the join form: nobody's first (the common case), then each player
+export function renderJoinSeat() {
+  var sel = $("join-seat"), players = S.table.players || [], want = ["", ""].concat(players).join("|");
+  if (sel.dataset.players === want) return;
+  var keep = sel.value;
+  clear(sel);
+  sel.appendChild(h("option", { value: "" }, "Nobody's: I enter for the table"));
+  players.forEach(function (p) { sel.appendChild(h("option", { value: p }, p + "'s phone")); });
+  sel.value = players.indexOf(keep) >= 0 ? keep : "";
+  sel.dataset.players = want;
+}
+export function joinSeat() { var v = $("join-seat").value; return v || null; }
+// More: this phone's seat, one tap to change it
+export function renderSeat() {
+  var box = $("seat-box"), players = S.table.players || [], s = S.session || {};
+  show(box, joined() && players.length > 0);
+  if (!joined()) return;
+  var row = clear($("seat-choice")), mine = mySeat(), taken = s.seats || {};
+  var pick = function (seat) {
+    changeSession("/api/seat", { seat: seat }).then(function () {
+      toast(seat ? "This phone is " + seat + "'s: a card entered here without picking a player is " + seat + "'s"
+        : "This phone belongs to nobody: it enters for the whole table", "info");
+    }, function (e) { toast(e.message); });
+  };
+  row.appendChild(h("button", { type: "button", "data-seat": "", "aria-pressed": mine ? "false" : "true",
+    cls: mine ? null : "on", onclick: function () { pick(null); } }, "Nobody's"));
+  players.forEach(function (p) {
+    var other = (taken[p] || 0) - (p === mine ? 1 : 0);
+    row.appendChild(h("button", { type: "button", "data-seat": p, "aria-pressed": p === mine ? "true" : "false",
+      cls: p === mine ? "on" : null, disabled: other > 0 && !s.shared_seats && p !== mine ? true : null,
+      onclick: function () { pick(p); } }, p + "'s" + (other > 0 && p !== mine ? " (taken)" : "")));
+  });
+  $("seat-now").textContent = mine ? "This is " + mine + "'s phone." : "This phone enters for the whole table.";
+}
