@@ -15,6 +15,7 @@ Both only read the state; nothing here changes the table.
 from __future__ import annotations
 
 import copy
+import re
 
 from .amend import AMENDABLE, describe, as_entered
 from .errors import RulesError
@@ -38,6 +39,14 @@ def _passes(state: MatchState, amend: dict, command: dict, ctx: Context) -> bool
         return True
     except RulesError:
         return False
+
+
+def undo_to(exc: RulesError) -> int | None:
+    """Return the event a refusal says to undo back to (its ``undo_to`` field, else its sentence)."""
+    if exc.data.get("undo_to") is not None:
+        return exc.data["undo_to"]
+    m = re.search(r"undo back to (?:the go \()?event (\d+)", str(exc))
+    return int(m.group(1)) if m else None
 
 
 def amend_fixing(state: MatchState, command: dict, ctx: Context, first: int | None = None) -> dict | None:

@@ -354,7 +354,7 @@ class Table:
                     event = h.decide(self._state, command, ctx)
                 except RulesError as exc:       # a wrong credit: offer the one amend that fixes it
                     if "amend" not in exc.data and "undo back to" in str(exc):
-                        fix = _fixes.amend_fixing(self._state, command, ctx, exc.data.get("undo_to"))
+                        fix = _fixes.amend_fixing(self._state, command, ctx, _fixes.undo_to(exc))
                         if fix is not None:
                             exc.data["amend"] = fix
                     raise

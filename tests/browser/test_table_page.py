@@ -528,9 +528,9 @@ def test_board_mirror_lanes_are_labelled_in_the_order_of_the_score_panels(board_
     assert a.locator("#sides .side .name").all_inner_texts() == ["Ann", "Bob"]
 
 
-def test_a_wrong_credit_the_engine_catches_names_the_event_and_the_page_undoes_back_to_it(server, phones):
+def test_a_wrong_credit_the_engine_catches_names_the_event_and_the_page_fixes_it_in_one_tap(server, phones):
     """At 29 Bob cannot play, but Ann's 2♦ is entered as Bob's; two cards later Ann has no card left and Bob's
-    6♥ cannot be entered: the table names event 5, and one tap undoes back to it."""
+    6♥ cannot be entered: the table names event 5 and offers the amend that fixes it (issue 14), one tap."""
     a, _ = two_phones(server, phones)
     for card in ("KH", "QH", "9C"):
         pick(a, card)
@@ -538,9 +538,9 @@ def test_a_wrong_credit_the_engine_catches_names_the_event_and_the_page_undoes_b
     a.click("#whose [data-whose='Bob']")                 # the wrong answer: it was Ann's
     expect(a.locator("#count")).to_have_text("0")
     assert scores(server) == [2, 0]
-    pick(a, "7S")                                        # Ann leads the next count ...
+    pick(a, "7S")                                        # "Ann" leads the next count ...
     expect(a.locator("#count")).to_have_text("7")
-    pick(a, "8C")                                        # ... Bob 15; the table thinks Ann holds another card
+    pick(a, "8C")                                        # ... "Bob" 15; the table thinks Ann holds another card
     expect(a.locator("#count")).to_have_text("15")
     a.click("#picker [data-player='Bob']")
     pick(a, "6H")
@@ -551,13 +551,14 @@ def test_a_wrong_credit_the_engine_catches_names_the_event_and_the_page_undoes_b
     a.click("[data-tab=history]")
     expect(a.locator("[data-seq='5']")).to_contain_text("#5 Bob: play 2\u2666")
     a.click("[data-tab=table]")
-    a.click("#undo-back")
-    expect(a.locator("#count")).to_have_text("29")
+    expect(a.locator("#amend-fix")).to_have_text("Fix: event 5 was Ann's")
+    a.click("#amend-fix")
+    # 2♦ is Ann's 31 (two for Bob, L2); Bob leads the next count: the 7♠ and 8♣ tapped for the player to play
+    # are Bob's and Ann's, and Ann's 8♣ makes fifteen, two more for Bob
+    expect(a.locator("#count")).to_have_text("15")
     expect(a.locator("#step-main")).to_have_text("Bob to play")
-    assert played(server) == [("Ann", "KH"), ("Bob", "QH"), ("Ann", "9C")]
-    assert scores(server) == [0, 0]
-    pick(a, "2D")
-    a.click("#whose [data-whose='Ann']")
-    expect(a.locator("#count")).to_have_text("0")
-    assert scores(server) == [0, 2]
+    assert server.table.snapshot()["hand"]["plays"] == {"Ann": ["KH", "9C", "2D", "8C"], "Bob": ["QH", "7S"]}
+    assert scores(server) == [0, 4]
+    pick(a, "6H")
+    expect(a.locator("#count")).to_have_text("21")
     assert a.errors == []
