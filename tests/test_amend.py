@@ -115,9 +115,9 @@ def test_a_mistaken_go_is_amended_away():
     # 10 10 pair (2 for Ann), 5H makes 25, Bob's 4S 29, Ann says go, Bob's 2D 31 (2 for Ann)
     assert scores(right) == {"Ann": 4, "Bob": 0}
     wrong = lands_end()
-    evs = enter(wrong, cards + [{"type": "go"}, {"type": "play", "card": "4S"}, {"type": "go"},
-                                {"type": "play", "card": "2D"}])
+    evs = enter(wrong, cards + [{"type": "go"}, {"type": "play", "card": "4S"}])
     assert wrong.snapshot()["hand"]["plays"]["Ann"] == ["10S", "5H", "4S"]
+    enter(wrong, [{"type": "go"}, {"type": "play", "card": "2D"}])
     ev = wrong.submit({"type": "amend", "seq": evs[4]["seq"], "remove": True})
     assert ev["text"] == "event 5 amended: Bob's go removed"
     assert_same_game(right, wrong)
