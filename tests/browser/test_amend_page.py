@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.table import Table
+from conftest import until
 from test_table_page import VIEWPORTS, VP_IDS, pick, two_phones
 
 
@@ -43,7 +44,7 @@ def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend(s
     expect(a.locator("#step-main")).to_have_text("Ann to play")
     for card in ("8C", "5H", "4S", "3C"):                # each tapped for whoever the page says is to play
         pick(a, card)
-    assert plays(server) == {"Ann": ["KH", "9C", "8C", "4S"], "Bob": ["QH", "2D", "5H", "3C"]}
+    until(a, lambda: plays(server) == {"Ann": ["KH", "9C", "8C", "4S"], "Bob": ["QH", "2D", "5H", "3C"]})
     # the show shows the cards the table credited and asks
     expect(a.locator("#show-q")).to_have_text("Are these Ann's cards?")
     a.click("#show-no")
@@ -55,7 +56,7 @@ def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend(s
     expect(fix).to_have_text("Fix: event 5 was Ann's")
     fix.click()
     expect(a.locator("#toast")).to_contain_text("event 5 amended: 2\u2666 is Ann's, not Bob's")
-    assert plays(server) == {"Ann": ["KH", "9C", "2D", "5H"], "Bob": ["QH", "8C", "4S", "3C"]}
+    until(a, lambda: plays(server) == {"Ann": ["KH", "9C", "2D", "5H"], "Bob": ["QH", "8C", "4S", "3C"]})
     expect(a.locator("#show-q")).to_have_text("Are these Ann's cards?")
     a.click("#count-known")
     expect(a.locator("#count-known")).to_have_text("Yes: count Bob's hand")
@@ -64,8 +65,7 @@ def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend(s
                          + [{"type": "play", "card": "2D", "player": "Ann"}]
                          + [{"type": "play", "card": c} for c in ("8C", "5H", "4S", "3C")]
                          + [{"type": "show"}, {"type": "show"}])
-    got = [s["score"] for s in server.table.snapshot()["sides"]]
-    assert got == right
+    until(a, lambda: [s["score"] for s in server.table.snapshot()["sides"]] == right)
     for i, side in enumerate(("p1", "p2")):
         expect(a.locator(f"[data-score='{side}']")).to_have_text(str(right[i]))
     assert a.errors == []
@@ -82,11 +82,12 @@ def test_a_card_entered_on_a_seat_phone_goes_to_its_seat(server, phones, viewpor
     expect(b.locator("#count")).to_have_text("8")
     pick(b, "7H")                                        # Bob's phone: Bob's 7♥, fifteen for Ann (L2)
     expect(b.locator("#count")).to_have_text("15")
-    assert plays(server) == {"Ann": ["8S"], "Bob": ["7H"]}
+    expect(a.locator("#count")).to_have_text("15")
+    until(a, lambda: plays(server) == {"Ann": ["8S"], "Bob": ["7H"]})
     # Ann is to play at 15: a card on Bob's phone is refused, saying it is Ann's turn
     pick(b, "5C")
     expect(b.locator("#toast")).to_contain_text("it is Ann's turn; Bob can play 5\u2663 only if Ann said go")
-    assert plays(server) == {"Ann": ["8S"], "Bob": ["7H"]}
+    until(a, lambda: plays(server) == {"Ann": ["8S"], "Bob": ["7H"]})
     assert a.errors == [] and b.errors == []
 
 
@@ -100,7 +101,8 @@ def test_the_offline_card_and_the_stale_turn_card_end_on_the_right_players_after
     pick(b, "2H")                                        # Bob's 2♥ on the phone that is offline
     expect(b.locator("#pending")).to_be_visible()
     pick(a, "10D")                                       # the other phone enters 10♦ for the player to play
-    assert plays(server) == {"Ann": ["8S"], "Bob": ["10D"]}
+    expect(a.locator("#count")).to_have_text("18")
+    until(a, lambda: plays(server) == {"Ann": ["8S"], "Bob": ["10D"]})
     b.context.set_offline(False)
     expect(b.locator("#toast")).to_contain_text("Meanwhile 10\u2666 for Bob (from the host's phone) was entered",
                                                 timeout=20000)
@@ -109,5 +111,5 @@ def test_the_offline_card_and_the_stale_turn_card_end_on_the_right_players_after
     fix.click()
     expect(b.locator("#count")).to_have_text("20")
     # 2♥ is Bob's, and 10♦ (entered for the player to play) is then Ann's
-    assert plays(server) == {"Ann": ["8S", "10D"], "Bob": ["2H"]}
+    until(a, lambda: plays(server) == {"Ann": ["8S", "10D"], "Bob": ["2H"]})
     assert a.errors == [] and b.errors == []
