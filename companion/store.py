@@ -230,6 +230,9 @@ class SQLiteStore:
             self._db.execute(f"PRAGMA busy_timeout={max(0, int(busy_timeout * 1000))}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
+            # the page cache is what memory holds of the file: 2 MB (SQLite's default, said here as the bound
+            # the daemon's memory relies on however long the match grows; bench/bench_memory.py)
+            self._db.execute("PRAGMA cache_size=-2000")
             # one transaction (one write to the disk) creates a new file's tables or adds what an
             # older file lacks; a file that has them all is only read (it may be read-only)
             self._db.execute("BEGIN")

@@ -83,6 +83,10 @@ class _State:
     down_at: float | None = None
 
 
+SIM_PIN_HISTORY = 8
+"""States a simulated pin keeps (gpiozero's ``MockPin.states``; the last press's edges stay visible)."""
+
+
 class ButtonPanel:
     """The side buttons and the menu button on gpiozero input devices (pulled up, active low).
 
@@ -241,6 +245,11 @@ class ButtonPanel:
             advance(length)
             pin.drive_high()
             advance(self.debounce_s)
+            # gpiozero's mock pin records every state it was driven to, forever: a --sim board pressed
+            # from the page all evening grew by two records a press (issue 18: memory grew with the match)
+            states = getattr(pin, "states", None)
+            if isinstance(states, list) and len(states) > SIM_PIN_HISTORY:
+                del states[:-SIM_PIN_HISTORY]
             failure, self._failure = self._failure, None
             if failure is not None:
                 raise failure

@@ -199,3 +199,14 @@ def test_a_press_on_a_lane_with_no_side_is_refused_with_a_flash_and_a_log_line(c
     assert panel.press("p3") == {"type": "peg", "side": "p2", "points": 1}     # lane 3 is the second side
     assert refused == [2]
     panel.close()
+
+
+def test_a_simulated_pin_keeps_a_bounded_history_however_long_the_evening(rig):
+    """Issue 18: gpiozero's mock pin appended a record for every edge, so a --sim daemon's memory grew with
+    every press from the page. The panel keeps the last SIM_PIN_HISTORY of them."""
+    from firmware.buttons import SIM_PIN_HISTORY
+    for _ in range(300):
+        rig.panel.press("p2")
+    assert len(rig.commands) == 300
+    assert len(rig.pin("p2").states) == SIM_PIN_HISTORY
+    assert [s.state for s in rig.pin("p2").states][-2:] == [False, True]    # the last press: down, up
