@@ -14,7 +14,7 @@ with a ``client_id`` as the page does, all in **one match**: pegs (every
 third one a press of the simulated board's first button, ``/api/sim/press``),
 and a new game whenever one is over, with an undo every 50 commands and
 ``GET /api/history?since=<seq>`` every 10 (as the page asks for a card's
-steps). The daemon's resident memory (VmRSS from ``/proc``) is read after 1k,
+steps); after each command it reads ``GET /api/table``. The daemon's resident memory (VmRSS from ``/proc``) is read after 1k,
 10k and then every 10k events, up to ``--events``.
 
 Target (issue 18): RSS after 100,000 events within 5 MB of RSS after 10,000.
@@ -106,7 +106,12 @@ def main(argv: list[str] | None = None) -> int:
             status, body = host.request("POST", route, command)
             if status != 200:
                 raise SystemExit(f"{route} {command} answered {status}: {body[:300]!r}")
-            table = json.loads(body)["table"]
+            answer = json.loads(body)
+            if "table" in answer:                      # the button's answer carries the table
+                table = answer["table"]
+            else:                                      # a command's answers its event: the page's state comes
+                status, body = host.request("GET", "/api/table")     # on the stream; the bench reads it
+                table = json.loads(body)
             sent += 1
             events = table["seq"] + 1
             if sent % 10 == 0:

@@ -126,9 +126,8 @@ class Daemon:
         """A board press that could not be stored (a full disk): blink its lane red, show the fault on every page."""
         if lane is not None:
             self.loop.refuse(lane)
-        hub = self.app.extensions.get("landsend") if self.app is not None else None
-        if hub is not None:
-            hub.store_fault(str(exc))
+        if self.hub is not None:
+            self.hub.store_fault(str(exc))
         else:
             self.add_fault(str(exc))
 
