@@ -1,0 +1,636 @@
+"""Pegging advice: which card to lead or play next, by the game's own goal, with exact expected points.
+
+The model (docs/advice.md, "Pegging"):
+
+* **One policy for every seat** (:data:`POLICY`, ``"lookahead"``). A player knows
+  its own cards and the cards played so far. For each card it may play it
+  scores ``worth(points this card makes) - E[worth of the next player's best
+  reply]``, where *worth* is what the points do by the game's goal (see
+  :class:`PegGame`), and the next player's reply is judged as its best single
+  card when its cards left are drawn at random from **the cards not yet played**
+  (a public picture: the same for both players, which leaves out the player's
+  own cards and the turn-up). A reply that cannot be made counts nothing; after
+  a 31 there is no reply. It plays the highest score; ties go to the higher
+  rank (keeping low cards, which still fit late in a count). It must play when
+  it can, and says go only when it cannot. The other candidate, ``"greedy"``,
+  scores only the points the card makes now.
+* **Exact values of a position** (:func:`rank_plays`): every legal play is
+  followed through the rest of the matching phase with both players on the
+  policy, over every hand the other player could hold among the cards the
+  advised player has not seen (uniform, consistent with the other player's
+  gos), giving the expected points credited to each side, the net by the
+  game's goal and the chance that the reply scores, by kind.
+
+Pegging depends on ranks only (there is no flush in the matching phase), and
+the policy's picture of a reply depends only on public cards, so the other
+player's possible hands are grouped by rank multiset (each weighted by how many
+card hands it stands for) and walked down one game tree together: at every
+turn of the other player the group splits by the card each hand plays. That is
+what makes a four-card lead ranking take a few milliseconds (bench/bench_pegging.py).
+Two-hand games only (Land's End, two-hand casino, cribbage, reverse cribbage,
+five-card); three- and four-hand games are refused with a clear error.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import comb, prod
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+
+from .cards import DECK, Card, parse_cards
+from .errors import IllegalAction, InvalidCard, UnknownGame
+from .rulesets import Ruleset, get_ruleset
+
+__all__ = ["POLICY", "POLICIES", "ASSUMPTION", "PegGame", "PlayAdvice", "PegAdvice", "peg_points",
+           "rank_plays", "pegging_values", "play_out"]
+
+POLICY = "lookahead"
+POLICIES = ("lookahead", "greedy")
+KINDS = ("fifteen", "pair", "run", "thirty-one", "go")
+
+#: Said in every result: the model of the other player's cards and play.
+ASSUMPTION = ("the other player's hand is averaged over every hand it could hold among the cards you have not "
+              "seen, all equally likely (only its gos narrow them); from now on both players follow the "
+              "documented policy (docs/advice.md)")
+
+_VAL = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
+_PAIR = {2: 2, 3: 6, 4: 12}
+
+
+@lru_cache(maxsize=200_000)
+def peg_points(seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
+    """Return ``(total, fifteen, pair, run, thirty-one)`` points of the last card of a count, by ranks.
+
+    ``seq``: the ranks (1..13) played since the count last reset, in order. Equal to
+    :func:`companion.scoring.score_peg` for any cards of these ranks (tests/test_pegging_advice.py).
+
+    >>> peg_points((5, 6, 4))
+    (5, 2, 0, 3, 0)
+    """
+    total = sum(_VAL[r] for r in seq)
+    fif = 2 if total == 15 else 0
+    t31 = 2 if total == 31 else 0
+    last = seq[-1]
+    k = 1
+    while k < len(seq) and seq[-1 - k] == last:
+        k += 1
+    pair = _PAIR.get(k, 0)
+    run = 0
+    for n in range(len(seq), 2, -1):
+        tail = seq[-n:]
+        if len(set(tail)) == n and max(tail) - min(tail) == n - 1:
+            run = n
+            break
+    return fif + t31 + pair + run, fif, pair, run, t31
+
+
+# --- the game: who is credited, what points are worth --------------------------------------
+
+
+@dataclass(frozen=True)
+class PegGame:
+    """The matching-phase rules of a two-hand game, seen from player 0 ("you"); player 1 is the other.
+
+    ``goal[p]`` is +1 when side p wins by reaching the target and -1 when it loses by
+    it; points made by player p are credited to p (``pegging_credit = self``) or to
+    the other (``next_opponent``, L2); ``worth[p]`` is what one point made by p is
+    worth to p by its goal; the net to you of a result is
+    ``goal[0] * points credited to you - goal[1] * points credited to the other``.
+    After a go the next count is led by the last player to play (``go_lead =
+    last_player``, L9) or by the player who said go first (``other_player``).
+    """
+
+    rules: Ruleset
+    goal: tuple[int, int]
+    policies: tuple[str, str] = (POLICY, POLICY)
+
+    def __post_init__(self) -> None:
+        cr = (0, 1) if self.rules.pegging_credit == "self" else (1, 0)
+        object.__setattr__(self, "_cr", cr)
+        object.__setattr__(self, "_worth", tuple(self.goal[p] if cr[p] == p else -self.goal[cr[p]] for p in (0, 1)))
+        object.__setattr__(self, "_scores", {})     # policy caches, per game (states hash fast; rules do not)
+        object.__setattr__(self, "_order", {})
+
+    @property
+    def credit_self(self) -> bool:
+        return self.rules.pegging_credit == "self"
+
+    @property
+    def single(self) -> bool:
+        return self.rules.pegging_count == "single"
+
+    @property
+    def go_last(self) -> bool:
+        return getattr(self.rules, "go_lead", "other_player") == "last_player"
+
+    def credited(self, p: int) -> int:
+        """Return the player credited with the points player ``p`` makes."""
+        return self._cr[p]
+
+    def worth(self, p: int) -> int:
+        """What one point made by player ``p`` is worth to ``p`` by its goal."""
+        return self._worth[p]
+
+    def net(self, pts: Sequence[Fraction]) -> Fraction:
+        """Return the net to player 0 of ``pts`` = (points credited to 0, points credited to 1)."""
+        return self.goal[0] * pts[0] - self.goal[1] * pts[1]
+
+
+@lru_cache(maxsize=64)
+def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POLICY)) -> PegGame:
+    """Return the :class:`PegGame` of a two-hand ``rules`` seen from ``seat`` (0 deals, 1 leads); cached, so its
+    policy caches serve the next call."""
+    from .advice import seating
+    if not rules.pegging:
+        raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
+    if rules.players != 2:
+        raise UnknownGame(f"pegging advice covers the two-hand games; {rules.title} has {rules.players} players")
+    for pol in policies:
+        if pol not in POLICIES:
+            raise UnknownGame(f"unknown pegging policy {pol!r}: {' or '.join(POLICIES)}")
+    me = seating(rules, seat=seat).goal
+    other = seating(rules, seat=1 - seat).goal
+    return PegGame(rules, (me, other), tuple(policies))
+
+
+# --- the state of a matching phase ------------------------------------------------------------
+
+
+class _State(NamedTuple):
+    """Public state: whose turn, the current count, who said go, cards left, cards played per rank."""
+
+    turn: int
+    seq: tuple[int, ...] = ()
+    count: int = 0
+    gone: int = 0                 # bit p: player p said go in this count
+    first_go: int = -1
+    last: int = -1                # who played the last card of this count
+    left: tuple[int, int] = (4, 4)
+    played: tuple[int, ...] = (0,) * 14
+    over: bool = False
+
+
+def _holds(st: _State, p: int) -> bool:
+    return st.left[p] > 0
+
+
+def _reset(g: PegGame, st: _State, leader: int, left, played) -> _State:
+    if g.single or not (left[0] or left[1]):
+        return _State(turn=-1, left=left, played=played, over=True)
+    if not left[leader]:
+        leader = 1 - leader
+    return _State(turn=leader, left=left, played=played)
+
+
+def _end_count(g: PegGame, st: _State, credits: list) -> _State:
+    """Nobody can continue under 31: go (last, in a single count) to the last player, then a new count."""
+    last = st.last
+    credits.append((g.credited(last), g.rules.last_card, "go" if not g.single else "last"))
+    leader = last if g.go_last else st.first_go
+    return _reset(g, st, leader, st.left, st.played)
+
+
+def step_play(g: PegGame, st: _State, r: int, credits: list) -> _State:
+    """Player ``st.turn`` plays a card of rank ``r``; append ``(player credited, points, kind)`` to ``credits``."""
+    p = st.turn
+    seq = st.seq + (r,)
+    count = st.count + _VAL[r]
+    left = (st.left[0] - 1, st.left[1]) if p == 0 else (st.left[0], st.left[1] - 1)
+    played = st.played[:r] + (st.played[r] + 1,) + st.played[r + 1:]
+    pts = peg_points(seq)[0]
+    if pts:
+        credits.append((g.credited(p), pts, "play"))
+    if count == 31:
+        return _reset(g, st, 1 - p, left, played)
+    if not (left[0] or left[1]):
+        credits.append((g.credited(p), g.rules.last_card, "last"))
+        return _State(turn=-1, left=left, played=played, over=True)
+    nxt = _State(turn=p, seq=seq, count=count, gone=st.gone, first_go=st.first_go, last=p, left=left, played=played)
+    q = 1 - p
+    holders_gone = all(nxt.gone >> s & 1 for s in (0, 1) if left[s])
+    if holders_gone:
+        return _end_count(g, nxt, credits)
+    if left[q] and not st.gone >> q & 1:
+        return _State(turn=q, seq=seq, count=count, gone=st.gone, first_go=st.first_go, last=p, left=left,
+                      played=played)
+    return nxt
+
+
+def step_go(g: PegGame, st: _State, credits: list) -> _State:
+    """Player ``st.turn`` says go (it holds no card that fits)."""
+    p = st.turn
+    gone = st.gone | (1 << p)
+    first = st.first_go if st.first_go >= 0 else p
+    nxt = _State(turn=1 - p, seq=st.seq, count=st.count, gone=gone, first_go=first, last=st.last, left=st.left,
+                 played=st.played)
+    if all(gone >> s & 1 for s in (0, 1) if st.left[s]):
+        return _end_count(g, nxt, credits)
+    return nxt
+
+
+# --- the policy ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=100_000)
+def reply_points(seq: tuple[int, ...]) -> tuple[int, ...]:
+    """Return, per rank x (index 1..13), the points a card of rank x makes played after ``seq``; -1 if it
+    does not fit under 31."""
+    count = sum(_VAL[r] for r in seq)
+    return (-1,) + tuple(peg_points(seq + (x,))[0] if count + _VAL[x] <= 31 else -1 for x in range(1, 14))
+
+
+_C = [[comb(n, k) for k in range(14)] for n in range(53)]
+
+
+def policy_scores(g: PegGame, st: _State, p: int) -> dict[int, int]:
+    """Return ``{rank: score}`` for every rank player ``p`` could play now (scores compare within one state).
+
+    ``"greedy"``: the worth of the points the card makes. ``"lookahead"``: that times
+    C(n, h), less the next player's expected best reply times C(n, h), where the next
+    player holds its h cards left drawn from the n cards not yet played (other than this
+    card): integers, so ties are exact.
+    """
+    pol = g.policies[p]
+    q = 1 - p
+    replier = pol == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1
+    key = (p, st.seq, st.count, st.played if replier else None, st.left[q] if replier else 0)
+    hit = g._scores.get(key)
+    if hit is not None:
+        return hit
+    out = {}
+    wp = g.worth(p)
+    now = reply_points(st.seq)
+    if not replier:
+        for r in range(1, 14):
+            if now[r] >= 0:
+                out[r] = wp * now[r]
+    else:
+        wq = g.worth(q)
+        pool = [4 - x for x in st.played]
+        n1 = sum(pool) - 5                    # 4 - 0 at index 0; less the card just played
+        h = min(st.left[q], n1)
+        cn = [row[h] for row in _C[:n1 + 1]]  # C(m, h) for m = 0..n1
+        c_all = cn[n1]
+        for r in range(1, 14):
+            pr = now[r]
+            if pr < 0 or not pool[r]:        # does not fit, or every card of the rank is played
+                continue
+            own = wp * pr * c_all
+            if st.count + _VAL[r] == 31:
+                out[r] = own
+                continue
+            nxt = reply_points(st.seq + (r,))
+            values: dict[int, int] = {}
+            for x in range(1, 14):
+                m = pool[x] - (x == r)
+                if m and nxt[x] >= 0:
+                    v = wq * nxt[x]
+                    values[v] = values.get(v, 0) + m
+            exp = 0
+            above = 0             # cards with a better reply than v
+            for v in sorted(values, reverse=True):
+                m = values[v]
+                # P(best reply == v) * C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)
+                if v:
+                    exp += v * (cn[n1 - above] - cn[n1 - above - m])
+                above += m
+            out[r] = own - exp
+    if len(g._scores) > 200_000:
+        g._scores.clear()
+    g._scores[key] = out
+    return out
+
+
+def preference(g: PegGame, st: _State, p: int) -> tuple[int, ...]:
+    """Return the ranks player ``p`` could play now, the policy's favourite first (ties: higher rank first)."""
+    key = (st, p)
+    hit = g._order.get(key)
+    if hit is None:
+        scores = policy_scores(g, st, p)
+        hit = tuple(sorted(scores, key=lambda r: (scores[r], r), reverse=True))
+        if len(g._order) > 200_000:
+            g._order.clear()
+        g._order[key] = hit
+    return hit
+
+
+def choose(g: PegGame, st: _State, p: int, ranks: Iterable[int]) -> "int | None":
+    """Return the rank player ``p`` plays from ``ranks`` (its cards) by its policy, or None for go."""
+    for r in preference(g, st, p):
+        if r in ranks:
+            return r
+    return None
+
+
+# --- the exact walk: the other player's hands as one weighted group -------------------------
+
+
+_REMOVED: dict = {}
+
+
+def _remove(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
+    key = (hand, r)
+    out = _REMOVED.get(key)
+    if out is None:
+        i = hand.index(r)
+        out = _REMOVED[key] = hand[:i] + hand[i + 1:]
+    return out
+
+
+def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int],
+          stats: "dict | None" = None) -> list[int]:
+    """Return ``[sum of weight * points credited to 0, ... to 1]`` over the group, both on the policy.
+
+    ``stats``, when given, collects the weight of each kind the other player's next action
+    makes (only at the first node, which must be the other player's).
+    """
+    acc = [0, 0]
+    wsum = None
+    while not st.over and st.turn == 0:
+        credits: list = []
+        r = choose(g, st, 0, mine)
+        if r is None:
+            st = step_go(g, st, credits)
+        else:
+            mine = _remove(mine, r)
+            st = step_play(g, st, r, credits)
+        if credits:
+            wsum = sum(group.values()) if wsum is None else wsum
+            for who, pts, _ in credits:
+                acc[who] += pts * wsum
+    if st.over:
+        return acc
+    # the other player's turn: split the group by what each hand does
+    parts: dict = {}
+    order = preference(g, st, 1)
+    for hand, w in group.items():
+        for r in order:
+            if r in hand:
+                sub = parts.get(r)
+                if sub is None:
+                    sub = parts[r] = {}
+                h2 = _remove(hand, r)
+                sub[h2] = sub.get(h2, 0) + w
+                break
+        else:
+            parts.setdefault(None, {})[hand] = w
+    for r, sub in parts.items():
+        credits = []
+        st2 = step_go(g, st, credits) if r is None else step_play(g, st, r, credits)
+        ws = sum(sub.values())
+        for who, pts, _ in credits:
+            acc[who] += pts * ws
+        if stats is not None:
+            if r is None:
+                stats["go"] = stats.get("go", 0) + ws
+            else:
+                _, fif, pair, run, t31 = peg_points(st.seq + (r,))
+                for kind, v in (("fifteen", fif), ("pair", pair), ("run", run), ("thirty-one", t31)):
+                    if v:
+                        stats[kind] = stats.get(kind, 0) + ws
+                if fif or pair or run or t31:
+                    stats["scores"] = stats.get("scores", 0) + ws
+        sub_acc = _walk(g, st2, mine, sub)
+        acc[0] += sub_acc[0]
+        acc[1] += sub_acc[1]
+    return acc
+
+
+def play_out(g: PegGame, st: _State, mine: Sequence[int], theirs: Sequence[int]) -> tuple[int, int]:
+    """Return the points credited to (0, 1) when both play the rest from ``st`` by their policies."""
+    acc = _walk(g, st, tuple(sorted(mine)), {tuple(sorted(theirs)): 1})
+    return acc[0], acc[1]
+
+
+def hand_groups(avail: Sequence[int], k: int, above: int = 0) -> dict[tuple[int, ...], int]:
+    """Return ``{ranks: number of card hands}`` of every k-card hand from ``avail[r]`` cards of rank r,
+    only cards of value over ``above`` (the other player said go at a count of 31 - above)."""
+    ranks = [r for r in range(1, 14) if avail[r] and _VAL[r] > above]
+    out = {}
+    for combo in combinations_with_replacement(ranks, k):
+        w = prod(comb(avail[r], m) for r, m in Counter(combo).items())
+        if w:
+            out[combo] = w
+    return out
+
+
+# --- results ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayAdvice:
+    """One legal play: the expected points credited to each side over the rest of the matching phase
+    (``points[0]`` you, ``points[1]`` the other side), the net by the goal, the reply's chances."""
+
+    cards: tuple[Card, ...]           # the cards of this rank you hold (any of them: suits do not matter)
+    points: tuple[Fraction, Fraction]
+    net: Fraction
+    reply: "dict[str, Fraction] | None"
+    policy_choice: bool = False
+
+    @property
+    def card(self) -> Card:
+        return self.cards[0]
+
+    def to_dict(self) -> dict:
+        d = {"card": str(self.card), "cards": [str(c) for c in self.cards],
+             "points_you": float(self.points[0]), "points_other": float(self.points[1]), "net": float(self.net),
+             "policy_choice": self.policy_choice,
+             "reply": None if self.reply is None else {k: float(v) for k, v in self.reply.items()},
+             "exact": {"points_you": str(self.points[0]), "points_other": str(self.points[1]),
+                       "net": str(self.net)}}
+        if self.reply is not None:
+            d["exact"]["reply"] = {k: str(v) for k, v in self.reply.items()}
+        return d
+
+
+@dataclass(frozen=True)
+class PegAdvice:
+    """Every legal play of a position, best first by the net."""
+
+    rules: Ruleset
+    hand: tuple[Card, ...]
+    played: tuple[str, ...]
+    count: int
+    seat: int
+    goal: tuple[int, int]
+    hands: int                        # card hands the other player could hold
+    other_left: int
+    plays: tuple[PlayAdvice, ...]
+    go: bool = False                  # you hold no card that fits: you must say go
+    assumption: str = field(default=ASSUMPTION)
+
+    def to_dict(self) -> dict:
+        return {"game": self.rules.name, "title": self.rules.title, "hand": [str(c) for c in self.hand],
+                "played": list(self.played), "count": self.count, "dealer": self.seat == 0,
+                "goal": "reach" if self.goal[0] > 0 else "avoid",
+                "credit": self.rules.pegging_credit, "go_lead": getattr(self.rules, "go_lead", "other_player"),
+                "policy": POLICY, "other_hands": self.hands, "other_left": self.other_left, "go": self.go,
+                "assumption": self.assumption, "plays": [p.to_dict() for p in self.plays]}
+
+
+# --- positions ----------------------------------------------------------------------------
+
+
+def _cards(value: Any, what: str) -> tuple[Card, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    return tuple(parse_cards(list(value), what=what))
+
+
+def _rules(game: "str | Ruleset", options: "Mapping[str, Any] | None") -> Ruleset:
+    rules = game if isinstance(game, Ruleset) else get_ruleset(game, **dict(options or {}))
+    if isinstance(game, Ruleset) and options:
+        rules = rules.with_options(**dict(options))
+    return rules
+
+
+def replay(g: PegGame, hand: Sequence[Card], played: Sequence["Card | None"], leader: int):
+    """Replay the matching phase so far (cards, None for a go) from ``leader``'s first card.
+
+    Returns ``(state, go thresholds per player, cards played per player)``; a go by a player at
+    count c means its remaining cards are all worth more than 31 - c.
+    """
+    held = g.rules.held
+    st = _State(turn=leader, left=(held, held))
+    above = [0, 0]
+    by = ([], [])
+    for tok in played:
+        if st.over:
+            raise IllegalAction("the matching phase is already over: every card has been played")
+        p = st.turn
+        who = "you" if p == 0 else "the other player"
+        if tok is None:
+            if p == 0 and any(c.value <= 31 - st.count for c in hand):
+                raise IllegalAction(f"you said go at a count of {st.count}, but you hold a card that fits")
+            above[p] = max(above[p], 31 - st.count)
+            st = step_go(g, st, [])
+            continue
+        if st.left[p] == 0:
+            raise IllegalAction(f"{who} has no cards left to play {tok}")
+        if tok.value > 31 - st.count:
+            raise IllegalAction(f"{tok} would take the count from {st.count} past 31")
+        if tok.value <= above[p]:
+            raise IllegalAction(f"{who} said go earlier holding only cards over {above[p]}, then played {tok}")
+        by[p].append(tok)
+        st = step_play(g, st, tok.rank, [])
+    return st, above, by
+
+
+def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
+               options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
+               dealer: bool = False, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
+               ) -> PegAdvice:
+    """Rank every legal play of ``hand`` (your cards left) in a two-hand matching phase, best first.
+
+    ``played``: every card played so far in the matching phase in order, ``"go"`` (or None)
+    where a player said go; the first was led by the non-dealer. ``dealer``: you dealt
+    (so the other player led). ``turnup`` and ``seen`` (e.g. your discards) are cards the
+    other player cannot hold. It must be your turn.
+
+    :raises InvalidCard: bad or repeated cards.
+    :raises IllegalAction: an impossible history, or not your turn.
+    :raises UnknownGame: a game without pegging or with more than two players.
+    """
+    rules = _rules(game, options)
+    seat = 0 if dealer else 1
+    g = game_for(rules, seat)
+    mine = _cards(hand, "hand")
+    if isinstance(played, str):
+        played = played.replace(",", " ").split()
+    toks: list = []
+    for t in played:
+        if t is None or isinstance(t, str) and t.strip().lower() == "go":
+            toks.append(None)
+        else:
+            toks.extend(_cards([t], "played cards"))
+    up = _cards([turnup], "turn-up") if turnup is not None else ()
+    extra = _cards(seen, "seen cards")
+    known = list(mine) + [c for c in toks if c is not None] + list(up) + list(extra)
+    dup = [c for c, n in Counter(known).items() if n > 1]
+    if dup:
+        raise InvalidCard(f"{dup[0]} is given twice (hand, played, turn-up, seen)")
+    if not mine:
+        raise IllegalAction("give the cards you still hold")
+    st, above, by = replay(g, mine, toks, leader=1 if dealer else 0)
+    if st.over:
+        raise IllegalAction("the matching phase is over: every card has been played")
+    if len(mine) + len(by[0]) != rules.held:
+        raise IllegalAction(f"in {rules.title} you hold {rules.held} cards in the matching phase: "
+                            f"{len(mine)} in hand and {len(by[0])} played is {len(mine) + len(by[0])}")
+    if st.turn != 0:
+        raise IllegalAction("it is the other player's turn, not yours")
+    avail = [0] * 14
+    kset = set(known)
+    for c in DECK:
+        if c not in kset:
+            avail[c.rank] += 1
+    group = hand_groups(avail, st.left[1], above[1])
+    if st.left[1] and not group:
+        raise IllegalAction("no hand the other player could hold fits its gos")
+    total = sum(group.values()) if group else 1
+    if not group:
+        group = {(): 1}
+    ranks = tuple(sorted(c.rank for c in mine))
+    fits = sorted({c.rank for c in mine if c.value <= 31 - st.count}, reverse=True)
+    policy = choose(g, st, 0, set(ranks))
+    results = []
+    for r in fits:
+        credits: list = []
+        st2 = step_play(g, st, r, credits)
+        rest = _remove(ranks, r)
+        stats: "dict | None" = {} if st2.seq and st2.turn == 1 else None      # a reply in this count
+        acc = _walk(g, st2, rest, group, stats)
+        for who, pts, _ in credits:
+            acc[who] += pts * total
+        pts = (Fraction(acc[0], total), Fraction(acc[1], total))
+        reply = None
+        if stats is not None:
+            reply = {k: Fraction(stats.get(k, 0), total) for k in KINDS + ("scores",)}
+        cards = tuple(c for c in mine if c.rank == r)
+        results.append(PlayAdvice(cards=cards, points=pts, net=g.net(pts), reply=reply, policy_choice=r == policy))
+    results.sort(key=lambda a: (-a.net, -a.card.rank))
+    return PegAdvice(rules=rules, hand=mine, played=tuple("go" if t is None else str(t) for t in toks),
+                     count=st.count, seat=seat, goal=g.goal, hands=total if st.left[1] else 0,
+                     other_left=st.left[1], plays=tuple(results), go=not fits)
+
+
+def pegging_values(rules: Ruleset, seat: int, keep: Sequence[Card], dealt: Sequence[Card]) -> tuple[Fraction, Fraction]:
+    """Return the expected points credited to (you, the other side) over a whole matching phase.
+
+    You keep ``keep`` (of your ``dealt`` cards) and sit at ``seat`` (0 deals, 1 leads);
+    the other player's hand is every ``held``-card hand among the cards you have not
+    seen, equally likely, and both players follow the policy from the first lead. The
+    turn-up does not change the policy (its picture of a reply uses only played cards),
+    so averaging over every turn-up too gives the same figure.
+    """
+    g = game_for(rules, seat)
+    return _pegging_cached(g, tuple(sorted(c.rank for c in keep)), _avail_key(dealt), seat)
+
+
+def _avail_key(dealt: Sequence[Card]) -> tuple[int, ...]:
+    avail = [0] + [4] * 13
+    for c in dealt:
+        avail[c.rank] -= 1
+    return tuple(avail)
+
+
+@lru_cache(maxsize=4096)
+def _pegging_cached(g: PegGame, ranks: tuple[int, ...], avail: tuple[int, ...], seat: int) -> tuple[Fraction, Fraction]:
+    group = _groups_cached(avail, g.rules.held)
+    total = sum(group.values())
+    held = g.rules.held
+    st = _State(turn=0 if seat == 1 else 1, left=(held, held))
+    acc = _walk(g, st, ranks, group)
+    return Fraction(acc[0], total), Fraction(acc[1], total)
+
+
+@lru_cache(maxsize=256)
+def _groups_cached(avail: tuple[int, ...], k: int) -> dict:
+    return hand_groups(avail, k)
