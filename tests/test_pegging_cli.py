@@ -1,0 +1,81 @@
+"""``landsend lead`` / ``landsend peg-advice``: the worked example of docs/advice.md, JSON, JSONL, refusals."""
+
+from __future__ import annotations
+
+import io
+import json
+from fractions import Fraction
+from math import comb
+
+from companion import cli
+from companion.pegging_advice import rank_plays
+
+
+def run(*argv: str, stdin: str = ""):
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli.main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_lands_end_lead_worked_example():
+    # docs/advice.md: leading 5H from 5H 9C JD KS with 2D turned up. 47 cards unseen; 14 of them count ten
+    # (10 x4, J x3, Q x4, K x3) and 3 are fives. The other player makes fifteen whenever it holds a ten-card
+    # (the policy always takes the fifteen), else a pair with a five.
+    a = rank_plays("5H 9C JD KS", game="lands-end", turnup="2D")
+    five = next(p for p in a.plays if str(p.card) == "5H")
+    hands = comb(47, 4)
+    assert a.hands == hands
+    assert five.reply["fifteen"] == 1 - Fraction(comb(33, 4), hands)
+    assert five.reply["pair"] == Fraction(comb(33, 4) - comb(30, 4), hands)
+    assert five.reply["run"] == five.reply["thirty-one"] == five.reply["go"] == 0
+    # the 5 is the worst lead: its reply points go to you, toward 16 (L2: the other player's points are yours)
+    assert a.plays[-1] is five and five.points[0] > max(p.points[0] for p in a.plays if p is not five)
+    # Land's End is cribbage's pegging mirrored twice (credit to the opponent, 16 loses): the same ranking
+    cr = rank_plays("5H 9C JD KS", game="cribbage", turnup="2D")
+    assert [str(p.card) for p in cr.plays] == [str(p.card) for p in a.plays]
+    assert [p.points for p in cr.plays] == [p.points[::-1] for p in a.plays]
+
+
+def test_lead_json_and_text():
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "--turnup", "2D", "--game", "lands-end", "--pone", "--json")
+    assert (rc, err) == (0, "")
+    d = json.loads(out)
+    direct = rank_plays("5H 9C JD KS", game="lands-end", turnup="2D")
+    assert [p["card"] for p in d["plays"]] == [str(p.card) for p in direct.plays]
+    assert Fraction(d["plays"][0]["exact"]["net"]) == direct.plays[0].net
+    assert d["other_hands"] == comb(47, 4) and "equally likely" in d["assumption"]
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "--turnup", "2D", "--pone")
+    assert rc == 0 and "5H" in out and "equally likely" in out and "reply" in out
+
+
+def test_peg_advice_mid_count_and_jsonl():
+    rc, out, err = run("peg-advice", "--hand", "9C,JD,KS", "--played", "5H,10S", "--pone", "--turnup", "2D",
+                       "-g", "cribbage", "--json")
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["count"] == 15 and len(d["plays"]) == 3
+    direct = rank_plays("9C JD KS", game="cribbage", played="5H,10S", turnup="2D")
+    assert [Fraction(p["exact"]["net"]) for p in d["plays"]] == [p.net for p in direct.plays]
+    lines = [json.dumps({"hand": ["9C", "JD", "KS"], "played": ["5H", "10S"], "turnup": "2D", "game": "cribbage"}),
+             json.dumps({"hand": ["9C"], "played": ["5H"]}),
+             "not json"]
+    rc, out, err = run("peg-advice", "--jsonl", stdin="\n".join(lines))
+    outs = [json.loads(x) for x in out.splitlines()]
+    assert rc != 0 and len(outs) == 3
+    assert [p["card"] for p in outs[0]["plays"]] == [p["card"] for p in d["plays"]]
+    assert "error" in outs[1] and "error" in outs[2]
+
+
+def test_refusals_change_nothing_and_say_why():
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "--dealer")
+    assert rc != 0 and "non-dealer leads" in err
+    rc, out, err = run("peg-advice", "--hand", "9C,JD,KS", "--played", "10S,5H", "--dealer")
+    assert rc != 0 and "other player's turn" in err
+    rc, out, err = run("lead", "5H", "5H", "JD", "KS")
+    assert rc != 0 and "5H" in err
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "--turnup", "5H")
+    assert rc != 0 and "twice" in err
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "-g", "lands-end-3")
+    assert rc != 0 and "two-hand" in err
+    rc, out, err = run("peg-advice", "--hand", "9C,JD,KS", "--played", "KD,go", "--dealer")
+    assert rc != 0 and "go" in err
