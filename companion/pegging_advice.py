@@ -61,7 +61,6 @@ _VAL = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 _PAIR = {2: 2, 3: 6, 4: 12}
 
 
-@lru_cache(maxsize=200_000)
 def peg_points(seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     """Return ``(total, fifteen, pair, run, thirty-one)`` points of the last card of a count, by ranks.
 
@@ -71,7 +70,12 @@ def peg_points(seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     >>> peg_points((5, 6, 4))
     (5, 2, 0, 3, 0)
     """
-    total = sum(_VAL[r] for r in seq)
+    return _peg(sum(_VAL[r] for r in seq), seq)
+
+
+@lru_cache(maxsize=100_000)
+def _peg(total: int, seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
+    """:func:`peg_points` of a count reaching ``total`` whose last cards are ``seq`` (a :func:`tail` will do)."""
     fif = 2 if total == 15 else 0
     t31 = 2 if total == 31 else 0
     last = seq[-1]
@@ -81,11 +85,32 @@ def peg_points(seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     pair = _PAIR.get(k, 0)
     run = 0
     for n in range(len(seq), 2, -1):
-        tail = seq[-n:]
-        if len(set(tail)) == n and max(tail) - min(tail) == n - 1:
+        part = seq[-n:]
+        if len(set(part)) == n and max(part) - min(part) == n - 1:
             run = n
             break
     return fif + t31 + pair + run, fif, pair, run, t31
+
+
+@lru_cache(maxsize=100_000)
+def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
+    """Return the part of a count's ranks that any later card's points depend on (the count aside).
+
+    A pair needs the trailing block of equal ranks, a run a suffix of distinct ranks; so the
+    trailing block when it has two or more cards, else the longest suffix of distinct ranks.
+    Positions that differ only before it score every future card alike, so they share caches.
+    """
+    if len(seq) >= 2 and seq[-1] == seq[-2]:
+        k = 2
+        while k < len(seq) and seq[-1 - k] == seq[-1]:
+            k += 1
+        return seq[-k:]
+    seen = set()
+    i = len(seq)
+    while i > 0 and seq[i - 1] not in seen:
+        seen.add(seq[i - 1])
+        i -= 1
+    return seq[i:]
 
 
 # --- the game: who is credited, what points are worth --------------------------------------
@@ -164,7 +189,7 @@ class _State(NamedTuple):
     """Public state: whose turn, the current count, who said go, cards left, cards played per rank."""
 
     turn: int
-    seq: tuple[int, ...] = ()
+    seq: tuple[int, ...] = ()     # the count's ranks, only their tail() (the count is kept whole)
     count: int = 0
     gone: int = 0                 # bit p: player p said go in this count
     first_go: int = -1
@@ -197,11 +222,11 @@ def _end_count(g: PegGame, st: _State, credits: list) -> _State:
 def step_play(g: PegGame, st: _State, r: int, credits: list) -> _State:
     """Player ``st.turn`` plays a card of rank ``r``; append ``(player credited, points, kind)`` to ``credits``."""
     p = st.turn
-    seq = st.seq + (r,)
     count = st.count + _VAL[r]
+    seq = tail(st.seq + (r,))
     left = (st.left[0] - 1, st.left[1]) if p == 0 else (st.left[0], st.left[1] - 1)
     played = st.played[:r] + (st.played[r] + 1,) + st.played[r + 1:]
-    pts = peg_points(seq)[0]
+    pts = _peg(count, seq)[0]
     if pts:
         credits.append((g.credited(p), pts, "play"))
     if count == 31:
@@ -236,11 +261,11 @@ def step_go(g: PegGame, st: _State, credits: list) -> _State:
 
 
 @lru_cache(maxsize=100_000)
-def reply_points(seq: tuple[int, ...]) -> tuple[int, ...]:
-    """Return, per rank x (index 1..13), the points a card of rank x makes played after ``seq``; -1 if it
-    does not fit under 31."""
-    count = sum(_VAL[r] for r in seq)
-    return (-1,) + tuple(peg_points(seq + (x,))[0] if count + _VAL[x] <= 31 else -1 for x in range(1, 14))
+def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
+    """Return, per rank x (index 1..13), the points a card of rank x makes played at ``count`` after the
+    count's ranks ``seq`` (or their :func:`tail`); -1 if it does not fit under 31."""
+    return (-1,) + tuple(_peg(count + _VAL[x], seq + (x,))[0] if count + _VAL[x] <= 31 else -1
+                         for x in range(1, 14))
 
 
 _C = [[comb(n, k) for k in range(14)] for n in range(53)]
@@ -263,7 +288,7 @@ def policy_scores(g: PegGame, st: _State, p: int) -> dict[int, int]:
         return hit
     out = {}
     wp = g.worth(p)
-    now = reply_points(st.seq)
+    now = reply_points(st.count, st.seq)
     if not replier:
         for r in range(1, 14):
             if now[r] >= 0:
@@ -283,7 +308,7 @@ def policy_scores(g: PegGame, st: _State, p: int) -> dict[int, int]:
             if st.count + _VAL[r] == 31:
                 out[r] = own
                 continue
-            nxt = reply_points(st.seq + (r,))
+            nxt = reply_points(st.count + _VAL[r], tail(st.seq + (r,)))
             values: dict[int, int] = {}
             for x in range(1, 14):
                 m = pool[x] - (x == r)
@@ -307,7 +332,9 @@ def policy_scores(g: PegGame, st: _State, p: int) -> dict[int, int]:
 
 def preference(g: PegGame, st: _State, p: int) -> tuple[int, ...]:
     """Return the ranks player ``p`` could play now, the policy's favourite first (ties: higher rank first)."""
-    key = (st, p)
+    q = 1 - p
+    replier = g.policies[p] == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1
+    key = (p, st.seq, st.count, st.played if replier else None, st.left[q] if replier else 0)
     hit = g._order.get(key)
     if hit is None:
         scores = policy_scores(g, st, p)
@@ -388,7 +415,7 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
             if r is None:
                 stats["go"] = stats.get("go", 0) + ws
             else:
-                _, fif, pair, run, t31 = peg_points(st.seq + (r,))
+                _, fif, pair, run, t31 = _peg(st.count + _VAL[r], st.seq + (r,))
                 for kind, v in (("fifteen", fif), ("pair", pair), ("run", run), ("thirty-one", t31)):
                     if v:
                         stats[kind] = stats.get(kind, 0) + ws
@@ -585,7 +612,7 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
         credits: list = []
         st2 = step_play(g, st, r, credits)
         rest = _remove(ranks, r)
-        stats: "dict | None" = {} if st2.seq and st2.turn == 1 else None      # a reply in this count
+        stats: "dict | None" = {} if st2.count and st2.turn == 1 else None      # a reply in this count
         acc = _walk(g, st2, rest, group, stats)
         for who, pts, _ in credits:
             acc[who] += pts * total

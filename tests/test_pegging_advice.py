@@ -18,7 +18,7 @@ import pytest
 
 from companion import DECK, IllegalAction, InvalidCard, UnknownGame, get_ruleset, parse_cards, score_peg
 from companion.advice import seating
-from companion.pegging_advice import KINDS, game_for, peg_points, rank_plays
+from companion.pegging_advice import KINDS, _peg, game_for, peg_points, rank_plays, tail
 
 TWO_HAND = ["lands-end", "lands-end-casino-2", "cribbage", "reverse-cribbage", "five-card"]
 HOUSE_RULES = [
@@ -340,6 +340,9 @@ def test_peg_points_equal_score_peg():
         s = score_peg(cards)
         total, fif, pair, run, t31 = peg_points(tuple(c.rank for c in cards))
         assert total == s.points
+        for k in range(len(cards)):          # a count's tail scores every later card alike
+            assert _peg(sum(c.value for c in cards), tail(tuple(c.rank for c in cards[:k])) + tuple(
+                c.rank for c in cards[k:]))[0] == s.points
         kinds = {i.kind: i.points for i in s.items}
         assert fif == kinds.get("fifteen", 0) and t31 == kinds.get("thirty-one", 0)
         assert pair == sum(v for k, v in kinds.items() if "pair" in k)
@@ -407,7 +410,10 @@ def test_policy_scores_equal_the_written_policy(preset):
         st, _, _ = replay(g, mine, [None if t == "go" else parse_cards([t])[0] for t in toks], 1 if dealer else 0)
         b = Brute(rules, 0 if dealer else 1)
         b._worth_now, b._worth_reply = b.worth(0), b.worth(1)
-        count_cards = played[len(played) - len(st.seq):] if st.seq else []
+        count_cards, total = [], 0          # the last cards played that add up to the current count
+        while total < st.count:
+            count_cards.insert(0, played[-1 - len(count_cards)])
+            total += count_cards[0].value
         other_in = st.left[1] > 0 and not st.gone >> 1 & 1
         want = b.scores(mine, count_cards, set(played), st.left[1], other_in)
         fast = policy_scores(g, st, 0)
