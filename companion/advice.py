@@ -229,6 +229,13 @@ class DiscardAdvice:
     net: Fraction
     reach: "Fraction | None" = None
     pocket_counts: "Mapping[int, int] | None" = None
+    pegging: "tuple[Fraction, Fraction] | None" = None     # expected matching-phase points (you, the other side)
+    pegging_net: "Fraction | None" = None                   # their value by the goal
+
+    @property
+    def total(self) -> Fraction:
+        """The net including the matching phase (the plain ``net`` when pegging is not counted)."""
+        return self.net + (self.pegging_net or 0)
 
     @property
     def hand_mean(self) -> Fraction:
@@ -255,6 +262,12 @@ class DiscardAdvice:
         if self.reach is not None:
             d["reach_probability"] = float(self.reach)
             d["exact"]["reach_probability"] = str(self.reach)
+        if self.pegging is not None:
+            d["pegging"] = {"you": float(self.pegging[0]), "other": float(self.pegging[1]),
+                            "net": float(self.pegging_net)}
+            d["net_with_pegging"] = float(self.total)
+            d["exact"].update({"pegging_you": str(self.pegging[0]), "pegging_other": str(self.pegging[1]),
+                               "pegging_net": str(self.pegging_net), "net_with_pegging": str(self.total)})
         if self.pocket_counts is not None:
             d["pocket_distribution"] = {str(p): n / self.pocket_cases for p, n in sorted(self.pocket_counts.items())}
         return d
@@ -271,11 +284,16 @@ class Advice:
     scores: "tuple[int, ...] | None" = None
     rank_by: str = "net"
     assumption: str = field(default=ASSUMPTION)
+    pegging: bool = False
 
     def to_dict(self) -> dict:
         """Return the JSON form (``{"discards": [...], ...}``, best first)."""
         s = self.seating
-        return {"game": self.rules.name, "title": self.rules.title, "cards": [str(c) for c in self.cards],
+        extra = {"pegging": self.pegging}
+        if self.pegging:
+            from .pegging_advice import ASSUMPTION as PEG, POLICY
+            extra.update({"pegging_policy": POLICY, "pegging_assumption": PEG})
+        return {**extra, "game": self.rules.name, "title": self.rules.title, "cards": [str(c) for c in self.cards],
                 "seat": s.seat, "dealer": s.seat == 0, "pocket_owner": s.owner_words(),
                 "pocket_name": self.rules.pocket_name, "goal": "reach" if s.goal > 0 else "avoid",
                 "target": self.rules.target, "pocket_sign": s.pocket_sign,
@@ -433,7 +451,7 @@ def _parse_scores(rules: Ruleset, scores: Any) -> "tuple[int, ...] | None":
 def advise(cards: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
            options: "Mapping[str, Any] | None" = None, dealer: "bool | None" = None, seat: "int | None" = None,
            pocket_owner: "int | str | None" = None, scores: "Sequence[int] | str | None" = None,
-           pocket_distribution: bool = False) -> Advice:
+           pocket_distribution: bool = False, pegging: bool = False) -> Advice:
     """Return every legal discard of the dealt ``cards`` under ``game``, best first.
 
     ``cards``: the dealt cards (6 in two-hand games, 5 in three-hand, four-hand
@@ -444,7 +462,10 @@ def advise(cards: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "land
     where reaching it loses, the highest where it wins), the net value breaking
     ties. Without them discards are ranked by net value. ``pocket_distribution``
     adds the pocket's whole distribution (slower: the pocket is then counted
-    turn-up by turn-up).
+    turn-up by turn-up). ``pegging`` adds each kept hand's expected matching-phase
+    points to each side (:func:`companion.pegging_advice.pegging_values`: every hand
+    the other player could keep, both on the documented policy; two-hand games)
+    and ranks by the net including them (``total``).
 
     :raises InvalidCard: bad tokens, duplicates, the wrong number of cards.
     :raises IllegalAction: an impossible seat or owner, bad scores.
@@ -465,6 +486,11 @@ def advise(cards: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "land
     mine = seat_info.owns_pocket
     need = rules.target - score_list[0] if score_list is not None else None
     heels = rules.heels if seat_info.deals else 0
+    peg_game = None
+    if pegging:
+        from .pegging_advice import game_for, pegging_values
+        if rules.pegging and rules.players == 2:
+            peg_game = game_for(rules, seat_info.seat)
     for discard in combinations(dealt, rules.discards):
         keep = tuple(c for c in dealt if c not in discard)
         hand = {t: score_hand(keep, t, game=rules).total for t in deal.unseen}
@@ -490,18 +516,23 @@ def advise(cards: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "land
                 reach = Fraction(sum(1 for t in deal.unseen if extra[t] >= need), deal.n)
         hand_mean = Fraction(sum(p * n for p, n in counts.items()), deal.n)
         net = seat_info.goal * hand_mean + seat_info.pocket_sign * Fraction(total, cases)
+        peg = peg_net = None
+        if peg_game is not None:
+            peg = pegging_values(rules, seat_info.seat, keep, dealt)
+            peg_net = peg_game.net(peg)
         results.append(DiscardAdvice(discard=tuple(discard), keep=keep, hand_counts=dict(sorted(counts.items())),
                                      turnups=deal.n, pocket_points=total, pocket_cases=cases, net=net, reach=reach,
-                                     pocket_counts=dict(sorted(pocket_counts.items())) if pocket_distribution else None))
+                                     pocket_counts=dict(sorted(pocket_counts.items())) if pocket_distribution else None,
+                                     pegging=peg, pegging_net=peg_net))
     order = {c: i for i, c in enumerate(dealt)}
     goal = seat_info.goal
 
     def rank(d: DiscardAdvice):
         tie = tuple(order[c] for c in d.discard)
         if d.reach is None:
-            return (-d.net, tie)
-        return (-goal * d.reach, -d.net, tie)
+            return (-d.total, tie)
+        return (-goal * d.reach, -d.total, tie)
 
     results.sort(key=rank)
     return Advice(rules=rules, cards=dealt, seating=seat_info, discards=tuple(results), scores=score_list,
-                  rank_by="net" if score_list is None else "reach")
+                  rank_by="net" if score_list is None else "reach", pegging=peg_game is not None)

@@ -16,7 +16,7 @@ from .advice import advise
 from .cli import PROG, Command, Streams, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens, register
 from .errors import RulesError
 
-FIELDS = {"cards", "game", "options", "dealer", "seat", "pocket_owner", "scores", "pocket_distribution"}
+FIELDS = {"cards", "game", "options", "dealer", "seat", "pocket_owner", "scores", "pocket_distribution", "pegging"}
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -32,6 +32,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scores", metavar="YOURS,OTHERS",
                    help="the current scores, your side's first: adds the chance of reaching the target this hand")
     p.add_argument("--pocket-distribution", action="store_true", help="also give the pocket's whole distribution")
+    p.add_argument("--no-pegging", dest="pegging", action="store_false",
+                   help="leave out the matching phase's expected points (two-hand games count them by default)")
     p.add_argument("--json", action="store_true", help='print {"discards": [...]} as JSON, best first')
     p.add_argument("--jsonl", action="store_true",
                    help='read {"cards", "game", "dealer" | "seat", "pocket_owner", "scores", "options"} lines '
@@ -52,24 +54,26 @@ def _request(req: dict) -> dict:
         raise RulesError('a request needs "cards" (the dealt cards)')
     rules = _rules(req.get("game", "lands-end"), req.get("options"))
     pd = req.get("pocket_distribution", False)
-    if not isinstance(pd, bool):
-        raise RulesError(f"pocket_distribution is true or false, not {pd!r}")
+    peg = req.get("pegging", True)
+    for name, v in (("pocket_distribution", pd), ("pegging", peg)):
+        if not isinstance(v, bool):
+            raise RulesError(f"{name} is true or false, not {v!r}")
     return advise(_card_list(req["cards"], "cards"), game=rules, dealer=req.get("dealer"), seat=req.get("seat"),
                   pocket_owner=req.get("pocket_owner"), scores=req.get("scores"),
-                  pocket_distribution=pd).to_dict()
+                  pocket_distribution=pd, pegging=peg).to_dict()
 
 
 def _run(args: argparse.Namespace, io: Streams) -> int:
     if args.jsonl:
         if args.cards or args.option or args.json or args.dealer is not None or args.seat is not None \
-                or args.owner or args.scores:
+                or args.owner or args.scores or not args.pegging:
             raise UsageError(f"{PROG} advise --jsonl reads everything from stdin; give no cards or other options")
         return _jsonl(io, _request, FIELDS)
     if not args.cards:
         raise UsageError(f"{PROG} advise: give the dealt cards, e.g. {PROG} advise 5H 5S 6D JC 4C KD --dealer")
     rules = _rules(args.game, _options(args.option))
     a = advise(_tokens(args.cards), game=rules, dealer=args.dealer, seat=args.seat, pocket_owner=_owner(args.owner),
-               scores=args.scores, pocket_distribution=args.pocket_distribution)
+               scores=args.scores, pocket_distribution=args.pocket_distribution, pegging=args.pegging)
     if args.json:
         io.stdout.write(_dump(a.to_dict()) + "\n")
         return 0
@@ -77,17 +81,29 @@ def _run(args: argparse.Namespace, io: Streams) -> int:
     where = "you deal" if s.seat == 0 else f"seat {s.seat} from the dealer"
     owner = {"you": "is yours", "your partner": "is your side's"}.get(s.owner_words(), f"is {s.owner_words()}'s")
     io.stdout.write(f"{rules.title}, dealt {' '.join(map(str, a.cards))}; {where}; the {rules.pocket_name} {owner}; "
-                    f"ranked by {'net value' if a.rank_by == 'net' else 'the chance of reaching ' + str(rules.target)}\n")
+                    f"ranked by {'net value' if a.rank_by == 'net' else 'the chance of reaching ' + str(rules.target)}"
+                    f"{' (with the matching phase)' if a.pegging else ''}\n")
     goal = "more" if s.goal > 0 else "fewer"
+    peg = a.pegging
     io.stdout.write(f"  {'discard':<8} {'keep':<13} {'hand':>6} {rules.pocket_name:>7} {'net':>7}"
+                    + (f" {'peg you':>7} {'other':>6} {'total':>7}" if peg else "")
                     + (f" {'reach':>7}" if a.scores else "") + f"   (hand: {goal} is better; net: higher is better)\n")
     for d in a.discards:
         line = (f"  {' '.join(map(str, d.discard)):<8} {' '.join(map(str, d.keep)):<13} {float(d.hand_mean):>6.2f} "
                 f"{float(d.pocket_mean):>7.2f} {float(d.net):>+7.2f}")
+        if peg:
+            line += f" {float(d.pegging[0]):>7.2f} {float(d.pegging[1]):>6.2f} {float(d.total):>+7.2f}"
         if d.reach is not None:
             line += f" {100 * float(d.reach):>6.1f}%"
         io.stdout.write(line + "\n")
+    if peg:
+        credit = "your opponent" if rules.pegging_credit == "next_opponent" else "you"
+        io.stdout.write(f"  peg you/other: the matching phase's expected points credited to you and to the other "
+                        f"side (a point you make goes to {credit}); total: the net with them\n")
     io.stdout.write(f"Note: {a.assumption}.\n")
+    if peg:
+        from .pegging_advice import ASSUMPTION
+        io.stdout.write(f"Pegging: {ASSUMPTION}; averaged over every turn-up too.\n")
     return 0
 
 

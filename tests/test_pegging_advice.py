@@ -371,8 +371,8 @@ def test_positions_equal_brute_force(preset):
     rules = get_ruleset(preset)
     rng = random.Random(f"peg-{preset}")
     done = 0
-    while done < 3:
-        pos = random_position(rules, rng, max_other=2 if done < 2 else 1)
+    while done < 2:
+        pos = random_position(rules, rng, max_other=2 - done)
         if pos is None:
             continue
         check_position(rules, pos)
@@ -424,3 +424,24 @@ def test_policy_scores_equal_the_written_policy(preset):
             assert Fraction(fast[c.rank], scale) == v, (preset, toks, str(c))
         seen_h[st.left[1]] += 1
     assert len(seen_h) >= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset,dealer", [("five-card", True)])
+def test_discard_pegging_value_equals_brute_force(preset, dealer):
+    """A kept hand's whole matching phase, over every card hand the other player could keep (16,215 of them)."""
+    from companion.pegging_advice import pegging_values
+    rules = get_ruleset(preset)
+    rng = random.Random(f"discard-peg-{preset}-{dealer}")
+    dealt = rng.sample(DECK, rules.dealt)
+    keep = dealt[:rules.held]
+    seat = 0 if dealer else 1
+    b = Brute(rules, seat)
+    unseen = [c for c in DECK if c not in dealt]
+    tot, cases = [0, 0], 0
+    for theirs in combinations(unseen, rules.held):
+        pts = b.run([list(keep), list(theirs)], [], [], set(), 1 if dealer else 0, [], None)
+        tot[0] += pts[0]
+        tot[1] += pts[1]
+        cases += 1
+    assert pegging_values(rules, seat, keep, dealt) == (Fraction(tot[0], cases), Fraction(tot[1], cases))
