@@ -46,7 +46,7 @@ from .errors import IllegalAction, InvalidCard, UnknownGame
 from .rulesets import Ruleset, get_ruleset
 
 __all__ = ["POLICY", "POLICIES", "ASSUMPTION", "PegGame", "PlayAdvice", "PegAdvice", "peg_points",
-           "rank_plays", "pegging_values", "play_out"]
+           "rank_plays", "pegging_values", "play_out", "infer_gos"]
 
 POLICY = "lookahead"
 POLICIES = ("lookahead", "greedy")
@@ -548,6 +548,33 @@ def replay(g: PegGame, hand: Sequence[Card], played: Sequence["Card | None"], le
         by[p].append(tok)
         st = step_play(g, st, tok.rank, [])
     return st, above, by
+
+
+def infer_gos(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], leader: int) -> list[str]:
+    """Return the tokens of a two-hand matching phase (cards, ``"go"``) from its cards alone.
+
+    ``plays``: ``(player, card)`` in order (players 0 and 1), ``leader``: who led. A card
+    by the player whose turn it is not means the other said go first (what the table's
+    record leaves implicit).
+
+    :raises IllegalAction: a card where nobody could have said go before it.
+    """
+    g = game_for(rules, 1 - leader)
+    held = rules.held
+    st = _State(turn=leader, left=(held, held))
+    out: list[str] = []
+    for p, card in plays:
+        c = card if isinstance(card, Card) else parse_cards([card], what="played card")[0]
+        for _ in range(2):
+            if st.over or st.turn == p:
+                break
+            out.append("go")
+            st = step_go(g, st, [])
+        if st.over or st.turn != p or st.left[p] == 0 or c.value > 31 - st.count:
+            raise IllegalAction(f"{c} cannot have been played by that player at that point")
+        out.append(str(c))
+        st = step_play(g, st, c.rank, [])
+    return out
 
 
 def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",

@@ -20,10 +20,10 @@ from typing import Any, Mapping
 
 from .advice import advise
 from .cards import parse_cards
-from .errors import IllegalAction, InvalidCard
+from .errors import IllegalAction, InvalidCard, RulesError
 from .rulesets import Ruleset, get_ruleset
 
-__all__ = ["positions", "review_hand", "live_request", "hand_in_progress"]
+__all__ = ["positions", "review_hand", "live_request", "hand_in_progress", "review_pegging", "live_peg_request"]
 
 HOUSE = "House"
 
@@ -98,14 +98,91 @@ def live_request(snap: Mapping[str, Any], player: Any) -> dict:
     return {"game": rules, "seat": pos[player], "pocket_owner": owner, "scores": _scores_for(snap, player)}
 
 
+def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
+    """Return the :func:`~companion.pegging_advice.rank_plays` keywords (game, played, dealer, turn-up) for
+    ``player``'s next card in the matching phase in progress; the player's cards come from the phone.
+
+    :raises IllegalAction: no matching phase in progress, not a two-hand game, not the player's
+        turn, or a table that does not allow advice during a hand (``live_advice`` off).
+    """
+    from .pegging_advice import infer_gos
+    rules = _rules(snap)
+    hand = snap.get("hand") or {}
+    if not hand_in_progress(snap) or hand.get("stage") != "pegging":
+        raise IllegalAction("no matching phase is in progress: practise a lead, or review the hand after the show")
+    if not rules.live_advice:
+        raise IllegalAction("this table does not allow advice during a hand (table talk): "
+                            "review it after the show, or start a game with the live advice house rule")
+    if rules.players != 2:
+        raise IllegalAction(f"pegging advice covers the two-hand games, not {rules.title}")
+    players = list(snap.get("players") or [])
+    if not isinstance(player, str) or player not in players:
+        raise IllegalAction(f"{player!r} does not hold cards here; players: {', '.join(players)}")
+    if hand.get("expect_player") != player:
+        raise IllegalAction(f"it is {hand.get('expect_player')}'s turn, not {player}'s")
+    dealer = hand.get("dealer") or snap.get("dealer")
+    order = hand.get("order") or []
+    tokens = infer_gos(rules, [(0 if o["player"] == player else 1, o["card"]) for o in order],
+                       1 if dealer == player else 0)
+    return {"game": rules, "played": tokens, "dealer": dealer == player, "turnup": hand.get("turnup")}
+
+
 def _shown_hand(snap: Mapping[str, Any]) -> "dict | None":
     hand = snap.get("hand") or {}
     if hand.get("kind") != "cards":
         return None
     if hand.get("pocket"):
         return {"hand_no": hand.get("hand_no"), "dealer": hand.get("dealer"), "turnup": hand.get("turnup"),
-                "shows": hand.get("shows") or [], "pocket": hand["pocket"]}
+                "shows": hand.get("shows") or [], "pocket": hand["pocket"], "plays": hand.get("order") or []}
     return hand.get("previous") or None
+
+
+def _word(net: float) -> str:
+    return f"{net:+.2f}".replace("-", "\u2212")
+
+
+def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: list, turnup: "str | None",
+                   seen: list) -> "list[dict] | None":
+    """Return ``player``'s plays of a two-hand matching phase, each against the best by the model.
+
+    ``order``: the hand's plays (``{"player", "card"}`` in order); ``kept``: the player's
+    four shown cards; ``seen``: other cards the player knew (its thrown cards). Each item:
+    ``{"card", "lead", "count", "net", "best", "best_net", "rank", "of", "text"}``, the
+    nets as in :func:`companion.pegging_advice.rank_plays` (the other player's hand averaged
+    over every hand it could hold). None where the model does not apply (not two-hand).
+    """
+    from .pegging_advice import infer_gos, rank_plays
+    if not rules.pegging or rules.players != 2 or not order:
+        return None
+    who = [(0 if o["player"] == player else 1, o["card"]) for o in order]
+    dealt_by_me = dealer == player
+    leader = 1 if dealt_by_me else 0
+    tokens = infer_gos(rules, who, leader)
+    out = []
+    hand = [c for c in kept]
+    k = 0                                   # index into tokens
+    for i, (p, card) in enumerate(who):
+        while tokens[k] == "go":
+            k += 1
+        if p == 0 and card in hand:
+            a = rank_plays(hand, game=rules, played=tokens[:k], dealer=dealt_by_me, turnup=turnup, seen=seen)
+            mine = next(x for x in a.plays if card in [str(c) for c in x.cards])
+            best = a.plays[0]
+            rank = 1 + sum(1 for x in a.plays if x.net > mine.net)
+            lead = a.count == 0
+            verb = "led" if lead else "played"
+            text = f"you {verb} {card} at {a.count}: {_word(float(mine.net))} by the game's goal" if not lead \
+                else f"you led {card}: {_word(float(mine.net))} by the game's goal"
+            if rank > 1:
+                text += f"; the best {'lead' if lead else 'play'} {best.card}: {_word(float(best.net))}"
+            else:
+                text += " (the best)"
+            out.append({"card": card, "lead": lead, "count": a.count, "net": float(mine.net),
+                        "best": str(best.card), "best_net": float(best.net), "rank": rank, "of": len(a.plays),
+                        "text": text, "exact": {"net": str(mine.net), "best_net": str(best.net)}})
+            hand.remove(card)
+        k += 1
+    return out
 
 
 def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = None) -> dict:
@@ -165,6 +242,13 @@ def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = No
             row.update({"hand_mean": float(d.hand_mean), "pocket_mean": float(d.pocket_mean), "net": float(d.net),
                         "rank": mine + 1, "of": len(a.discards), "pocket_owner": a.seating.owner_words(),
                         "best": best.to_dict(), "kept_detail": d.to_dict()})
+        if rules.pegging and rules.players == 2 and hand.get("plays") and len(kept) == rules.held:
+            try:
+                row["pegging"] = review_pegging(rules, list(hand["plays"]), hand["dealer"], name,
+                                                [str(c) for c in kept], hand.get("turnup"),
+                                                [str(c) for c in claimed.get(name, [])])
+            except RulesError as exc:        # a record the model cannot follow (e.g. a corrected entry)
+                row["pegging_error"] = str(exc)
         players.append(row)
     return {"game": rules.name, "hand_no": hand.get("hand_no"), "dealer": hand["dealer"], "turnup": hand.get("turnup"),
             "pocket": [str(c) for c in pocket], "pocket_name": rules.pocket_name, "discards": rules.discards,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.advice import advise
+from companion.pegging_advice import rank_plays
 from companion.review import positions, review_hand
 from companion.rulesets import get_ruleset
 from companion.table import Table
@@ -42,7 +43,10 @@ def play_a_cribbage_hand(table, *, options=None):
 def test_practice_is_the_core_result(client):
     r = client.get("/api/advise?cards=5H,5S,6D,JC,4C,KD&game=lands-end&dealer=true&scores=7,3")
     assert r.status_code == 200
-    assert r.get_json() == advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True, scores=[7, 3]).to_dict()
+    assert r.get_json() == advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True, scores=[7, 3],
+                                  pegging=True).to_dict()
+    r = client.get("/api/advise?cards=5H,5S,6D,JC,4C,KD&game=lands-end&dealer=true&pegging=0")
+    assert r.get_json() == advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True).to_dict()
     r = client.get('/api/advise?cards=5H,5S,6D,JC,4C&game=lands-end-casino-3&seat=1&owner=1'
                    '&options={"zero_bonus_pocket":true}')
     assert r.status_code == 200 and r.get_json()["pocket_owner"] == "you"
@@ -76,7 +80,7 @@ def test_live_advice_only_where_the_table_allows_it(client, table):
     r = client.get("/api/advise?cards=5H,5S,6D,JC,4C,KD&player=Ann")
     assert r.status_code == 200
     want = advise("5H 5S 6D JC 4C KD", game=get_ruleset("lands-end", live_advice=True), dealer=False,
-                  scores=[4, 9]).to_dict()
+                  scores=[4, 9], pegging=True).to_dict()
     assert r.get_json() == want
     assert r.get_json()["dealer"] is False and r.get_json()["scores"] == [4, 9]
     r = client.get("/api/advise?cards=5H,5S,6D,JC,4C,KD&player=Cy")
@@ -106,6 +110,50 @@ def test_review_of_the_hand_just_shown(client, table):
     b = advise("5S AS 3S 4S 8C 6H", game="cribbage", dealer=True)
     assert bob["best"]["discard"] == [str(c) for c in b.discards[0].discard]
     assert bob["pocket_owner"] == "you" and ann["pocket_owner"] == "an opponent"
+
+
+def test_review_shows_each_play_against_the_best(client, table):
+    play_a_cribbage_hand(table)
+    ann, bob = client.get("/api/review?thrown=Ann:9C,7H").get_json()["players"]
+    # Ann (the non-dealer) led KH from KH AH 3D 4D with 2C turned up, knowing she threw 9C 7H
+    lead = rank_plays("KH AH 3D 4D", game="cribbage", turnup="2C", seen="9C 7H")
+    got = ann["pegging"][0]
+    mine = next(p for p in lead.plays if str(p.card) == "KH")
+    assert got["lead"] and got["card"] == "KH" and got["net"] == float(mine.net)
+    assert got["best"] == str(lead.plays[0].card) and got["best_net"] == float(lead.plays[0].net)
+    assert got["text"].startswith("you led KH: ") and "by the game's goal" in got["text"]
+    # her second card, AH at 15 after Bob's 5S
+    second = rank_plays("AH 3D 4D", game="cribbage", turnup="2C", seen="9C 7H", played="KH 5S")
+    assert ann["pegging"][1]["net"] == float(next(p for p in second.plays if str(p.card) == "AH").net)
+    assert [p["card"] for p in ann["pegging"]] == ["KH", "AH", "3D", "4D"]
+    assert [p["card"] for p in bob["pegging"]] == ["5S", "AS", "3S", "4S"] and not bob["pegging"][0]["lead"]
+
+
+def test_live_pegging_advice_follows_the_table(client, table):
+    table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    table.submit({"type": "turnup", "card": "2D"})
+    r = client.get("/api/lead?cards=5H,9C,JD,KS&player=Ann")
+    assert r.status_code == 403 and "does not allow advice" in r.get_json()["error"]
+    table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob",
+                  "options": {"live_advice": True}})
+    table.submit({"type": "turnup", "card": "2D"})
+    r = client.get("/api/lead?cards=5H,9C,JD,KS&player=Ann")
+    assert r.status_code == 200
+    rules = get_ruleset("lands-end", live_advice=True)
+    assert r.get_json() == rank_plays("5H 9C JD KS", game=rules, turnup="2D").to_dict()
+    r = client.get("/api/lead?cards=5H,9C,JD,KS&player=Bob")
+    assert r.status_code == 400 and "Ann's turn" in r.get_json()["error"]
+    for player, card in (("Ann", "KS"), ("Bob", "QH"), ("Ann", "9C")):
+        table.submit({"type": "play", "card": card, "player": player})
+    r = client.get("/api/lead?cards=AC,7C,6C&player=Bob")
+    assert r.status_code == 200
+    assert r.get_json() == rank_plays("AC 7C 6C", game=rules, turnup="2D", played="KS QH 9C",
+                                      dealer=True).to_dict()
+    # practice: any position, no table needed
+    r = client.get("/api/lead?cards=9C,JD,KS&game=cribbage&played=5H,10S&turnup=2D")
+    assert r.get_json() == rank_plays("9C JD KS", game="cribbage", played="5H 10S", turnup="2D").to_dict()
+    r = client.get("/api/lead?cards=9C,JD,KS&game=lands-end-3")
+    assert r.status_code == 400 and "two-hand" in r.get_json()["error"]
 
 
 @pytest.mark.parametrize("query, error", [

@@ -11,7 +11,8 @@ from flask import Blueprint, abort, jsonify, request
 
 from companion import RulesError, get_ruleset
 from companion.advice import advise
-from companion.review import live_request, review_hand
+from companion.pegging_advice import rank_plays
+from companion.review import live_peg_request, live_request, review_hand
 
 from .guard import hub, parse_json
 
@@ -62,16 +63,48 @@ def get_advise():
     if not cards:
         abort(400, "give the dealt cards: cards=5H,5S,6D,JC,4C,KD")
     try:
+        pegging = _bool("pegging") is not False
         if args.get("player") is not None:
             kw = live_request(hub().table.snapshot(), args["player"])
-            return jsonify(advise(cards, **kw).to_dict())
+            return jsonify(advise(cards, pegging=pegging, **kw).to_dict())
         opts = parse_json(args.get("options") or "{}", "options must be a JSON object")
         if not isinstance(opts, dict):
             abort(400, "options must be a JSON object")
         rules = get_ruleset(args.get("game", "lands-end"), **opts)
         owner = "house" if args.get("owner") == "house" else _int("owner")
         a = advise(cards, game=rules, dealer=_bool("dealer"), seat=_int("seat"), pocket_owner=owner,
-                   scores=args.get("scores") or None)
+                   scores=args.get("scores") or None, pegging=pegging)
+    except RulesError as exc:
+        allowed = "does not allow advice" not in str(exc)
+        return _refused(exc, 400 if allowed else 403)
+    return jsonify(a.to_dict())
+
+
+@bp.get("/lead")
+def get_lead():
+    """Return every play of ``cards`` ranked (the JSON of ``landsend lead --json`` / ``peg-advice --json``).
+
+    Practice: ``cards`` (your cards left), ``game``, ``options``, ``dealer``, ``turnup``,
+    ``played`` (cards and ``go`` in order; none for the lead), ``seen`` (your discards).
+    Live: ``player=<name>`` takes the game, the plays so far, the dealer and the turn-up
+    from the table's matching phase in progress; 403 unless ``live_advice`` is on.
+    """
+    args = request.args
+    cards = args.get("cards", "").replace(",", " ").split()
+    if not cards:
+        abort(400, "give your cards: cards=5H,9C,JD,KS")
+    seen = args.get("seen", "").replace(",", " ").split()
+    try:
+        if args.get("player") is not None:
+            kw = live_peg_request(hub().table.snapshot(), args["player"])
+            return jsonify(rank_plays(cards, seen=seen, **kw).to_dict())
+        opts = parse_json(args.get("options") or "{}", "options must be a JSON object")
+        if not isinstance(opts, dict):
+            abort(400, "options must be a JSON object")
+        rules = get_ruleset(args.get("game", "lands-end"), **opts)
+        played = args.get("played", "").replace(",", " ").split()
+        a = rank_plays(cards, game=rules, played=played, dealer=bool(_bool("dealer")),
+                       turnup=args.get("turnup") or None, seen=seen)
     except RulesError as exc:
         allowed = "does not allow advice" not in str(exc)
         return _refused(exc, 400 if allowed else 403)
