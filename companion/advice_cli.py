@@ -2,7 +2,7 @@
 
 >>> from companion.cli import main
 >>> main(["advise", "5H", "5S", "5D", "5C", "KH", "QH", "--game", "cribbage", "--dealer"])  # doctest: +ELLIPSIS
-Cribbage, dealt 5H 5S 5D 5C KH QH; you deal; the crib is yours; ranked by net value
+Cribbage, dealt 5H 5S 5D 5C KH QH; you deal; the crib is yours; ranked by net value (with the matching phase)
 ...
 0
 """

@@ -195,7 +195,7 @@ class _State(NamedTuple):
     first_go: int = -1
     last: int = -1                # who played the last card of this count
     left: tuple[int, int] = (4, 4)
-    played: tuple[int, ...] = (0,) * 14
+    played: int = 0               # cards played per rank r, 3 bits each at bit 3r (a small int hashes fast)
     over: bool = False
 
 
@@ -225,7 +225,7 @@ def step_play(g: PegGame, st: _State, r: int, credits: list) -> _State:
     count = st.count + _VAL[r]
     seq = tail(st.seq + (r,))
     left = (st.left[0] - 1, st.left[1]) if p == 0 else (st.left[0], st.left[1] - 1)
-    played = st.played[:r] + (st.played[r] + 1,) + st.played[r + 1:]
+    played = st.played + (1 << 3 * r)
     pts = _peg(count, seq)[0]
     if pts:
         credits.append((g.credited(p), pts, "play"))
@@ -271,8 +271,12 @@ def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
 _C = [[comb(n, k) for k in range(14)] for n in range(53)]
 
 
-def policy_scores(g: PegGame, st: _State, p: int) -> dict[int, int]:
-    """Return ``{rank: score}`` for every rank player ``p`` could play now (scores compare within one state).
+_ALL = tuple(range(1, 14))
+
+
+def policy_scores(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> dict[int, "int | None"]:
+    """Return ``{rank: score}`` for ``ranks`` player ``p`` might play now (None: it does not fit, or no
+    card of that rank is left); scores compare within one state. Cached by what they depend on.
 
     ``"greedy"``: the worth of the points the card makes. ``"lookahead"``: that times
     C(n, h), less the next player's expected best reply times C(n, h), where the next
@@ -283,50 +287,51 @@ def policy_scores(g: PegGame, st: _State, p: int) -> dict[int, int]:
     q = 1 - p
     replier = pol == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1
     key = (p, st.seq, st.count, st.played if replier else None, st.left[q] if replier else 0)
-    hit = g._scores.get(key)
-    if hit is not None:
-        return hit
-    out = {}
+    out = g._scores.get(key)
+    if out is None:
+        if len(g._scores) > 200_000:
+            g._scores.clear()
+        out = g._scores[key] = {}
+    todo = [r for r in ranks if r not in out]
+    if not todo:
+        return out
     wp = g.worth(p)
     now = reply_points(st.count, st.seq)
     if not replier:
-        for r in range(1, 14):
-            if now[r] >= 0:
-                out[r] = wp * now[r]
-    else:
-        wq = g.worth(q)
-        pool = [4 - x for x in st.played]
-        n1 = sum(pool) - 5                    # 4 - 0 at index 0; less the card just played
-        h = min(st.left[q], n1)
-        cn = [row[h] for row in _C[:n1 + 1]]  # C(m, h) for m = 0..n1
-        c_all = cn[n1]
-        for r in range(1, 14):
-            pr = now[r]
-            if pr < 0 or not pool[r]:        # does not fit, or every card of the rank is played
-                continue
-            own = wp * pr * c_all
-            if st.count + _VAL[r] == 31:
-                out[r] = own
-                continue
-            nxt = reply_points(st.count + _VAL[r], tail(st.seq + (r,)))
-            values: dict[int, int] = {}
-            for x in range(1, 14):
-                m = pool[x] - (x == r)
-                if m and nxt[x] >= 0:
-                    v = wq * nxt[x]
-                    values[v] = values.get(v, 0) + m
-            exp = 0
-            above = 0             # cards with a better reply than v
-            for v in sorted(values, reverse=True):
-                m = values[v]
-                # P(best reply == v) * C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)
-                if v:
-                    exp += v * (cn[n1 - above] - cn[n1 - above - m])
-                above += m
-            out[r] = own - exp
-    if len(g._scores) > 200_000:
-        g._scores.clear()
-    g._scores[key] = out
+        for r in todo:
+            out[r] = wp * now[r] if now[r] >= 0 else None
+        return out
+    wq = g.worth(q)
+    pool = [4 - (st.played >> 3 * x & 7) for x in range(14)]
+    n1 = sum(pool) - 5                    # 4 - 0 at index 0; less the card just played
+    h = min(st.left[q], n1)
+    cn = [row[h] for row in _C[:n1 + 1]]  # C(m, h) for m = 0..n1
+    c_all = cn[n1]
+    for r in todo:
+        pr = now[r]
+        if pr < 0 or not pool[r]:        # does not fit, or every card of the rank is played
+            out[r] = None
+            continue
+        own = wp * pr * c_all
+        if st.count + _VAL[r] == 31:
+            out[r] = own
+            continue
+        nxt = reply_points(st.count + _VAL[r], tail(st.seq + (r,)))
+        values: dict[int, int] = {}
+        for x in range(1, 14):
+            m = pool[x] - (x == r)
+            if m and nxt[x] >= 0:
+                v = wq * nxt[x]
+                values[v] = values.get(v, 0) + m
+        exp = 0
+        above = 0             # cards with a better reply than v
+        for v in sorted(values, reverse=True):
+            m = values[v]
+            # P(best reply == v) * C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)
+            if v:
+                exp += v * (cn[n1 - above] - cn[n1 - above - m])
+            above += m
+        out[r] = own - exp
     return out
 
 
@@ -338,7 +343,7 @@ def preference(g: PegGame, st: _State, p: int) -> tuple[int, ...]:
     hit = g._order.get(key)
     if hit is None:
         scores = policy_scores(g, st, p)
-        hit = tuple(sorted(scores, key=lambda r: (scores[r], r), reverse=True))
+        hit = tuple(sorted((r for r in scores if scores[r] is not None), key=lambda r: (scores[r], r), reverse=True))
         if len(g._order) > 200_000:
             g._order.clear()
         g._order[key] = hit
@@ -347,10 +352,14 @@ def preference(g: PegGame, st: _State, p: int) -> tuple[int, ...]:
 
 def choose(g: PegGame, st: _State, p: int, ranks: Iterable[int]) -> "int | None":
     """Return the rank player ``p`` plays from ``ranks`` (its cards) by its policy, or None for go."""
-    for r in preference(g, st, p):
-        if r in ranks:
-            return r
-    return None
+    ranks = set(ranks)
+    scores = policy_scores(g, st, p, ranks)
+    best = None
+    for r in ranks:
+        s = scores[r]
+        if s is not None and (best is None or (s, r) > (scores[best], best)):
+            best = r
+    return best
 
 
 # --- the exact walk: the other player's hands as one weighted group -------------------------

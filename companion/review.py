@@ -16,6 +16,7 @@ the scores the table knows. Pure functions: the web layer passes the snapshot in
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Mapping
 
 from .advice import advise
@@ -96,6 +97,13 @@ def live_request(snap: Mapping[str, Any], player: Any) -> dict:
     if rules.pocket_owner == "rotate" and isinstance(owner_idx, int) and 0 <= owner_idx < len(sides):
         owner = _owner_position(snap, sides[owner_idx]["id"], pos)
     return {"game": rules, "seat": pos[player], "pocket_owner": owner, "scores": _scores_for(snap, player)}
+
+
+@lru_cache(maxsize=64)
+def _review_pegging_cached(rules, plays, dealer, player, kept, turnup, seen):
+    """:func:`review_pegging` remembered: every tap on the review page asks again for the same hand."""
+    return review_pegging(rules, [{"player": p, "card": c} for p, c in plays], dealer, player, list(kept), turnup,
+                          list(seen))
 
 
 def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
@@ -185,7 +193,7 @@ def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: 
     return out
 
 
-def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = None) -> dict:
+def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = None, *, pegging: bool = False) -> dict:
     """Return the review of the hand just shown (the current one once its pocket is counted, else the previous).
 
     ``thrown`` maps a player's name to the pocket cards that player threw.
@@ -193,7 +201,9 @@ def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = No
     player who showed, ``{"player", "kept", "thrown", "known", ...}`` and, once
     the dealt cards are known, the kept discard's figures (``hand_mean``,
     ``pocket_mean``, ``net``, ``rank`` among ``of`` discards) and the best
-    discard's (``best``), all as in ``landsend advise --json``.
+    discard's (``best``), all as in ``landsend advise --json``. ``pegging`` adds, in
+    two-hand games, each card a player played against the model's best
+    (:func:`review_pegging`; a few hundred milliseconds, so the page asks for it second).
 
     :raises IllegalAction: no hand has been shown with its pocket yet; an unknown player.
     :raises InvalidCard: thrown cards that are not in the pocket, the wrong number, or claimed twice.
@@ -242,11 +252,11 @@ def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = No
             row.update({"hand_mean": float(d.hand_mean), "pocket_mean": float(d.pocket_mean), "net": float(d.net),
                         "rank": mine + 1, "of": len(a.discards), "pocket_owner": a.seating.owner_words(),
                         "best": best.to_dict(), "kept_detail": d.to_dict()})
-        if rules.pegging and rules.players == 2 and hand.get("plays") and len(kept) == rules.held:
+        if pegging and rules.pegging and rules.players == 2 and hand.get("plays") and len(kept) == rules.held:
             try:
-                row["pegging"] = review_pegging(rules, list(hand["plays"]), hand["dealer"], name,
-                                                [str(c) for c in kept], hand.get("turnup"),
-                                                [str(c) for c in claimed.get(name, [])])
+                row["pegging"] = _review_pegging_cached(
+                    rules, tuple((o["player"], o["card"]) for o in hand["plays"]), hand["dealer"], name,
+                    tuple(str(c) for c in kept), hand.get("turnup"), tuple(str(c) for c in claimed.get(name, [])))
             except RulesError as exc:        # a record the model cannot follow (e.g. a corrected entry)
                 row["pegging_error"] = str(exc)
         players.append(row)

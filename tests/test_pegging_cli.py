@@ -79,3 +79,14 @@ def test_refusals_change_nothing_and_say_why():
     assert rc != 0 and "two-hand" in err
     rc, out, err = run("peg-advice", "--hand", "9C,JD,KS", "--played", "KD,go", "--dealer")
     assert rc != 0 and "go" in err
+
+
+def test_docstring_examples():
+    import doctest
+
+    import companion.pegging_advice
+    cli._load_extensions()
+    import companion.pegging_cli
+    for module in (companion.pegging_advice, companion.pegging_cli):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted and not result.failed

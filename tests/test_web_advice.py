@@ -115,6 +115,8 @@ def test_review_of_the_hand_just_shown(client, table):
 def test_review_shows_each_play_against_the_best(client, table):
     play_a_cribbage_hand(table)
     ann, bob = client.get("/api/review?thrown=Ann:9C,7H").get_json()["players"]
+    assert "pegging" not in ann                   # asked for separately: it takes longer
+    ann, bob = client.get("/api/review?thrown=Ann:9C,7H&pegging=1").get_json()["players"]
     # Ann (the non-dealer) led KH from KH AH 3D 4D with 2C turned up, knowing she threw 9C 7H
     lead = rank_plays("KH AH 3D 4D", game="cribbage", turnup="2C", seen="9C 7H")
     got = ann["pegging"][0]

@@ -116,7 +116,8 @@ def get_review():
     """Return the review of the hand just shown (``companion.review.review_hand``).
 
     ``thrown=<name>:<card>,<card>`` (repeatable) says which pocket cards a
-    player threw. 400 before any hand's pocket has been counted.
+    player threw; ``pegging=1`` adds each card played against the model's best (two-hand
+    games). 400 before any hand's pocket has been counted.
     """
     thrown = {}
     for item in request.args.getlist("thrown")[:MAX_THROWN]:
@@ -125,6 +126,6 @@ def get_review():
             abort(400, "thrown is written NAME:CARD,CARD")
         thrown[name.strip()] = cards
     try:
-        return jsonify(review_hand(hub().table.snapshot(), thrown))
+        return jsonify(review_hand(hub().table.snapshot(), thrown, pegging=bool(_bool("pegging"))))
     except RulesError as exc:
         return _refused(exc)

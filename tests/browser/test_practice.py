@@ -23,17 +23,27 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
     page.click("#pr-seat [data-seat='0']")                      # you deal: the pocket is yours
     pick(page, ["5H", "5S", "6D", "JC", "4C", "KD"])
     expect(page.locator("#pr-list .pr-row")).to_have_count(15)
-    want = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True)
+    # first the plain ranking, then the same with the matching phase (a second of work; more under load)
+    expect(page.locator("#pr-list .pr-row").first).to_contain_text("pegging", timeout=120_000)
+    want = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True, pegging=True)
     first = page.locator("#pr-list .pr-row").first
-    assert first.locator(".pr-throw").inner_text().split() == ["throw", "5\u2665", "5\u2660"]
-    assert first.locator(".pr-net").inner_text() == f"{float(want.discards[0].net):.2f}"      # -12.36
-    assert "hand 3.57" in first.inner_text() and "pocket 8.79" in first.inner_text()
+    # with the matching phase counted, throwing 6D KD edges out 5H 5S (docs/advice.md)
+    assert first.locator(".pr-throw").inner_text().split() == ["throw", "6\u2666", "K\u2666"]
+    assert first.locator(".pr-net").inner_text() == f"\u2212{-float(want.discards[0].total):.2f}"   # -11.10
+    assert "hand 9.59" in first.inner_text() and "pocket 3.35" in first.inner_text()
+    assert f"pegging +{float(want.discards[0].pegging_net):.2f}" in first.inner_text()
+    fives = page.locator("#pr-list .pr-row").nth(2)
+    assert "hand 3.57" in fives.inner_text() and "pocket 8.79" in fives.inner_text()
+    expect(page.locator("#pr-detail")).to_contain_text("other player leads")     # the dealer does not lead
     assert "fewer is better" in page.inner_text("#pr-summary") and "yours" in page.inner_text("#pr-summary")
     # the kept hand's distribution: one bar per score, heights adding up to every turn-up
     bars = page.locator("#pr-chart rect")
     probs = [float(b.get_attribute("data-p")) for b in bars.all()]
     assert abs(sum(probs) - 1) < 1e-9
-    dist = want.discards[0].hand_distribution()
+    # the selection stays on the discard picked before the matching phase arrived: 5H 5S, now third
+    kept = next(d for d in want.discards if [str(c) for c in d.discard] == ["5H", "5S"])
+    assert page.locator("#pr-list .pr-row.sel").get_attribute("data-place") == "3"
+    dist = kept.hand_distribution()
     assert {int(b.get_attribute("data-points")): float(b.get_attribute("data-p")) for b in bars.all() if float(b.get_attribute("data-p"))} \
         == {k: float(v) for k, v in dist.items()}
     assert "equally likely" in page.inner_text("#pr-result")
@@ -42,15 +52,25 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
     page.locator("#pr-list .pr-row").last.locator("button").click()
     expect(page.locator("#pr-detail")).to_contain_text("worse than the best")
     worst = want.discards[-1]
-    assert f"{float(want.discards[0].net - worst.net):.2f} worse" in page.inner_text("#pr-detail")
+    assert f"{float(want.discards[0].total - worst.total):.2f} worse" in page.inner_text("#pr-detail")
     # cribbage, the non-dealer, with the scores: ranked by the chance of reaching 121 this hand
     page.select_option("#pr-game", "cribbage")
     page.click("#pr-seat [data-seat='1']")
     page.fill("#pr-scores", "110,100")
     pick(page, ["5H", "5S", "5D", "5C", "KH", "QH"])
     expect(page.locator("#pr-list .pr-row")).to_have_count(15)
+    expect(page.locator("#pr-list .pr-row").first).to_contain_text("pegging", timeout=120_000)
     assert "reach" in page.inner_text("#pr-list .pr-row >> nth=0")
     assert "chance of reaching 121" in page.inner_text("#pr-summary")
+    # the non-dealer leads: the kept hand's leads ranked, with the reply's chances
+    from companion.pegging_advice import rank_plays
+    crib = advise("5H 5S 5D 5C KH QH", game="cribbage", dealer=False, scores=[110, 100], pegging=True)
+    keep, thrown = crib.discards[0].keep, crib.discards[0].discard
+    leads = rank_plays(keep, game="cribbage", seen=thrown)
+    expect(page.locator("#pr-leads .pr-play")).to_have_count(len(leads.plays), timeout=60_000)
+    top = page.locator("#pr-leads .pr-play").first
+    assert top.get_attribute("data-card") == str(leads.plays[0].card)
+    assert f"reply scores {100 * float(leads.plays[0].reply['scores']):.0f}%" in top.inner_text()
     # every tap target of the view is a thumb's size and nothing sticks out sideways
     for el in page.locator("#view-count button:visible, #view-count select:visible, #view-count input:visible").all():
         box = el.bounding_box()
@@ -76,9 +96,25 @@ def test_live_advice_is_a_table_setting_off_by_default(server, phones):
     page.select_option("#pr-player", "Bob")                       # Bob deals and is at 12
     pick(page, ["5H", "5S", "6D", "JC", "4C", "KD"])
     expect(page.locator("#pr-list .pr-row")).to_have_count(15)
-    want = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True, scores=[12, 0])
+    expect(page.locator("#pr-list .pr-row").first).to_contain_text("pegging", timeout=120_000)
+    want = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True, scores=[12, 0], pegging=True)
     assert "chance of reaching 16" in page.inner_text("#pr-summary")
     assert f"reach {100 * float(want.discards[0].reach):.1f}%" in page.inner_text("#pr-list .pr-row >> nth=0")
+    # the matching phase: the table knows the plays, the phone says which cards it still holds
+    server.table.submit({"type": "turnup", "card": "2D"})
+    server.table.submit({"type": "play", "card": "KS", "player": "Ann"})
+    page.click("[data-tab=table]")
+    page.click("[data-tab=count]")
+    page.select_option("#pr-player", "Bob")
+    page.fill("#pr-peg-cards", "5H 9C JD QD")
+    page.click("#pr-peg-ask")
+    from companion import get_ruleset
+    from companion.pegging_advice import rank_plays
+    want = rank_plays("5H 9C JD QD", game=get_ruleset("lands-end", live_advice=True), played="KS", dealer=True,
+                      turnup="2D")
+    expect(page.locator("#pr-peg-live .pr-play")).to_have_count(len(want.plays), timeout=60_000)
+    assert page.locator("#pr-peg-live .pr-play").first.get_attribute("data-card") == str(want.plays[0].card)
+    assert "Your next card" in page.inner_text("#pr-peg-live")
     assert page.errors == []
 
 
@@ -111,6 +147,13 @@ def test_review_of_a_shown_hand(server, phones):
     assert f"kept hand {float(kept.hand_mean):.2f} on average" in text and f"#{rank} of 15" in text
     assert f"net {float(a.discards[0].net):.2f}" in ann.locator(".rv-best").inner_text()
     assert bob.locator("[data-card='8C']").get_attribute("aria-pressed") == "true"
+    # each card Ann played against the model's best: her lead first
+    from companion.pegging_advice import rank_plays
+    lead = rank_plays("KH AH 3D 4D", game="cribbage", turnup="2C", seen="9C 7H")
+    kh = next(p for p in lead.plays if str(p.card) == "KH")
+    expect(ann.locator(".rv-peg")).to_have_count(4, timeout=120_000)
+    first = ann.locator(".rv-peg").first.inner_text()
+    assert first.startswith("you led KH: ") and f"{abs(float(kh.net)):.2f} by the game's goal" in first
     shot(page, "review")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.outside == [] and page.errors == []

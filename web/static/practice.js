@@ -141,6 +141,19 @@ function liveNote() {
   sel.addEventListener("change", function () { P.player = sel.value; if (P.player) $("pr-game").value = t.game; P.cards = []; P.result = null; render(); });
   box.appendChild(h("label", null, "This table allows advice: advise me as ", sel));
   P.live = true;
+  if (t.hand.stage === "pegging" && P.player && t.players.length === 2) {
+    // the matching phase: the table knows the plays and the turn-up, the phone says what it still holds
+    var input = h("input", { id: "pr-peg-cards", type: "text", placeholder: "9C JD KS", maxlength: "20", autocapitalize: "characters" });
+    box.appendChild(h("div", { cls: "row" }, h("label", null, "Your cards left ", input),
+      h("button", { type: "button", id: "pr-peg-ask", onclick: function () { askPeg(input.value); } }, "Advise my next card")));
+    box.appendChild(h("div", { id: "pr-peg-live", "aria-live": "polite" }));
+  }
+}
+function askPeg(text) {
+  var box = clear($("pr-peg-live"));
+  var q = "cards=" + encodeURIComponent(text.trim().split(/[\s,]+/).join(",")) + "&player=" + encodeURIComponent(P.player);
+  get("/api/lead?" + q).then(function (a) { drawPlays(clear(box), a, a.played.length ? "play" : "lead"); },
+    function (e) { clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message })); });
 }
 
 function ask() {
@@ -156,11 +169,24 @@ function ask() {
   }
   var box = clear($("pr-result"));
   box.appendChild(h("p", { cls: "muted", text: "counting every turn-up\u2026" }));
-  get("/api/advise?" + q).then(function (d) {
+  var token = P.asked = (P.asked || 0) + 1;
+  // first the show and the pocket (milliseconds), then the matching phase as well (two-hand games, under a second)
+  get("/api/advise?" + q + "&pegging=0").then(function (d) {
+    if (token !== P.asked) return;
     P.result = d; P.sel = 0; draw();
     // the dealt cards at the top of the screen, the ranking under them (the picker is folded away)
     window.scrollTo(0, Math.max(0, $("pr-slots").getBoundingClientRect().top + window.pageYOffset - 64));
-  }, function (e) {
+    if (p.players !== 2 || !p.pegging) return;
+    $("pr-summary").appendChild(h("span", { id: "pr-peg-wait", text: " Adding the matching phase\u2026" }));
+    return get("/api/advise?" + q).then(function (full) {
+      if (token !== P.asked) return;
+      var sel = P.result.discards[P.sel].discard.join(",");
+      P.result = full;
+      P.sel = Math.max(0, full.discards.map(function (x) { return x.discard.join(","); }).indexOf(sel));
+      draw();
+    });
+  }).catch(function (e) {
+    if (token !== P.asked) return;
     clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message }));
   });
 }
@@ -201,19 +227,52 @@ function draw() {
       h("button", { type: "button", cls: "pr-pick", "aria-pressed": i === P.sel ? "true" : "false", onclick: function () { P.sel = i; draw(); } },
         h("span", { cls: "pr-throw" }, "throw ", cards(x.discard)),
         h("span", { cls: "pr-figs" },
-          h("span", { cls: "pr-net", text: (x.net >= 0 ? "+" : "") + num(x.net) }),
+          h("span", { cls: "pr-net", text: signed(total(x)) }),
           h("small", { text: "hand " + num(x.hand_mean) + " \u00b7 " + pocket + " " + num(x.pocket_mean)
+            + (x.pegging ? " \u00b7 pegging " + signed(x.pegging.net) : "")
             + (x.reach_probability !== undefined ? " \u00b7 reach " + (100 * x.reach_probability).toFixed(1) + "%" : "") }))));
     list.appendChild(row);
     if (i === P.sel) {
       list.appendChild(h("li", { cls: "pr-detail", id: "pr-detail" },
         h("div", null, "keep ", cards(x.keep), " \u2014 average " + num(x.hand_mean) + " points"
-          + (i ? ", " + num(best.net - x.net) + " worse than the best" : ", the best")),
-        chart(x.hand_distribution, "pr-chart")));
+          + (i ? ", " + num(total(best) - total(x)) + " worse than the best" : ", the best")),
+        chart(x.hand_distribution, "pr-chart"),
+        x.pegging ? h("div", { cls: "pr-peg" }, "matching phase: " + num(x.pegging.you) + " points to you, "
+          + num(x.pegging.other) + " to the other side on average (" + signed(x.pegging.net) + " by the goal)") : null,
+        x.pegging ? h("div", { id: "pr-leads" }) : null));
     }
   });
   box.appendChild(list);
+  if (d.discards[P.sel] && d.discards[P.sel].pegging) leads(d, d.discards[P.sel]);
   box.appendChild(h("p", { cls: "muted small", text: "The " + pocket + ": " + d.assumption + "." }));
+  if (d.pegging) box.appendChild(h("p", { cls: "muted small", text: "The matching phase: " + d.pegging_assumption + "." }));
+}
+function signed(x) { return (x >= 0 ? "+" : "\u2212") + num(Math.abs(x)); }
+function total(x) { return x.net_with_pegging !== undefined ? x.net_with_pegging : x.net; }
+
+// ---- the kept hand's leads (two-hand games): every lead ranked, with the reply's chances ----
+var REPLY = [["fifteen", "15"], ["pair", "pair"], ["run", "run"], ["thirty-one", "31"]];
+function leads(d, x) {
+  var box = $("pr-leads");
+  if (d.dealer) { box.appendChild(h("p", { cls: "muted", text: "The other player leads the matching phase: ask again at your turn." })); return; }
+  var q = "cards=" + encodeURIComponent(x.keep.join(",")) + "&game=" + encodeURIComponent(d.game) + "&seen=" + encodeURIComponent(x.discard.join(","));
+  box.appendChild(h("p", { cls: "muted", text: "ranking your leads\u2026" }));
+  get("/api/lead?" + q).then(function (a) { if ($("pr-leads") === box) drawPlays(clear(box), a, "lead"); },
+    function (e) { clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message })); });
+}
+function drawPlays(box, a, what) {
+  box.appendChild(h("h3", { text: what === "lead" ? "Your leads, best first" : "Your next card, best first" }));
+  var list = h("ol", { cls: "pr-plays" });
+  a.plays.forEach(function (p) {
+    var chances = p.reply ? REPLY.filter(function (k) { return p.reply[k[0]] > 0; }).map(function (k) {
+      return k[1] + " " + (100 * p.reply[k[0]]).toFixed(0) + "%"; }) : [];
+    list.appendChild(h("li", { cls: "pr-play", "data-card": p.card },
+      cardEl(p.card), h("span", { cls: "pr-net", text: " " + signed(p.net) }),
+      h("small", { text: " you " + num(p.points_you) + " \u00b7 other " + num(p.points_other)
+        + (p.reply ? " \u00b7 reply scores " + (100 * p.reply.scores).toFixed(0) + "%" + (chances.length ? " (" + chances.join(", ") + ")" : "") : "") })));
+  });
+  box.appendChild(list);
+  box.appendChild(h("p", { cls: "muted small", text: "Net by the game's goal; the other player's hand: " + a.assumption + "." }));
 }
 
 // ---- the review of the hand just shown (History tab) ----
@@ -229,6 +288,12 @@ function review() {
     P.hand = key;
     P.discards = r.discards;
     drawReview(r);
+    var token = P.reviewed = (P.reviewed || 0) + 1;
+    if (r.players.length === 2) {        // then each card played against the best (two-hand games; slower)
+      get("/api/review?" + (q ? q + "&" : "") + "pegging=1").then(function (r2) {
+        if (token === P.reviewed && r2.hand_no === r.hand_no) drawReview(r2);
+      }, function () {});
+    }
   }, function (e) {
     if (e.status === 400 && q) { P.thrown = {}; review(); return; }     // taps from an earlier hand: start again
     clear(box).hidden = true;
@@ -257,6 +322,9 @@ function drawReview(r) {
         } }, pretty(c)));
     });
     row.appendChild(taps);
+    (pl.pegging || []).forEach(function (pg) {
+      row.appendChild(h("p", { cls: "rv-peg" + (pg.rank === 1 ? "" : " off"), "data-card": pg.card, text: pg.text }));
+    });
     if (pl.known && pl.best) {
       row.appendChild(h("p", { cls: "rv-figs" },
         "threw ", cards(pl.thrown), ": kept hand " + num(pl.hand_mean) + " on average, net " + num(pl.net)
