@@ -150,7 +150,7 @@ class PegGame:
 
     @property
     def go_last(self) -> bool:
-        return getattr(self.rules, "go_lead", "other_player") == "last_player"
+        return self.rules.go_lead == "last_player"
 
     def credited(self, p: int) -> int:
         """Return the player credited with the points player ``p`` makes."""
@@ -504,7 +504,7 @@ class PegAdvice:
         return {"game": self.rules.name, "title": self.rules.title, "hand": [str(c) for c in self.hand],
                 "played": list(self.played), "count": self.count, "dealer": self.seat == 0,
                 "goal": "reach" if self.goal[0] > 0 else "avoid",
-                "credit": self.rules.pegging_credit, "go_lead": getattr(self.rules, "go_lead", "other_player"),
+                "credit": self.rules.pegging_credit, "go_lead": self.rules.go_lead,
                 "policy": POLICY, "other_hands": self.hands, "other_left": self.other_left, "go": self.go,
                 "assumption": self.assumption, "plays": [p.to_dict() for p in self.plays]}
 

@@ -22,6 +22,8 @@ from companion.pegging_advice import KINDS, _peg, game_for, peg_points, rank_pla
 
 TWO_HAND = ["lands-end", "lands-end-casino-2", "cribbage", "reverse-cribbage", "five-card"]
 HOUSE_RULES = [
+    ("lands-end", {"go_lead": "other_player"}),
+    ("cribbage", {"go_lead": "last_player"}),
     ("lands-end", {"pegging_credit": "self"}),
     ("lands-end", {"last_card": 2}),
     ("cribbage", {"pegging_credit": "next_opponent"}),
@@ -40,7 +42,7 @@ class Brute:
         me, other = seating(rules, seat=seat).goal, seating(rules, seat=1 - seat).goal
         self.goal = (me, other)
         self.credit = (0, 1) if rules.pegging_credit == "self" else (1, 0)
-        self.go_last = getattr(rules, "go_lead", "other_player") == "last_player"
+        self.go_last = rules.go_lead == "last_player"
         self.memo = {}                  # decisions on explicit cards (a cache: same answer, computed once)
 
     def worth(self, p):
@@ -366,30 +368,26 @@ def check_position(rules, pos):
     assert nets == sorted(nets, reverse=True)
 
 
-@pytest.mark.parametrize("preset", TWO_HAND)
-def test_positions_equal_brute_force(preset):
-    rules = get_ruleset(preset)
-    rng = random.Random(f"peg-{preset}")
+def check_random_positions(rules, seed, n):
+    """``n`` random positions of ``rules`` against the brute force, the other player holding 2 then 1 cards."""
+    rng = random.Random(seed)
     done = 0
-    while done < 2:
-        pos = random_position(rules, rng, max_other=2 - done)
+    while done < n:
+        pos = random_position(rules, rng, max_other=2 - done % 2)
         if pos is None:
             continue
         check_position(rules, pos)
         done += 1
+
+
+@pytest.mark.parametrize("preset", TWO_HAND)
+def test_positions_equal_brute_force(preset):
+    check_random_positions(get_ruleset(preset), f"peg-{preset}", 2)
 
 
 @pytest.mark.parametrize("preset,options", HOUSE_RULES)
 def test_house_rules_equal_brute_force(preset, options):
-    rules = get_ruleset(preset, **options)
-    rng = random.Random(f"peg-{preset}-{sorted(options.items())}")
-    done = 0
-    while done < 2:
-        pos = random_position(rules, rng, max_other=2 - done)
-        if pos is None:
-            continue
-        check_position(rules, pos)
-        done += 1
+    check_random_positions(get_ruleset(preset, **options), f"peg-{preset}-{sorted(options.items())}", 2)
 
 
 @pytest.mark.parametrize("preset", TWO_HAND)

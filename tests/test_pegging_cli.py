@@ -28,12 +28,16 @@ def test_lands_end_lead_worked_example():
     assert five.reply["fifteen"] == 1 - Fraction(comb(33, 4), hands)
     assert five.reply["pair"] == Fraction(comb(33, 4) - comb(30, 4), hands)
     assert five.reply["run"] == five.reply["thirty-one"] == five.reply["go"] == 0
-    # the 5 is the worst lead: its reply points go to you, toward 16 (L2: the other player's points are yours)
-    assert a.plays[-1] is five and five.points[0] > max(p.points[0] for p in a.plays if p is not five)
-    # Land's End is cribbage's pegging mirrored twice (credit to the opponent, 16 loses): the same ranking
+    # the 5 puts the most points on you, toward 16 (L2: the other player's points are yours)
+    assert five.points[0] > max(p.points[0] for p in a.plays if p is not five)
+    # the 9 is the best lead under Land's End's go rule (L9: the last player leads again), the king the worst
+    assert [str(p.card) for p in a.plays] == ["9C", "JD", "5H", "KS"]
+    # with cribbage's go rule Land's End is cribbage's pegging mirrored twice (credit to the opponent, 16
+    # loses): the same ranking, the points to each side swapped
+    other = rank_plays("5H 9C JD KS", game="lands-end", options={"go_lead": "other_player"}, turnup="2D")
     cr = rank_plays("5H 9C JD KS", game="cribbage", turnup="2D")
-    assert [str(p.card) for p in cr.plays] == [str(p.card) for p in a.plays]
-    assert [p.points for p in cr.plays] == [p.points[::-1] for p in a.plays]
+    assert [str(p.card) for p in cr.plays] == [str(p.card) for p in other.plays] == ["KS", "JD", "9C", "5H"]
+    assert [p.points for p in cr.plays] == [p.points[::-1] for p in other.plays]
 
 
 def test_lead_json_and_text():

@@ -48,6 +48,19 @@ def _bool(name: str) -> "bool | None":
     abort(400, f"{name} must be true or false, not {value[:20]!r}")
 
 
+def _practice_rules():
+    """The ruleset of a practice request: ``game`` and ``options`` (a JSON object of house rules)."""
+    opts = parse_json(request.args.get("options") or "{}", "options must be a JSON object")
+    if not isinstance(opts, dict):
+        abort(400, "options must be a JSON object")
+    return get_ruleset(request.args.get("game", "lands-end"), **opts)
+
+
+def _advice_refused(exc: RulesError):
+    """400 with the reason, 403 where the table does not allow advice during a hand."""
+    return _refused(exc, 403 if "does not allow advice" in str(exc) else 400)
+
+
 @bp.get("/advise")
 def get_advise():
     """Return every discard of ``cards`` ranked (the JSON of ``landsend advise --json``).
@@ -67,16 +80,12 @@ def get_advise():
         if args.get("player") is not None:
             kw = live_request(hub().table.snapshot(), args["player"])
             return jsonify(advise(cards, pegging=pegging, **kw).to_dict())
-        opts = parse_json(args.get("options") or "{}", "options must be a JSON object")
-        if not isinstance(opts, dict):
-            abort(400, "options must be a JSON object")
-        rules = get_ruleset(args.get("game", "lands-end"), **opts)
+        rules = _practice_rules()
         owner = "house" if args.get("owner") == "house" else _int("owner")
         a = advise(cards, game=rules, dealer=_bool("dealer"), seat=_int("seat"), pocket_owner=owner,
                    scores=args.get("scores") or None, pegging=pegging)
     except RulesError as exc:
-        allowed = "does not allow advice" not in str(exc)
-        return _refused(exc, 400 if allowed else 403)
+        return _advice_refused(exc)
     return jsonify(a.to_dict())
 
 
@@ -98,16 +107,12 @@ def get_lead():
         if args.get("player") is not None:
             kw = live_peg_request(hub().table.snapshot(), args["player"])
             return jsonify(rank_plays(cards, seen=seen, **kw).to_dict())
-        opts = parse_json(args.get("options") or "{}", "options must be a JSON object")
-        if not isinstance(opts, dict):
-            abort(400, "options must be a JSON object")
-        rules = get_ruleset(args.get("game", "lands-end"), **opts)
+        rules = _practice_rules()
         played = args.get("played", "").replace(",", " ").split()
         a = rank_plays(cards, game=rules, played=played, dealer=bool(_bool("dealer")),
                        turnup=args.get("turnup") or None, seen=seen)
     except RulesError as exc:
-        allowed = "does not allow advice" not in str(exc)
-        return _refused(exc, 400 if allowed else 403)
+        return _advice_refused(exc)
     return jsonify(a.to_dict())
 
 

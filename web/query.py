@@ -98,8 +98,12 @@ QUERY: dict[str, dict[str, Form]] = {
     "settings.get_settings": {},
     "advice.get_advise": {"cards": CARDS, "game": GAME, "options": OPTIONS, "player": text(64),
                           "owner": whole(0, 7, also=("house",)), "dealer": BOOL, "seat": SEAT,
-                          "scores": pattern(r"-?[0-9]{1,4}(,-?[0-9]{1,4}){0,7}", "scores such as 7,3 (yours first)")},
-    "advice.get_review": {"thrown": text(200, many=5)},
+                          "scores": pattern(r"-?[0-9]{1,4}(,-?[0-9]{1,4}){0,7}", "scores such as 7,3 (yours first)"),
+                          "pegging": BOOL},
+    "advice.get_lead": {"cards": CARDS, "game": GAME, "options": OPTIONS, "player": text(64), "dealer": BOOL,
+                        "turnup": CARD, "seen": CARDS,
+                        "played": pattern(r"[0-9A-Za-z, ]{1,120}", "cards and go in order such as 10S,5H,go,KD")},
+    "advice.get_review": {"thrown": text(200, many=5), "pegging": BOOL},
 }
 """Every GET endpoint and the query parameters it takes (docs/api.md says what each means)."""
 
