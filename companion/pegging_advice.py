@@ -169,7 +169,6 @@ class PegGame:
 def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POLICY)) -> PegGame:
     """Return the :class:`PegGame` of a two-hand ``rules`` seen from ``seat`` (0 deals, 1 leads); cached, so its
     policy caches serve the next call."""
-    from .advice import seating
     if not rules.pegging:
         raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
     if rules.players != 2:
@@ -177,9 +176,14 @@ def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POL
     for pol in policies:
         if pol not in POLICIES:
             raise UnknownGame(f"unknown pegging policy {pol!r}: {' or '.join(POLICIES)}")
-    me = seating(rules, seat=seat).goal
-    other = seating(rules, seat=1 - seat).goal
-    return PegGame(rules, (me, other), tuple(policies))
+    return PegGame(rules, (_goal(rules, seat), _goal(rules, 1 - seat)), tuple(policies))
+
+
+def _goal(rules: Ruleset, seat: int) -> int:
+    """+1 when the side at two-hand ``seat`` wins by reaching the target, -1 when it loses by it (as
+    :func:`companion.advice.seating`: a dealing house, seat 0 of the two-hand casino, follows ``house_reach``)."""
+    reach = rules.house_reach if rules.house and seat == 0 else rules.reach
+    return 1 if reach == "wins" else -1
 
 
 # --- the state of a matching phase ------------------------------------------------------------

@@ -443,3 +443,11 @@ def test_discard_pegging_value_equals_brute_force(preset, dealer):
         tot[1] += pts[1]
         cases += 1
     assert pegging_values(rules, seat, keep, dealt) == (Fraction(tot[0], cases), Fraction(tot[1], cases))
+
+
+def test_goals_match_the_discard_advice_seating():
+    """game_for's goals are advice.seating's for every two-hand preset and seat (pegging_advice cannot import it)."""
+    for preset in TWO_HAND:
+        rules = get_ruleset(preset)
+        for seat in (0, 1):
+            assert game_for(rules, seat).goal == (seating(rules, seat=seat).goal, seating(rules, seat=1 - seat).goal)
