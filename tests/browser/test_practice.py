@@ -27,22 +27,22 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
     expect(page.locator("#pr-list .pr-row").first).to_contain_text("pegging", timeout=120_000)
     want = advise("5H 5S 6D JC 4C KD", game="lands-end", dealer=True, pegging=True)
     first = page.locator("#pr-list .pr-row").first
-    # with the matching phase counted, throwing 6D KD edges out 5H 5S (docs/advice.md)
-    assert first.locator(".pr-throw").inner_text().split() == ["throw", "6\u2666", "K\u2666"]
-    assert first.locator(".pr-net").inner_text() == f"\u2212{-float(want.discards[0].total):.2f}"   # -11.10
-    assert "hand 9.59" in first.inner_text() and "pocket 3.35" in first.inner_text()
+    # with the matching phase counted, throwing 5H 5S stays best, just ahead of 6D KD (docs/advice.md)
+    assert first.locator(".pr-throw").inner_text().split() == ["throw", "5\u2665", "5\u2660"]
+    assert first.locator(".pr-net").inner_text() == f"\u2212{-float(want.discards[0].total):.2f}"   # -11.64
+    assert "hand 3.57" in first.inner_text() and "pocket 8.79" in first.inner_text()
     assert f"pegging +{float(want.discards[0].pegging_net):.2f}" in first.inner_text()
-    fives = page.locator("#pr-list .pr-row").nth(2)
-    assert "hand 3.57" in fives.inner_text() and "pocket 8.79" in fives.inner_text()
+    second = page.locator("#pr-list .pr-row").nth(1)
+    assert second.locator(".pr-throw").inner_text().split() == ["throw", "6\u2666", "K\u2666"]
     expect(page.locator("#pr-detail")).to_contain_text("other player leads")     # the dealer does not lead
     assert "fewer is better" in page.inner_text("#pr-summary") and "yours" in page.inner_text("#pr-summary")
     # the kept hand's distribution: one bar per score, heights adding up to every turn-up
     bars = page.locator("#pr-chart rect")
     probs = [float(b.get_attribute("data-p")) for b in bars.all()]
     assert abs(sum(probs) - 1) < 1e-9
-    # the selection stays on the discard picked before the matching phase arrived: 5H 5S, now third
+    # the selection stays on the discard picked before the matching phase arrived: 5H 5S, still first
     kept = next(d for d in want.discards if [str(c) for c in d.discard] == ["5H", "5S"])
-    assert page.locator("#pr-list .pr-row.sel").get_attribute("data-place") == "3"
+    assert page.locator("#pr-list .pr-row.sel").get_attribute("data-place") == "1"
     dist = kept.hand_distribution()
     assert {int(b.get_attribute("data-points")): float(b.get_attribute("data-p")) for b in bars.all() if float(b.get_attribute("data-p"))} \
         == {k: float(v) for k, v in dist.items()}
