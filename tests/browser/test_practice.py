@@ -34,7 +34,7 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
     assert f"pegging +{float(want.discards[0].pegging_net):.2f}" in first.inner_text()
     second = page.locator("#pr-list .pr-row").nth(1)
     assert second.locator(".pr-throw").inner_text().split() == ["throw", "6\u2666", "K\u2666"]
-    expect(page.locator("#pr-detail")).to_contain_text("other player leads")     # the dealer does not lead
+    expect(page.locator("#pr-detail")).to_contain_text("other player leads")   # the dealer does not lead
     assert "fewer is better" in page.inner_text("#pr-summary") and "yours" in page.inner_text("#pr-summary")
     # the kept hand's distribution: one bar per score, heights adding up to every turn-up
     bars = page.locator("#pr-chart rect")

@@ -1,6 +1,5 @@
-/* Discard practice (in the Count tab), live advice where the table allows it, and the review of the hand
-   just shown (in the History tab). It reads the boot presets and asks /api/advise,
-   /api/review and /api/table (dom.js draws and names the cards); it changes nothing at the table. */
+/* Discard and lead practice (Count tab), live advice where allowed, the review of the hand shown
+   (History): asks /api/advise, /api/lead, /api/review, /api/table; changes nothing at the table. */
 import { h, clear, pretty, cardName, cardLabel, SYM, SUIT_NAME, RANK_NAME, RANKS, SUITS, $ } from "./dom.js";
 
 var boot = JSON.parse(document.getElementById("boot").textContent);
@@ -142,18 +141,17 @@ function liveNote() {
   box.appendChild(h("label", null, "This table allows advice: advise me as ", sel));
   P.live = true;
   if (t.hand.stage === "pegging" && P.player && t.players.length === 2) {
-    // the matching phase: the table knows the plays and the turn-up, the phone says what it still holds
-    var input = h("input", { id: "pr-peg-cards", type: "text", placeholder: "9C JD KS", maxlength: "20", autocapitalize: "characters" });
+    var input = h("input", { id: "pr-peg-cards", placeholder: "9C JD KS", maxlength: "20" });
     box.appendChild(h("div", { cls: "row" }, h("label", null, "Your cards left ", input),
       h("button", { type: "button", id: "pr-peg-ask", onclick: function () { askPeg(input.value); } }, "Advise my next card")));
     box.appendChild(h("div", { id: "pr-peg-live", "aria-live": "polite" }));
   }
 }
+function fail(box) { return function (e) { clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message })); }; }
 function askPeg(text) {
   var box = clear($("pr-peg-live"));
-  var q = "cards=" + encodeURIComponent(text.trim().split(/[\s,]+/).join(",")) + "&player=" + encodeURIComponent(P.player);
-  get("/api/lead?" + q).then(function (a) { drawPlays(clear(box), a, a.played.length ? "play" : "lead"); },
-    function (e) { clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message })); });
+  get("/api/lead?cards=" + encodeURIComponent(text.trim()) + "&player=" + encodeURIComponent(P.player))
+    .then(function (a) { drawPlays(clear(box), a, a.played.length); }, fail(box));
 }
 
 function ask() {
@@ -170,14 +168,14 @@ function ask() {
   var box = clear($("pr-result"));
   box.appendChild(h("p", { cls: "muted", text: "counting every turn-up\u2026" }));
   var token = P.asked = (P.asked || 0) + 1;
-  // first the show and the pocket (milliseconds), then the matching phase as well (two-hand games, under a second)
+  // show and pocket at once, then with the matching phase (two-hand)
   get("/api/advise?" + q + "&pegging=0").then(function (d) {
     if (token !== P.asked) return;
     P.result = d; P.sel = 0; draw();
     // the dealt cards at the top of the screen, the ranking under them (the picker is folded away)
     window.scrollTo(0, Math.max(0, $("pr-slots").getBoundingClientRect().top + window.pageYOffset - 64));
     if (p.players !== 2 || !p.pegging) return;
-    $("pr-summary").appendChild(h("span", { id: "pr-peg-wait", text: " Adding the matching phase\u2026" }));
+    $("pr-summary").appendChild(h("span", { text: " + matching phase\u2026" }));
     return get("/api/advise?" + q).then(function (full) {
       if (token !== P.asked) return;
       var sel = P.result.discards[P.sel].discard.join(",");
@@ -237,8 +235,8 @@ function draw() {
         h("div", null, "keep ", cards(x.keep), " \u2014 average " + num(x.hand_mean) + " points"
           + (i ? ", " + num(total(best) - total(x)) + " worse than the best" : ", the best")),
         chart(x.hand_distribution, "pr-chart"),
-        x.pegging ? h("div", { cls: "pr-peg" }, "matching phase: " + num(x.pegging.you) + " points to you, "
-          + num(x.pegging.other) + " to the other side on average (" + signed(x.pegging.net) + " by the goal)") : null,
+        x.pegging ? h("div", { cls: "pr-peg" }, "matching phase: you " + num(x.pegging.you) + ", other "
+          + num(x.pegging.other) + " points (" + signed(x.pegging.net) + ")") : null,
         x.pegging ? h("div", { id: "pr-leads" }) : null));
     }
   });
@@ -247,32 +245,30 @@ function draw() {
   box.appendChild(h("p", { cls: "muted small", text: "The " + pocket + ": " + d.assumption + "." }));
   if (d.pegging) box.appendChild(h("p", { cls: "muted small", text: "The matching phase: " + d.pegging_assumption + "." }));
 }
+function pct(x) { return (100 * x).toFixed(0) + "%"; }
 function signed(x) { return (x >= 0 ? "+" : "\u2212") + num(Math.abs(x)); }
-function total(x) { return x.net_with_pegging !== undefined ? x.net_with_pegging : x.net; }
+function total(x) { return x.pegging ? x.net_with_pegging : x.net; }
 
-// ---- the kept hand's leads (two-hand games): every lead ranked, with the reply's chances ----
-var REPLY = [["fifteen", "15"], ["pair", "pair"], ["run", "run"], ["thirty-one", "31"]];
+// ---- the kept hand's leads, with the reply's chances ----
 function leads(d, x) {
   var box = $("pr-leads");
-  if (d.dealer) { box.appendChild(h("p", { cls: "muted", text: "The other player leads the matching phase: ask again at your turn." })); return; }
-  var q = "cards=" + encodeURIComponent(x.keep.join(",")) + "&game=" + encodeURIComponent(d.game) + "&seen=" + encodeURIComponent(x.discard.join(","));
-  box.appendChild(h("p", { cls: "muted", text: "ranking your leads\u2026" }));
-  get("/api/lead?" + q).then(function (a) { if ($("pr-leads") === box) drawPlays(clear(box), a, "lead"); },
-    function (e) { clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message })); });
+  if (d.dealer) return box.appendChild(h("p", { cls: "muted", text: "The other player leads." }));
+  get("/api/lead?cards=" + x.keep.join(",") + "&game=" + d.game + "&seen=" + x.discard.join(","))
+    .then(function (a) { if ($("pr-leads") === box) drawPlays(box, a); }, fail(box));
 }
-function drawPlays(box, a, what) {
-  box.appendChild(h("h3", { text: what === "lead" ? "Your leads, best first" : "Your next card, best first" }));
-  var list = h("ol", { cls: "pr-plays" });
+function drawPlays(box, a, mid) {
+  box.appendChild(h("h3", { text: mid ? "Your next card, best first" : "Your leads, best first" }));
+  var list = h("ol", { cls: "pr-list" });
   a.plays.forEach(function (p) {
-    var chances = p.reply ? REPLY.filter(function (k) { return p.reply[k[0]] > 0; }).map(function (k) {
-      return k[1] + " " + (100 * p.reply[k[0]]).toFixed(0) + "%"; }) : [];
+    var chances = p.reply ? ["fifteen", "pair", "run", "thirty-one"].filter(function (k) { return p.reply[k] > 0; })
+      .map(function (k) { return k + " " + pct(p.reply[k]); }) : [];
     list.appendChild(h("li", { cls: "pr-play", "data-card": p.card },
       cardEl(p.card), h("span", { cls: "pr-net", text: " " + signed(p.net) }),
       h("small", { text: " you " + num(p.points_you) + " \u00b7 other " + num(p.points_other)
-        + (p.reply ? " \u00b7 reply scores " + (100 * p.reply.scores).toFixed(0) + "%" + (chances.length ? " (" + chances.join(", ") + ")" : "") : "") })));
+        + (p.reply ? " \u00b7 reply scores " + pct(p.reply.scores) + (chances.length ? " (" + chances.join(", ") + ")" : "") : "") })));
   });
   box.appendChild(list);
-  box.appendChild(h("p", { cls: "muted small", text: "Net by the game's goal; the other player's hand: " + a.assumption + "." }));
+  box.appendChild(h("p", { cls: "muted small", text: a.assumption + "." }));
 }
 
 // ---- the review of the hand just shown (History tab) ----
@@ -288,12 +284,9 @@ function review() {
     P.hand = key;
     P.discards = r.discards;
     drawReview(r);
-    var token = P.reviewed = (P.reviewed || 0) + 1;
-    if (r.players.length === 2) {        // then each card played against the best (two-hand games; slower)
-      get("/api/review?" + (q ? q + "&" : "") + "pegging=1").then(function (r2) {
-        if (token === P.reviewed && r2.hand_no === r.hand_no) drawReview(r2);
-      }, function () {});
-    }
+    if (r.players.length === 2) get("/api/review?" + (q ? q + "&" : "") + "pegging=1").then(function (r2) {
+      if (r2.hand_no === r.hand_no) drawReview(r2);
+    }, function () {});
   }, function (e) {
     if (e.status === 400 && q) { P.thrown = {}; review(); return; }     // taps from an earlier hand: start again
     clear(box).hidden = true;
