@@ -5,11 +5,14 @@ placement needs a card touching an existing one by side or corner (T1, G2);
 ``anywhere`` takes any empty cell (G5). Where the ruleset has a crib, each
 player puts exactly ``grid_crib_each`` cards into it over the round and is
 made to when the turns left equal the cards still owed. After the last card
-the round is counted: the non-dealing side's rows line by line, the dealer's
-columns, then the dealer's crib with the centre card as starter, stopping the
+the round is counted: the non-dealing side's lines one by one, the dealer's
+side's lines, then the dealer's crib with the centre card as starter, stopping the
 moment a score ends the game; with ``round_scoring="difference"`` the side
 with more hand points gains the margin as one step (G5); ``reach="highest"``
-decides only after both sides counted (G4).
+decides only after both sides counted (G4). The rows go to each round's non-dealer
+(T1, ``grid_rows="non_dealer"``) or, in Table Top Cribbage, to one side for the whole
+game: the side of the player left of the game's first dealer, or the side ``new_match``
+or ``new_game`` names (G6, ``grid_rows="fixed"``).
 """
 
 from __future__ import annotations
@@ -203,41 +206,48 @@ class GridHand(EntryHand):
         self.count_round(state)
 
     # --- the count ---------------------------------------------------------------------------
+    def line_owners(self, state: MatchState) -> tuple[int, int]:
+        """Return ``(rows side, columns side)`` of this round: the non-dealer's rows (T1), or in
+        Table Top Cribbage the side that scores the rows all game (G6, ``state.rows_side``)."""
+        if state.rules.grid_rows == "fixed" and state.rows_side is not None:
+            rows = state.rows_side
+        else:
+            rows = state.seat_side[state.next_seat(state.dealer)]
+        cols = next(i for i in range(len(state.sides)) if i != rows)
+        return rows, cols
+
     def count_round(self, state: MatchState) -> None:
-        """Count rows, columns and crib in order (T2, G3, G4, G5), then start the next round."""
+        """Count the lines and the crib in order (T2, G3, G4, G5), then start the next round.
+
+        The non-dealing side counts its lines first, then the dealer's side, then the dealer's
+        crib; who owns rows and who columns is :meth:`line_owners`."""
         rules = state.rules
         self.stage = "count"
         self.turn = None
         state.phase = "grid"
-        rows_side = state.seat_side[state.next_seat(state.dealer)]
-        cols_side = state.dealer_side()
+        rows_side, cols_side = self.line_owners(state)
+        dealer = state.dealer_side()
         flat = [c for row in self.cells for c in row]
         grid = score_grid(flat, game=rules)
         lines = [(rows_side, b) for b in grid.rows] + [(cols_side, b) for b in grid.cols]
+        if rows_side == dealer:     # G6: the dealer's side holds the rows this round; the columns count first
+            lines = lines[5:] + lines[:5]
         crib = score_hand(tuple(self.crib), self.turnup, crib=True, game=rules) if self.crib else None
         if rules.claim_mode:     # L8: each line is claimed by its owner, in this order
             self.to_claim = [{"side": s, "label": b.label, "breakdown": b} for s, b in lines]
             if crib is not None:
-                self.to_claim.append({"side": cols_side, "label": "crib", "breakdown": crib})
-            self.hand_points = {rows_side: 0, cols_side: self.heels}
+                self.to_claim.append({"side": dealer, "label": "crib", "breakdown": crib})
+            self.hand_points = {lines[0][0]: 0, dealer: self.heels}
             return
         self.lines = [{"side": state.sides[s].id, "label": b.label, "points": b.total,
                        "breakdown": b.to_dict()} for s, b in lines]
         if crib is not None:
-            self.lines.append({"side": state.sides[cols_side].id, "label": "crib", "points": crib.total,
+            self.lines.append({"side": state.sides[dealer].id, "label": "crib", "points": crib.total,
                                "breakdown": crib.to_dict()})
         if rules.round_scoring == "difference":
-            mine = grid.rows_total
-            theirs = grid.cols_total + (crib.total if crib else 0) + self.heels
-            win, lose = (rows_side, cols_side) if mine >= theirs else (cols_side, rows_side)
-            margin = abs(mine - theirs)
-            text = (f"{state.sides[rows_side].name} {mine} against {state.sides[cols_side].name} {theirs}: "
-                    + (f"{number_words(margin)} for {state.sides[win].name}" if margin else "level, nobody scores"))
-            over = state.award(win, margin, kind="round", text=text,
-                               items=[{"kind": "hand points", "side": state.sides[rows_side].id, "points": mine},
-                                      {"kind": "hand points", "side": state.sides[cols_side].id, "points": theirs}]
-                               + ([{"kind": "heels", "side": state.sides[cols_side].id, "points": self.heels}]
-                                  if self.heels else []))
+            points = {rows_side: grid.rows_total, cols_side: grid.cols_total}
+            points[dealer] += (crib.total if crib else 0) + self.heels
+            over = self.score_difference(state, points, heels=True)
         else:
             over = False
             for side, b in lines:
@@ -246,10 +256,26 @@ class GridHand(EntryHand):
                     over = True
                     break
             if not over and crib is not None:
-                over = state.award(cols_side, crib.total, kind="crib", text=f"crib: {crib.text}",
+                over = state.award(dealer, crib.total, kind="crib", text=f"crib: {crib.text}",
                                    items=[i.to_dict() for i in crib.items])
         if not over:
             self.end_round(state)
+
+    def score_difference(self, state: MatchState, points: dict[int, int], *, heels: bool) -> bool:
+        """G5: the side with more hand points this round gains the margin, as one step (the non-dealing
+        side named first). Returns True when that ends the game."""
+        dealer = state.dealer_side()
+        first = next(i for i in points if i != dealer)
+        mine, theirs = points.get(first, 0), points.get(dealer, 0)
+        win = first if mine >= theirs else dealer
+        margin = abs(mine - theirs)
+        text = (f"{state.sides[first].name} {mine} against {state.sides[dealer].name} {theirs}: "
+                + (f"{number_words(margin)} for {state.sides[win].name}" if margin else "level, nobody scores"))
+        items = [{"kind": "hand points", "side": state.sides[first].id, "points": mine},
+                 {"kind": "hand points", "side": state.sides[dealer].id, "points": theirs}]
+        if heels and self.heels:
+            items.append({"kind": "heels", "side": state.sides[dealer].id, "points": self.heels})
+        return state.award(win, margin, kind="round", text=text, items=items)
 
     def end_round(self, state: MatchState) -> None:
         """After the last line: G4 decides over the target, then the next round starts."""
@@ -301,16 +327,9 @@ class GridHand(EntryHand):
 
     def settle_difference(self, state: MatchState) -> None:
         """G5 in claim mode: the side with more claimed hand points gains the margin."""
-        rows_side = state.seat_side[state.next_seat(state.dealer)]
-        cols_side = state.dealer_side()
-        mine, theirs = self.hand_points.get(rows_side, 0), self.hand_points.get(cols_side, 0)
-        win = rows_side if mine >= theirs else cols_side
-        margin = abs(mine - theirs)
-        text = (f"{state.sides[rows_side].name} {mine} against {state.sides[cols_side].name} {theirs}: "
-                + (f"{number_words(margin)} for {state.sides[win].name}" if margin else "level, nobody scores"))
-        if state.award(win, margin, kind="round", text=text,
-                       items=[{"kind": "hand points", "side": state.sides[rows_side].id, "points": mine},
-                              {"kind": "hand points", "side": state.sides[cols_side].id, "points": theirs}]):
+        rows_side, cols_side = self.line_owners(state)
+        points = {s: self.hand_points.get(s, 0) for s in (rows_side, cols_side)}
+        if self.score_difference(state, points, heels=False):
             return
         self.end_round(state)
 
@@ -345,6 +364,9 @@ class GridHand(EntryHand):
             "places": list(self.places),
             "lines": list(self.lines),
             "to_claim": [{"side": state.sides[x["side"]].id, "label": x["label"]} for x in self.to_claim],
+            # who scores which lines this round (T1; G6: one side keeps the rows all game)
+            "rows": state.sides[self.line_owners(state)[0]].id,
+            "columns": state.sides[self.line_owners(state)[1]].id,
         })
         return snap
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .cards import DECK, parse_card
 from .errors import IllegalAction
-from .rulesets import Ruleset, as_stored, get_ruleset, stored_rules
+from .rulesets import Ruleset, stored_ruleset, stored_rules
 from .scoring import number_words
 
 HOUSE_NAME = "House"
@@ -62,6 +62,8 @@ class MatchState:
     game_no: int = 0
     first_dealer: int = 0
     cut_bonus: bool = True             # F1: the non-dealer of each game's first hand pegs the cut bonus
+    rows_named: int | None = None      # G6: the side a new_match/new_game named to score the rows
+    rows_side: int | None = None       # G6: the side that scores the rows this game (grid_rows "fixed")
     dealer: int = 0                    # seat index (-1: a house that holds no seat)
     hand_no: int = 0
     phase: str = "none"
@@ -371,7 +373,7 @@ class NewMatch:
             _require(cmd["direction"] in ("cw", "ccw"), "direction must be cw or ccw")
             options = {**options, "direction": cmd["direction"]}
         # a record replayed names the rules it was played under (absent in an old one: the old rule)
-        rules = as_stored(get_ruleset(game, **options), cmd, absent_is_old=False)
+        rules = stored_ruleset(game, options, cmd, absent_is_old=False)
         seats, _, sides = build_seating(rules, cmd.get("players") or [], cmd.get("teams"))
         stake = cmd.get("stake", 1)
         _require(isinstance(stake, (int, float)) and not isinstance(stake, bool) and 0 <= stake <= 1_000_000,
@@ -388,6 +390,8 @@ class NewMatch:
                  "players": [s for s in seats if not (rules.house and s == HOUSE_NAME)],
                  "teams": teams, "stake": stake,
                  "series": {"kind": series.get("kind", "single"), "n": n}, **stored_rules(rules)}
+        if cmd.get("rows") is not None:
+            event["rows"] = _rows_side_id(rules, sides, cmd["rows"])
         cut_bonus = cmd.get("cut_bonus", True)
         _require(isinstance(cut_bonus, bool), "cut_bonus is true or false")
         first = cmd.get("first_dealer")
@@ -411,7 +415,7 @@ class NewMatch:
     @staticmethod
     def apply(state: MatchState, ev: dict) -> None:
         # what the event does not name is the rule of every match stored before it could (STORED_DEFAULTS)
-        rules = as_stored(get_ruleset(ev["game"], **ev.get("options", {})), ev)
+        rules = stored_ruleset(ev["game"], ev.get("options", {}), ev)
         state.rules = rules
         state.seats, state.seat_side, state.sides = build_seating(rules, ev["players"], ev.get("teams"))
         state.stake = ev["stake"]
@@ -419,9 +423,27 @@ class NewMatch:
         state.wins = [0] * len(state.sides)
         state.first_dealer = state.seats.index(ev["first_dealer"]) if ev["first_dealer"] in state.seats else -1
         state.cut_bonus = ev.get("cut_bonus", True)
+        ids = [s.id for s in state.sides]
+        state.rows_named = ids.index(ev["rows"]) if ev.get("rows") is not None else None
         state.game_no = 0
         state.money = {p: 0 for s in state.sides for p in s.players}
         start_game(state, ev)
+
+
+def _rows_side_id(rules: Ruleset, sides: list[Side], value: Any) -> str:
+    """Return the id of the side named to score the rows all game (G6): a side id or a player's name.
+
+    :raises IllegalAction: a game whose rows are not one side's, or no such side."""
+    _require(rules.grid and rules.grid_rows == "fixed",
+             f"{rules.title} has no rows to name: "
+             + ("the rows go to each round's non-dealer (T1)" if rules.grid else "it is not a tabletop game"))
+    if isinstance(value, str):
+        key = value.strip().lower()
+        for s in sides:
+            if key == s.id or key in (p.lower() for p in s.players):
+                return s.id
+    raise IllegalAction(f"rows must name a side or a player: {', '.join(s.id for s in sides)} "
+                        f"or {', '.join(p for s in sides for p in s.players)}, not {value!r}")
 
 
 def cut_for_deal(seats: list[str], rng) -> dict:
@@ -452,6 +474,14 @@ def start_game(state: MatchState, ev: dict) -> None:
         # otherwise the deal simply keeps passing
         state.dealer = state.next_seat(state.dealer)
     state.hand_no = 0
+    if ev.get("rows") is not None:           # a new game may name the rows' side (G6)
+        state.rows_named = [s.id for s in state.sides].index(ev["rows"])
+    if state.rules.grid and state.rules.grid_rows == "fixed":
+        # G6: the side of the player left of this game's first dealer (who places first), or the side named
+        left = state.seat_side[state.next_seat(state.dealer)]
+        state.rows_side = state.rows_named if state.rows_named is not None else left
+    else:
+        state.rows_side = None
     bonus = state.rules.first_cut_bonus
     cut = ev.get("cut")
     if bonus and state.cut_bonus and len(state.seats) == 2 and state.dealer >= 0:
@@ -486,6 +516,8 @@ class NewGame:
             _require(isinstance(first, str) and first.strip()[:24] in state.seats,
                      f"first dealer {first!r} is not at the table")
             ev["first_dealer"] = first.strip()[:24]
+        if cmd.get("rows") is not None:
+            ev["rows"] = _rows_side_id(state.rules, state.sides, cmd["rows"])
         direction = cmd.get("direction")
         if direction is not None:
             # H1: the direction of play is decided at the start of each game
@@ -578,6 +610,9 @@ def export_record(state: MatchState, new_match: dict) -> dict:
            "hands": hands, **stored_rules(rules)}
     if rules.first_cut_bonus:
         rec["first_cut_bonus"] = state.cut_bonus
+    if state.rows_named is not None:         # G6: the side the table named to score the rows
+        s = state.sides[state.rows_named]
+        rec["rows"] = s.id if len(s.players) > 1 else s.name
     return rec
 
 

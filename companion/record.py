@@ -18,8 +18,10 @@ the lines in counting order), and for grid games ``places`` (the placements in
 order). When a hand has such claims, its pegs, claims and muggins also carry
 ``n``, their order among themselves. ``first_cut_bonus``
 (false) says the five-card "3 for last" was not part of this game. ``go_lead``
-(``"last_player"``) says who led after a go (L9); a record without it was played
-under ``other_player``, the only rule before the option existed.
+(L9), ``grid_rows`` (G6), ``pocket_flush`` (G7) and ``skunk_lines`` (S3) name a rule
+that changed after records were first exported (``companion.rulesets.STORED_DEFAULTS``);
+a record without one was played under the old rule and replays under it. ``rows``
+names the side a Table Top Cribbage table chose to score the rows (G6).
 
 :func:`replay` turns the record into table commands (inferring the gos the
 plays imply), submits them to a fresh in-memory table and returns the result.
@@ -76,8 +78,10 @@ def _new_match_command(record: dict) -> dict:
            "first_dealer": record.get("first_dealer")}
     if record.get("first_cut_bonus") is False:
         cmd["cut_bonus"] = False
+    if record.get("rows") is not None:
+        cmd["rows"] = record["rows"]
     # the rules it was played under: what a record does not name is the rule of every record
-    # exported before it could (rulesets.STORED_DEFAULTS: go_lead other_player)
+    # exported before it could (rulesets.STORED_DEFAULTS, e.g. go_lead other_player)
     cmd.update({k: record.get(k, old) for k, old in STORED_DEFAULTS.items()})
     return cmd
 

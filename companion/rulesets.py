@@ -26,7 +26,7 @@ _CHOICES = {
     "pegging_count": ("restart", "single"),
     "pegging_credit": ("self", "next_opponent"),
     "hand_flush": ("hand", "five", "none"),
-    "pocket_flush": ("hand", "five", "none"),
+    "pocket_flush": ("hand", "five", "four", "none"),
     "line_flush": ("five", "four", "none"),
     "grid_nobs": ("center", "none"),
     "grid_placement": ("adjacent", "anywhere"),
@@ -37,6 +37,8 @@ _CHOICES = {
     "direction": ("cw", "ccw"),
     "settlement": ("each", "house_collects"),
     "go_lead": ("last_player", "other_player"),
+    "grid_rows": ("non_dealer", "fixed"),
+    "skunk_lines": ("target", "fixed"),
 }
 
 
@@ -83,7 +85,7 @@ class Ruleset:
     # the show
     show_order: str = "clockwise"                  # from the dealer's left; or non-dealing team first
     hand_flush: str = "hand"                       # "hand": all held cards (+1 with starter)
-    pocket_flush: str = "five"                     # "five": only all four and the starter
+    pocket_flush: str = "five"                     # "five": only all four and the starter; "four": 4 of the 5 (G7)
     nobs: bool = True
     zero_bonus: int = 0                            # a hand that scores 0 scores this instead
     zero_bonus_pocket: bool = False                # whether the pocket/crib is covered too
@@ -94,11 +96,13 @@ class Ruleset:
     line_flush: str = "five"
     grid_nobs: str = "none"
     round_scoring: str = "points"                  # "difference": the round's winner gains the margin
+    grid_rows: str = "non_dealer"                  # rows to each round's non-dealer (T1), or one side all game (G6)
     # winning, losing, money
     target: int = 121
     reach: str = "wins"                            # reaching target wins, loses, or ends the round (highest wins)
     multipliers: tuple[tuple[int, int], ...] = ((0, 1),)   # (lowest score, k) bands, best first
     skunks: bool = False                           # the bands are cribbage skunks (S1, S2): a x2 is named a skunk
+    skunk_lines: str = "target"                    # skunk bands move with an overridden target (S3), or stay fixed
     settlement: str = "each"
     series_weighted: bool = True                   # a game won at xk counts k wins (L7)
     claim_mode: bool = False
@@ -145,6 +149,8 @@ class Ruleset:
             raise UnknownGame(f"{self.name}: house_deals needs a house")
         if self.house and self.house_plays and self.partnerships:
             raise UnknownGame(f"{self.name}: a house that plays cannot sit in a partnership game")
+        if self.grid_rows == "fixed" and not self.grid:
+            raise UnknownGame(f"{self.name}: grid_rows 'fixed' needs a tabletop game")
         if self.go_lead == "last_player" and not self.go_lead_applies:
             raise UnknownGame(f"{self.name}: go_lead 'last_player' is a two-hand rule (L9); "
                               f"three- and four-hand games and a single count follow M2 and F3")
@@ -278,13 +284,14 @@ TABLE_TOP_CRIBBAGE = Ruleset(
     name="table-top-cribbage", title="Table Top Cribbage",
     description="Cards placed blind on a 5x5 grid around the centre card, 2 each to the crib; rows against columns; highest over 121 after a round wins.",
     players=2, player_choices=(4,), grid=True, grid_crib=4, grid_placement="adjacent",
-    pegging=False, heels=2, nobs=True, grid_nobs="center", line_flush="five",
+    pegging=False, heels=2, nobs=True, grid_nobs="center", line_flush="five", grid_rows="fixed",
     target=121, reach="highest", muggins="caller",
 )
 TABLE_TOP_CRIBBAGE_31 = dataclasses.replace(
     TABLE_TOP_CRIBBAGE, name="table-top-cribbage-31", title="Table Top Cribbage (variation)",
     description="Place anywhere in the 5x5, four-card flushes count; the round's winner gains the difference; first to 31 game points.",
-    player_choices=(), grid_placement="anywhere", line_flush="four", round_scoring="difference", target=31,
+    player_choices=(), grid_placement="anywhere", line_flush="four", pocket_flush="four",
+    round_scoring="difference", target=31,
 )
 FIVE_CARD = Ruleset(
     name="five-card", title="Two Handed Five Card Cribbage",
@@ -325,38 +332,72 @@ OPTIONS: dict[str, str] = {
 }
 
 
-#: Rules that a stored match (its ``new_match`` event) and an exported record name only when they
-#: differ from the value here: the rule every match stored before the option existed was played
-#: under, so folding an old database or replaying an old record gives exactly what it gave then
+#: Rules that changed after matches were already stored, with the value every match had before.
+#: A stored match (its ``new_match`` event) and an exported record name such a field only when
+#: their rules would play differently with the old value; one that does not name it is folded or
+#: replayed with the old value, so an old database or record gives exactly what it gave then
 #: (docs/engine.md, "The rules a stored match was played under").
-STORED_DEFAULTS: dict[str, str] = {"go_lead": "other_player"}
+STORED_DEFAULTS: dict[str, str] = {
+    "go_lead": "other_player",      # L9: two-hand Land's End and casino now lead with the last player
+    "grid_rows": "non_dealer",      # G6: Table Top Cribbage's rows now stay with one side all game
+    "pocket_flush": "five",         # G7: the variation's crib now counts a flush of four
+    "skunk_lines": "fixed",         # S3: cribbage's skunk lines now move with an overridden target
+}
 
 
-def stored_rules(rules: Ruleset) -> dict[str, str]:
-    """Return what a ``new_match`` event or a record must name of ``rules`` (see :data:`STORED_DEFAULTS`).
+def stored_ruleset(game: "str | Ruleset", options: Mapping[str, Any], stored: Mapping[str, Any], *,
+                   absent_is_old: bool = True) -> Ruleset:
+    """Return the rules of ``game`` with house rules ``options`` and the fields of
+    :data:`STORED_DEFAULTS` as ``stored`` (a ``new_match`` event, a record) names them.
 
-    >>> stored_rules(LANDS_END), stored_rules(CRIBBAGE)
-    ({'go_lead': 'last_player'}, {})
-    """
-    return {k: getattr(rules, k) for k, old in STORED_DEFAULTS.items() if getattr(rules, k) != old}
-
-
-def as_stored(rules: Ruleset, stored: Mapping[str, Any], *, absent_is_old: bool = True) -> Ruleset:
-    """Return ``rules`` with the fields of :data:`STORED_DEFAULTS` as ``stored`` names them.
-
-    A field ``stored`` does not name takes the old default (``absent_is_old``) or keeps
-    the value of ``rules``.
+    A field the options set stays as they set it; one ``stored`` does not name takes the old
+    value (``absent_is_old``) or the preset's. The stored fields are not listed among the
+    rules' ``options`` (they are not house rules the table chose).
 
     :raises UnknownGame: a value out of range, or one the game cannot take.
     """
-    changes = {}
+    extra: dict[str, Any] = {}
     for key, old in STORED_DEFAULTS.items():
-        value = stored.get(key, old if absent_is_old else getattr(rules, key))
-        if value not in _CHOICES[key]:
-            raise UnknownGame(f"{key} must be one of {', '.join(_CHOICES[key])}, not {value!r}")
-        if value != getattr(rules, key):
-            changes[key] = value
-    return dataclasses.replace(rules, **changes) if changes else rules
+        if key in options:
+            continue
+        if key in stored:
+            extra[key] = stored[key]
+        elif absent_is_old:
+            extra[key] = old
+    rules = get_ruleset(game, **options, **extra)
+    if extra:
+        rules = dataclasses.replace(rules, options={k: v for k, v in rules.options.items() if k not in extra})
+    return rules
+
+
+#: Stored fields that act only while a ruleset is built (S3 moves the skunk bands): named only when
+#: the bands they built differ from the old ones.
+_BUILD_ONLY = {"skunk_lines"}
+
+
+def stored_rules(rules: Ruleset, options: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Return the fields of :data:`STORED_DEFAULTS` a ``new_match`` event or a record must name
+    for ``rules`` (chosen with house rules ``options``, default its own): those whose old value
+    would play differently. A field the options set is named there already.
+
+    >>> stored_rules(LANDS_END), stored_rules(CRIBBAGE), stored_rules(TABLE_TOP_CRIBBAGE_31)
+    ({'go_lead': 'last_player'}, {}, {'grid_rows': 'fixed', 'pocket_flush': 'four'})
+    >>> stored_rules(get_ruleset("cribbage", target=61), {"target": 61})
+    {'skunk_lines': 'target'}
+    """
+    options = dict(rules.options if options is None else options)
+    mine = {k: getattr(rules, k) for k in STORED_DEFAULTS if k not in options}
+    out = {}
+    for key, value in mine.items():
+        old = STORED_DEFAULTS[key]
+        if value == old:
+            continue
+        if key in _BUILD_ONLY:
+            alt = get_ruleset(rules.name, **options, **{**mine, key: old})
+            if dataclasses.replace(alt, **{key: value}) == rules:
+                continue
+        out[key] = value
+    return out
 
 
 def find_ruleset(name: str) -> Ruleset:
@@ -428,4 +469,25 @@ def _apply(base: Ruleset, overrides: Mapping[str, Any]) -> Ruleset:
             raise UnknownGame(f"option {key} must be text, not {value!r}")
         changes[key] = value
         recorded[key] = value
+    if ("target" in overrides and "multipliers" not in overrides and base.skunks
+            and changes.get("skunk_lines", base.skunk_lines) == "target"):
+        changes["multipliers"] = skunk_bands(changes.get("multipliers", base.multipliers),
+                                             changes.get("target", base.target) - base.target)
     return dataclasses.replace(base, options=recorded, **changes)
+
+
+def skunk_bands(bands: tuple, shift: int) -> tuple:
+    """Return cribbage's skunk ``bands`` moved by ``shift`` points, as the target moves (S3).
+
+    A line that falls at or below 0 no longer applies; the last band always starts at 0.
+
+    >>> skunk_bands(((91, 1), (61, 2), (0, 3)), 61 - 121)     # lines at 31 and 1: a 0 is a triple game
+    ((31, 1), (1, 2), (0, 3))
+    >>> skunk_bands(((91, 1), (61, 2), (0, 3)), 60 - 121)     # the second line would be at 0
+    ((30, 1), (0, 2))
+    >>> skunk_bands(((91, 1), (61, 2), (0, 3)), 131 - 121)
+    ((101, 1), (71, 2), (0, 3))
+    """
+    moved = [(lowest + shift, k) for lowest, k in bands[:-1] if lowest + shift > 0]
+    last_k = bands[len(moved)][1]
+    return tuple(moved) + ((0, last_k),)

@@ -273,7 +273,7 @@ def show_text(items: Sequence[Item]) -> str:
 class _HandRules:
     """The few fields of a ruleset that a show needs, looked up once per ruleset."""
 
-    __slots__ = ("rules", "held", "hand_flush", "pocket_flush", "nobs", "zero", "zero_pocket")
+    __slots__ = ("rules", "held", "hand_flush", "pocket_flush", "pocket_four", "nobs", "zero", "zero_pocket")
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
@@ -281,12 +281,13 @@ class _HandRules:
         # flush rule as (points needing the starter too, points for the held cards alone)
         self.hand_flush = _FLUSH_RULES[rules.hand_flush]
         self.pocket_flush = _FLUSH_RULES[rules.pocket_flush]
+        self.pocket_four = rules.pocket_flush == "four"     # G7: any four of the five in one suit
         self.nobs = rules.nobs
         self.zero = rules.zero_bonus
         self.zero_pocket = rules.zero_bonus if rules.zero_bonus_pocket else 0
 
 
-_FLUSH_RULES = {"hand": (True, True), "five": (True, False), "none": (False, False)}
+_FLUSH_RULES = {"hand": (True, True), "five": (True, False), "four": (False, False), "none": (False, False)}
 _HAND_RULES: dict = {}
 _JACK_OF = {c.suit: c for c in DECK if c.rank == 11}
 
@@ -382,6 +383,10 @@ def score_hand(hand: "Iterable[str | Card]", starter: "str | Card", *, crib: boo
             elif alone:
                 flush = (tuple(sorted(cards)), want)
                 total += want
+    if crib and hr.pocket_four:
+        flush = _four_of_five(cards + (top,))
+        if flush:
+            total += flush[1]
     nobs = None
     if hr.nobs:
         jack = _JACK_OF[top.suit]
@@ -392,6 +397,15 @@ def score_hand(hand: "Iterable[str | Card]", starter: "str | Card", *, crib: boo
     if not total:
         zero = total = hr.zero_pocket if crib else hr.zero
     return Breakdown(cards, top, total, flush, nobs, zero, label="crib" if crib else "hand")
+
+
+def _four_of_five(cards: tuple) -> "tuple[tuple, int] | None":
+    """Return ``(cards, points)`` of a flush of four or five among five cards (G5, G7), or None."""
+    by_suit: dict[str, list] = {}
+    for c in cards:
+        by_suit.setdefault(c.suit, []).append(c)
+    best = max(by_suit.values(), key=len)
+    return (tuple(sorted(best)), len(best)) if len(best) >= 4 else None
 
 
 # --- grid lines ----------------------------------------------------------------------
@@ -417,13 +431,11 @@ def score_line(cards: "Iterable[str | Card]", *, game: "str | Ruleset" = "table-
     total = _rank_points(tuple(sorted(c.rank for c in cs)))
     flush = None
     if rules.line_flush != "none":
-        by_suit: dict[str, list[Card]] = {}
-        for c in cs:
-            by_suit.setdefault(c.suit, []).append(c)
-        best = max(by_suit.values(), key=len)
-        if len(best) == 5 or (len(best) == 4 and rules.line_flush == "four"):
-            flush = (tuple(sorted(best)), len(best))
-            total += len(best)
+        flush = _four_of_five(cs)
+        if flush and (flush[1] == 5 or rules.line_flush == "four"):
+            total += flush[1]
+        else:
+            flush = None
     nobs = None
     if center is not None and rules.nobs and rules.grid_nobs == "center":
         mid = parse_card(center)

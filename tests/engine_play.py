@@ -19,7 +19,7 @@ SIZE = 5
 
 def new_table(game: str, players: list[str], *, seed: int = 0, options: dict | None = None,
               stake: float = 1, first_dealer: str | None = None, teams=None, series=None,
-              store=None) -> Table:
+              store=None, rows: str | None = None) -> Table:
     """Return a memory table with a new match of ``game`` (seeded cuts)."""
     t = Table(store, rng=random.Random(seed), default_match=None) if store is not None else \
         Table.memory(rng=random.Random(seed), default_match=None)
@@ -29,6 +29,8 @@ def new_table(game: str, players: list[str], *, seed: int = 0, options: dict | N
         cmd["teams"] = teams
     if series:
         cmd["series"] = series
+    if rows is not None:
+        cmd["rows"] = rows
     t.submit(cmd)
     return t
 

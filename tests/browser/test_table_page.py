@@ -492,6 +492,27 @@ def test_peg_buttons_have_names_and_tabletop_lines_show_their_owners(server, pho
     assert ob["y"] + ob["height"] <= gb["y"] and ob["width"] >= gb["width"] - 2
 
 
+def test_table_top_cribbage_names_the_same_lines_for_each_side_every_round(server, phones):
+    """G6: Bob deals first, so Ann (left of him, placing first) scores the rows for the whole game: in
+    round 2, with Ann dealing, the page still says the rows are Ann's and the columns Bob's."""
+    a = phones(server.url)
+    claim(a)
+    a.click("[data-tab=table]")
+    t = server.table
+    t.submit({"type": "new_match", "game": "table-top-cribbage", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    t.submit({"type": "turnup", "card": "KS"})
+    expect(a.locator("#rows-owner")).to_have_text("Rows \u2192 Ann")
+    expect(a.locator("#cols-owner")).to_have_text("Columns \u2193 Bob")
+    layout = ["3S", "10S", "KD", "6H", "QH", "JD", "AD", "10H", "8H", "2D", "6S", "3H", "KS", "JS", "AC",
+              "8C", "AS", "QS", "JC", "3D", "5C", "9S", "7C", "7D", "7S"]
+    t.submit({"type": "layout", "cards": layout, "crib": ["2H", "4C", "5D", "5H"]})
+    t.submit({"type": "turnup", "card": "KS"})
+    assert t.snapshot()["dealer"] == "Ann"
+    expect(a.locator("#rows-owner")).to_have_text("Rows \u2192 Ann")
+    expect(a.locator("#cols-owner")).to_have_text("Columns \u2193 Bob")
+    assert a.errors == []
+
+
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_board_mirror_lanes_are_labelled_in_the_order_of_the_score_panels(board_server, phones, viewport):
     server = board_server

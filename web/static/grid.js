@@ -1,6 +1,6 @@
 /* Tabletop: the 5x5 grid, card by card or as a final layout. */
 import { h, clear, $, show, pretty, cardLabel, cardsEl } from "./dom.js";
-import { S, preset, command, render, hand, seenCards } from "./state.js";
+import { S, preset, command, render, hand, seenCards, sideName } from "./state.js";
 import { picker } from "./picker.js";
 
 // ---- tabletop: the 5x5 grid ----
@@ -21,9 +21,9 @@ export function renderGrid(box) {
   var placing = t.expect === "place" && !layoutMode;
   clear(g);
   show(g, true);
-  // who owns what: the non-dealer the rows, the dealer the columns (T1, G3)
-  var ds = t.dealer_side, sides = t.sides || [];
-  var colOwner = sides[ds] ? sides[ds].name : "", rowOwner = sides.filter(function (sd, i) { return i !== ds; }).map(function (sd) { return sd.name; }).join(", ");
+  // who owns what this round, as the table says: the non-dealer the rows (T1), or in Table Top
+  // Cribbage one side the rows for the whole game (G6)
+  var rowOwner = sideName(hd.rows), colOwner = sideName(hd.columns);
   g.appendChild(h("div", { cls: "owners", id: "grid-owners" },
     h("span", { id: "rows-owner" }, "Rows \u2192 ", h("strong", { text: rowOwner })),
     h("span", { id: "cols-owner" }, "Columns \u2193 ", h("strong", { text: colOwner }))));
