@@ -302,6 +302,7 @@ class GridHand(EntryHand):
         return {"type": "claim", "line": line["label"], "claimed": claimed}
 
     def apply_claim(self, state: MatchState, ev: dict) -> None:
+        self.age_claims(state, 1)       # each line's count is an entry (L8)
         line = self.to_claim.pop(0)
         side, b, claimed = line["side"], line["breakdown"], ev["claimed"]
         self.claims_log.append({"at": self.entries, "claimed": claimed, "n": self.next_n()})

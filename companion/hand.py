@@ -121,7 +121,8 @@ class EntryHand(ABC):
         self.pegs: list[dict] = []               # manual pegs of this hand, with their position
         self.done: list[dict] = (prev.done + [prev.record(state)]) if same_game else []
         self.previous: dict | None = prev.summary() if same_game else None
-        self.pending: dict | None = prev.pending if same_game else None   # a claim open to muggins
+        # under-claims still open to muggins (L8), carried into the next hand of the game
+        self.pending: list[dict] = list(prev.pending) if same_game else []
         self.window: dict | None = None          # claim mode: the points of the last card/go, open to claims
         self.claims_log: list[dict] = []         # matching-phase or grid-line claims, with their position
         self.extra_n = 0                         # order of pegs, claims and muggins within the hand
@@ -218,10 +219,29 @@ class EntryHand(ABC):
         return claimed
 
     def open_claim(self, state: MatchState, side: int, claimed: int | None, total: int, who: str) -> None:
-        """Leave an under-claim open to muggins until the next command."""
-        self.pending = None
+        """Leave an under-claim open to muggins (L8) until the entry after the next card, go or count."""
         if claimed is not None and claimed < total:
-            self.pending = {"seq": state.seq, "side": side, "missed": total - claimed, "who": who}
+            self.hold_open(state, side, total - claimed, who, state.phase)
+
+    def hold_open(self, state: MatchState, side: int, missed: int, who: str, phase: str) -> None:
+        """Keep ``missed`` points of ``side`` open to muggins, with where they were claimed (hand, phase)."""
+        self.pending.append({"side": side, "missed": missed, "who": who, "hand": state.hand_no,
+                             "phase": phase, "age": 0})
+
+    def age_claims(self, state: MatchState, entries: int) -> None:
+        """Count ``entries`` card entries, gos or counts made (L8): the points of the card or go before
+        them can no longer be claimed, and an under-claim is open to muggins only until the entry
+        after the next one."""
+        w = self.window
+        self.window = None
+        if w is not None and state.rules.muggins != "none":
+            for slot in w["slots"]:
+                if not slot["called"] and (slot["claimed"] or 0) < slot["points"]:
+                    self.hold_open(state, slot["side"], slot["points"] - (slot["claimed"] or 0),
+                                   state.sides[slot["side"]].name, "pegging")
+        for p in self.pending:
+            p["age"] += entries
+        self.pending = [p for p in self.pending if p["age"] < 2]
 
     def muggins_open(self, state: MatchState) -> dict | None:
         """Return the under-claim that muggins may still be called on, or None.
@@ -234,9 +254,9 @@ class EntryHand(ABC):
             for slot in self.window["slots"]:
                 if slot["claimed"] is not None and not slot["called"] and slot["claimed"] < slot["points"]:
                     return {"side": state.sides[slot["side"]].id, "who": state.sides[slot["side"]].name}
-        p = self.pending
-        if p is None or p["seq"] != state.applied:
+        if not self.pending:
             return None
+        p = self.pending[0]
         return {"side": state.sides[p["side"]].id, "who": p["who"]}
 
     # claim mode in the matching phase: the points of each card (and go, last card) are claimed
@@ -348,22 +368,23 @@ class EntryHand(ABC):
                 if caller is None:
                     caller = next_opponent_side(state, claimant)
                 return _muggins_event(state, claimant, caller, pick["points"] - (pick["claimed"] or 0), caller_v)
-            if under:
+            if under and not any(p["side"] != caller for p in self.pending):
                 raise IllegalAction("a side cannot call muggins on itself")
-        p = self.pending
-        if p is None or p["seq"] != state.applied:
-            raise IllegalAction("muggins must be called on an under-claim before the next command")
+        if not self.pending:
+            raise IllegalAction("muggins is called on an under-claim before the entry after the next card, "
+                                "go or count: none is open")
+        p = next((p for p in self.pending if p["side"] != caller), None)
+        if p is None:
+            raise IllegalAction("a side cannot call muggins on itself")
         claimant = p["side"]
         if caller is None:
             caller = next_opponent_side(state, claimant)
-        if caller == claimant:
-            raise IllegalAction("a side cannot call muggins on itself")
         return _muggins_event(state, claimant, caller, p["missed"], caller_v)
 
     def apply_muggins(self, state: MatchState, ev: dict) -> None:
         ids = [s.id for s in state.sides]
         claimant, caller, missed = ids.index(ev["claimant"]), ids.index(ev["caller"]), ev["missed"]
-        step = state.phase
+        step, where = state.phase, state.hand_no
         slot = None
         if self.window is not None:
             slot = next((s for s in self.window["slots"] if s["side"] == claimant and not s["called"]
@@ -373,9 +394,12 @@ class EntryHand(ABC):
             if slot["claimed"] is None:
                 slot["claimed"] = 0
             step = "pegging"
-        else:
-            self.pending = None
+        else:                       # where the claim was made: a game it ends ends there (hand 1, pocket)
+            p = next(p for p in self.pending if p["side"] == claimant and p["missed"] == missed)
+            self.pending.remove(p)
+            step, where = p["phase"], p["hand"]
         phase, state.phase = state.phase, step
+        now, state.hand_no = state.hand_no, where
         if state.rules.muggins == "double":
             pts = 2 * missed
             over = state.award(claimant, pts, kind="muggins", step=step,
@@ -384,6 +408,7 @@ class EntryHand(ABC):
         else:
             over = state.award(caller, missed, kind="muggins", step=step,
                                text=f"muggins: {state.sides[caller].name} takes the {number_words(missed)} missed")
+        state.hand_no = now
         if not over:
             state.phase = phase
 
@@ -846,7 +871,7 @@ def _register(kind: str) -> None:
                 _note_muggins(hand, ev)
             elif kind != "claim":   # the hand's position: every card entry and every single go
                 hand.entries += 1 + len(ev.get("gos", ()))
-                hand.window = None  # the next card or go: the last one's points can no longer be claimed
+                hand.age_claims(state, 1 + len(ev.get("gos", ())))
             getattr(hand, "apply_" + ev["type"])(state, ev)
 
     Entry.__name__ = Entry.__qualname__ = f"Entry_{kind}"

@@ -18,6 +18,7 @@ from test_grid_play import ZERO_ROWS
 from test_hand_deal import LE_HAND_1, M2_LEAD, refused, scores
 
 PEGGING = [c for c, *_ in LE_HAND_1[:11]]
+NONE_OPEN = "muggins is called on an under-claim before the entry after the next card, go or count: none is open"
 # The points each entry of LE_HAND_1's matching phase makes, by who is credited (Land's End: the opponent).
 # Bob deals, Ann leads: 10H ten (0 for Bob); 5S fifteen 2 for Ann; 6D 0 for Bob; 4C run of three 3 for Ann;
 # 3H run of four 4 for Bob; Bob's go; Ann's go: the go 1 for Bob (Ann played last); KS 0 for Ann;
@@ -51,7 +52,7 @@ def test_lands_end_muggins_scores_the_claimant_double_the_missed_points():
     t.submit({"type": "muggins"})                              # Bob calls it
     assert scores(t) == [12, 7]                                # claimed 2 + double the missed 2
     assert t.snapshot()["last"]["text"] == "muggins: Ann missed two and scores four more"
-    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
+    assert refused(t, {"type": "muggins"}) == NONE_OPEN
 
 
 def test_cribbage_muggins_gives_the_missed_points_to_the_caller():
@@ -63,12 +64,25 @@ def test_cribbage_muggins_gives_the_missed_points_to_the_caller():
     assert scores(t) == [8, 9]
 
 
-def test_muggins_too_late_is_refused_and_the_claim_stands():
+def test_muggins_is_in_time_after_the_next_count_and_too_late_after_the_one_after():
+    """L8: a claim is open to muggins until the entry after the next card, go or count."""
     t = claim_table("lands-end")
-    t.submit({"type": "show", "claimed": 3})
-    t.submit({"type": "show", "claimed": 4})                   # Bob's show: the next command
-    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
-    assert scores(t) == [9, 11]
+    t.submit({"type": "show", "claimed": 3})                   # Ann's hand makes 4: Ann 9
+    t.submit({"type": "show", "claimed": 4})                   # Bob's show, the next count: Bob 11 ...
+    assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    t.submit({"type": "muggins"})                              # ... and Bob may still call it: 9 + 2
+    assert scores(t) == [11, 11]
+
+
+def test_muggins_too_late_is_refused_and_the_claim_stands():
+    # cribbage (to 121, so the crib ends nothing): Ann 7, Bob 6 after the matching phase
+    t = claim_table("cribbage")
+    t.submit({"type": "show", "claimed": 1})                   # Ann's 10H 6D 3H KD + 2C makes 4: Ann 8
+    t.submit({"type": "show", "claimed": 4})                   # Bob's show (the next count): Bob 10
+    # the crib 5H 5C JD 10S + 2C: four fifteens (each five with each ten) 8, the pair of fives 2: 10
+    t.submit({"type": "pocket", "cards": ["5H", "5C", "JD", "10S"], "claimed": 10})    # the entry after: Bob 20
+    assert refused(t, {"type": "muggins"}) == NONE_OPEN
+    assert scores(t) == [8, 20]
 
 
 def test_claim_checks():
@@ -77,13 +91,16 @@ def test_claim_checks():
     assert refused(t, {"type": "show", "claimed": 5}) == "Ann claims 5, more than the cards make: count again"
     assert refused(t, {"type": "show", "claimed": -1}) == "claimed must be a whole number from 0 to 29"
     t.submit({"type": "show", "claimed": 4})
-    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
+    assert refused(t, {"type": "muggins"}) == NONE_OPEN
     t.submit({"type": "show", "claimed": 4})
     t.submit({"type": "pocket", "cards": ["5H", "5C", "JD", "10S"], "claimed": 2})   # makes 10
     assert scores(t) == [10, 13] and t.snapshot()["hand_no"] == 2      # the next hand has started ...
     t.submit({"type": "muggins", "side": "p1"})                         # ... but muggins is still in time
     assert scores(t) == [10, 13 + 16]
-    assert t.snapshot()["result"]["loser"] == "p2"
+    res = t.snapshot()["result"]
+    assert res["loser"] == "p2"
+    # the game ended where the claim was made: hand 1, the pocket (not "hand 2, cut")
+    assert (res["hand"], res["phase"]) == (1, "pocket")
     assert refused(t, {"type": "muggins", "side": "p2"}) == ("the game is over: start a new game (or undo)")
 
 
@@ -140,7 +157,7 @@ def test_lands_end_muggins_in_the_matching_phase_doubles_the_missed_points():
     assert scores(t) == [4, 0]                                 # claimed 0 + double the missed 2
     assert t.snapshot()["last"]["text"] == "muggins: Ann missed two and scores four more"
     assert t.snapshot()["hand"]["muggins_open"] is None
-    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
+    assert refused(t, {"type": "muggins"}) == NONE_OPEN
     assert refused(t, {"type": "claim", "player": "Ann", "points": 2}) == "Ann has claimed for 5S already"
 
 
@@ -153,17 +170,18 @@ def test_cribbage_muggins_in_the_matching_phase_gives_the_caller_the_missed_poin
     assert scores(t) == [2, 0] and t.snapshot()["last"]["text"] == "muggins: Ann takes the two missed"
 
 
-def test_muggins_is_in_time_until_the_next_card_and_an_unclaimed_card_scores_nothing():
+def test_muggins_is_in_time_until_the_entry_after_the_next_card_and_an_unclaimed_card_scores_nothing():
     t = start("lands-end")
     t.submit(PEGGING[2])                                       # 5S: two for Ann ...
     t.submit({"type": "claim", "points": 1})                   # ... claimed short
-    t.submit({"type": "peg", "side": "p2", "points": 1})       # a button press does not close it
-    t.submit(PEGGING[3])                                       # Ann's 6D: the next card
-    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
-    assert scores(t) == [1, 1]                                 # the claim stands
+    t.submit({"type": "peg", "side": "p2", "points": 1})       # a button press is no entry: nothing closes
+    t.submit(PEGGING[3])                                       # Ann's 6D: the next card, still in time (L8)
+    assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
     t.submit({"type": "claim", "points": 0})                   # 6D made nothing for Bob
-    t.submit(PEGGING[4])                                       # Bob's 4C: a run of three, 3 for Ann, unclaimed
-    t.submit(PEGGING[5])                                       # Ann's 3H: too late, Ann's 3 are lost
+    t.submit(PEGGING[4])                                       # Bob's 4C, the entry after: too late now;
+    assert t.snapshot()["hand"]["muggins_open"] is None        # 4C is a run of three, 3 for Ann, unclaimed
+    assert scores(t) == [1, 1]                                 # the claim stands
+    t.submit(PEGGING[5])                                       # Ann's 3H: Ann's 3 were never claimed: nothing
     assert scores(t) == [1, 1]
     t.submit({"type": "muggins"})                              # Bob's run of four, not claimed: called at once
     assert scores(t) == [1, 1 + 8]                             # Bob claimed nothing: double the four
@@ -262,18 +280,18 @@ def test_tabletop_lands_end_lines_are_claimed_in_order_with_muggins():
     t.submit({"type": "muggins"})                              # Bob calls: 3 + double the missed 2
     assert scores(t) == [7, 0]
     t.submit({"type": "claim", "points": 0})                   # row 2: 5 missed, nobody calls it ...
-    t.submit({"type": "claim", "points": 5})                   # ... row 3 is the next command: too late
-    assert refused(t, {"type": "muggins"}) == "muggins must be called on an under-claim before the next command"
-    t.submit({"type": "claim", "points": 3})                   # row 4, short: not called either
+    t.submit({"type": "claim", "points": 5})                   # ... row 3, the next count: still open (L8)
+    assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    t.submit({"type": "claim", "points": 3})                   # row 4, short by 2: row 2 is too late now
     assert scores(t) == [15, 0]
     t.submit({"type": "claim", "points": 0})                   # row 5: 6 missed
     assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
-    t.submit({"type": "muggins"})                              # Ann 15 + 12: she reaches 16 and loses
-    res = t.snapshot()["result"]
-    assert scores(t) == [27, 0] and res["loser"] == "p1" and res["multipliers"] == {"p2": 4}
+    t.submit({"type": "muggins"})                              # on the oldest open claim, row 4's 2 missed:
+    res = t.snapshot()["result"]                               # Ann 15 + 4 = 19, she reaches 16 and loses
+    assert scores(t) == [19, 0] and res["loser"] == "p1" and res["multipliers"] == {"p2": 4}
     rec = t.export_record()
     assert [c["claimed"] for c in rec["hands"][0]["line_claims"]] == [3, 0, 5, 3, 0]
-    assert replay(rec)["scores"] == {"Ann": 27, "Bob": 0}
+    assert replay(rec)["scores"] == {"Ann": 19, "Bob": 0}
 
 
 def test_table_top_cribbage_variation_claims_hand_points_and_muggins_takes_game_points():
