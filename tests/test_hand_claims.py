@@ -101,6 +101,7 @@ def test_claim_checks():
     assert res["loser"] == "p2"
     # the game ended where the claim was made: hand 1, the pocket (not "hand 2, cut")
     assert (res["hand"], res["phase"]) == (1, "pocket")
+    assert replay(t.export_record())["ended_at"] == {"hand": 1, "phase": "pocket"}
     assert refused(t, {"type": "muggins", "side": "p2"}) == ("the game is over: start a new game (or undo)")
 
 
@@ -344,3 +345,20 @@ def test_a_game_where_everyone_claims_exactly_is_the_game_the_companion_counts(g
     counted = played(name, players, seed, {})
     claimed = played(name, players, seed, {"claim_mode": True})
     assert claimed == counted
+
+
+def test_a_game_ended_by_muggins_on_the_dealers_show_ends_in_the_show():
+    """Item 6: after the matching phase Ann 6, Bob 7; a peg makes Bob 8. Ann shows 4, claimed exactly:
+    10. Bob, the dealer, shows 5S 4C KS 9C with 2C (two fifteens, 4) and claims 0; Ann calls muggins
+    before the pocket: Bob scores double the 4 he missed, 8 + 8 = 16, and loses in hand 1's show
+    (the pocket, which the hand now waits for, was never counted)."""
+    t = claim_table("lands-end")
+    t.submit({"type": "peg", "side": "p2", "points": 1})
+    t.submit({"type": "show", "claimed": 4})
+    t.submit({"type": "show", "claimed": 0})
+    assert t.snapshot()["hand"]["stage"] == "pocket"
+    t.submit({"type": "muggins"})
+    res = t.snapshot()["result"]
+    assert scores(t) == [10, 16] and res["loser"] == "p2"
+    assert (res["hand"], res["phase"]) == (1, "show")
+    assert replay(t.export_record())["ended_at"] == {"hand": 1, "phase": "show"}
