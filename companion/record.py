@@ -35,7 +35,7 @@ from typing import Any, Callable
 from .cards import parse_card
 from .errors import IllegalAction, RulesError
 from .match import MatchState, export_record  # noqa: F401  (export_record: this module's export half)
-from .rulesets import STORED_DEFAULTS
+from .rulesets import STORED_DEFAULTS, get_ruleset, stored_rules
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +81,14 @@ def _new_match_command(record: dict) -> dict:
     if record.get("rows") is not None:
         cmd["rows"] = record["rows"]
     # the rules it was played under: what a record does not name is the rule of every record
-    # exported before it could (rulesets.STORED_DEFAULTS, e.g. go_lead other_player)
-    cmd.update({k: record.get(k, old) for k, old in STORED_DEFAULTS.items()})
+    # exported before it could (rulesets.STORED_DEFAULTS, e.g. go_lead other_player); passed only
+    # where today's rule would play differently (an unknown game is refused by new_match itself)
+    try:
+        differs = stored_rules(get_ruleset(record["game"], **cmd["options"]), cmd["options"])
+    except (RulesError, TypeError):
+        differs = {}
+    cmd.update({k: old for k, old in STORED_DEFAULTS.items() if k in differs})
+    cmd.update({k: record[k] for k in STORED_DEFAULTS if k in record})
     return cmd
 
 

@@ -142,8 +142,9 @@ def _probe(t: Table, prng: random.Random) -> dict:
     return cmd
 
 
-def game_case(game: str, players: list[str], options: dict, teams, seed: int, claims: bool) -> str:
-    d = Digest()
+def game_case(game: str, players: list[str], options: dict, teams, seed: int, claims: bool, *,
+              digest: type = Digest) -> str:
+    d = digest()
     t = Table.memory(rng=random.Random(seed), default_match=None, clock=_clock)
     cmd = {"type": "new_match", "game": game, "players": players, "stake": 1, "first_dealer": None,
            "options": dict(options, **({"claim_mode": True} if claims else {}))}
