@@ -178,11 +178,11 @@ def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: 
             best = a.plays[0]
             rank = 1 + sum(1 for x in a.plays if x.net > mine.net)
             lead = a.count == 0
-            verb = "led" if lead else "played"
-            text = f"you {verb} {card} at {a.count}: {_word(float(mine.net))} by the game's goal" if not lead \
-                else f"you led {card}: {_word(float(mine.net))} by the game's goal"
+            shown = mine.card.pretty
+            text = f"you played {shown} at {a.count}: {_word(float(mine.net))} by the game's goal" if not lead \
+                else f"you led {shown}: {_word(float(mine.net))} by the game's goal"
             if rank > 1:
-                text += f"; the best {'lead' if lead else 'play'} {best.card}: {_word(float(best.net))}"
+                text += f"; the best {'lead' if lead else 'play'} {best.card.pretty}: {_word(float(best.net))}"
             else:
                 text += " (the best)"
             out.append({"card": card, "lead": lead, "count": a.count, "net": float(mine.net),

@@ -123,7 +123,7 @@ def test_review_shows_each_play_against_the_best(client, table):
     mine = next(p for p in lead.plays if str(p.card) == "KH")
     assert got["lead"] and got["card"] == "KH" and got["net"] == float(mine.net)
     assert got["best"] == str(lead.plays[0].card) and got["best_net"] == float(lead.plays[0].net)
-    assert got["text"].startswith("you led KH: ") and "by the game's goal" in got["text"]
+    assert got["text"].startswith("you led K\u2665: ") and "by the game's goal" in got["text"]
     # her second card, AH at 15 after Bob's 5S
     second = rank_plays("AH 3D 4D", game="cribbage", turnup="2C", seen="9C 7H", played="KH 5S")
     assert ann["pegging"][1]["net"] == float(next(p for p in second.plays if str(p.card) == "AH").net)

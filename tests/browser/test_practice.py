@@ -153,7 +153,7 @@ def test_review_of_a_shown_hand(server, phones):
     kh = next(p for p in lead.plays if str(p.card) == "KH")
     expect(ann.locator(".rv-peg")).to_have_count(4, timeout=120_000)
     first = ann.locator(".rv-peg").first.inner_text()
-    assert first.startswith("you led KH: ") and f"{abs(float(kh.net)):.2f} by the game's goal" in first
+    assert first.startswith("you led K\u2665: ") and f"{abs(float(kh.net)):.2f} by the game's goal" in first
     shot(page, "review")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.outside == [] and page.errors == []
