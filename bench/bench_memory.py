@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -134,10 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         log.close()
         db = tmp / "landsend.db"
         size = db.stat().st_size if db.exists() else 0
-        for f in tmp.iterdir():
-            if f.is_file():
-                f.unlink()
-        (tmp / "voice").exists() and [f.unlink() for f in (tmp / "voice").iterdir()]
+        shutil.rmtree(tmp, ignore_errors=True)          # the database, its log, the voice's files: all of it
 
     at = dict((n, kib) for n, kib, _ in curve)
     ten, last = at.get(10_000), curve[-1]
