@@ -396,19 +396,19 @@ def test_every_refusal_naming_an_event_to_undo_back_to_carries_it_as_a_field():
     run(t, cmd("play", "7S"), cmd("play", "8C"))
     for command in (cmd("play", "6H", player="Bob"), cmd("go")):          # the stuck turn: guessed credit
         exc = refusal(t, command)
-        assert exc.data == {"undo_to": 5} and "undo back to event 5" in str(exc)
+        assert exc.data["undo_to"] == 5 and "undo back to event 5" in str(exc)
     t.submit(cmd("play", "6H"))
     exc = refusal(t, cmd("play", "5S", player="Ann"))                    # credited more cards than held
-    assert exc.data == {"undo_to": 5}
+    assert exc.data["undo_to"] == 5
     t.submit(cmd("play", "5S"))
     run(t, cmd("undo"), cmd("undo"))
     run(t, cmd("play", "6H"), cmd("play", "5S"))
     exc = refusal(t, cmd("show", cards=["KH", "9C", "2D", "7S"]))        # swapped between players
-    assert exc.data == {"undo_to": 5}
+    assert exc.data["undo_to"] == 5
     run(t, cmd("show"), cmd("show"))
     exc = refusal(t, cmd("pocket", cards=["2D", "AS", "3S", "JH"]))      # a played card listed elsewhere
-    assert exc.data == {"undo_to": 5}
-    assert refusal(t, cmd("pocket", cards=["4C", "AS", "3S", "JH"])).data == {}   # the turn-up: nothing to undo
+    assert exc.data["undo_to"] == 5
+    assert "undo_to" not in refusal(t, cmd("pocket", cards=["4C", "AS", "3S", "JH"])).data   # the turn-up
 
 
 def test_a_wrong_go_found_at_the_show_carries_the_go_event():
@@ -417,8 +417,8 @@ def test_a_wrong_go_found_at_the_show_carries_the_go_event():
     run(t, cmd("go"), cmd("play", "4S", player="Ann"), cmd("go"))
     run(t, cmd("play", "6D"), cmd("play", "3C"), cmd("play", "8C"), cmd("play", "9S"))
     t.submit(cmd("show", cards=["KH", "5D", "4S", "3C"]))
-    assert refusal(t, cmd("show")).data == {"undo_to": 5}
-    assert refusal(t, cmd("show", player="Ann")).data == {}
+    assert refusal(t, cmd("show")).data["undo_to"] == 5
+    assert "undo_to" not in refusal(t, cmd("show", player="Ann")).data
 
 
 def test_the_snapshot_names_the_ranks_that_fit_under_31():
