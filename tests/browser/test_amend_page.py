@@ -113,3 +113,17 @@ def test_the_offline_card_and_the_stale_turn_card_end_on_the_right_players_after
     # 2♥ is Bob's, and 10♦ (entered for the player to play) is then Ann's
     until(a, lambda: plays(server) == {"Ann": ["8S", "10D"], "Bob": ["2H"]})
     assert a.errors == [] and b.errors == []
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
+def test_one_h1_score_panels_read_the_score_first_and_the_settlement_has_no_empty_header(server, phones, viewport):
+    a, _ = two_phones(server, phones, viewport)
+    assert a.locator("h1").count() == 1
+    server.table.submit({"type": "peg", "side": "p2", "points": 8})
+    server.table.submit({"type": "peg", "side": "p2", "points": 5})
+    expect(a.locator("[data-side='p2']")).to_have_attribute("aria-label", "Bob, 13, previous 8, to 16, deals")
+    server.table.submit({"type": "peg", "side": "p1", "points": 16})     # Ann reaches 16: she loses
+    expect(a.locator("#result")).to_be_visible()
+    heads = a.locator("#result-body th").all_inner_texts()
+    assert heads and all(x.strip() for x in heads)
+    assert a.errors == []

@@ -341,7 +341,9 @@ def test_reconnects_and_catches_up_after_a_dropped_connection(make_server, phone
     streams = []
     page.on("request", lambda r: streams.append(r.url) if "/api/events" in r.url else None)
     page.context.set_offline(True)
-    expect(page.locator("#conn")).to_have_text("reconnecting")
+    # once the stream has failed the badge says so within 1.5 s (issue 14), and screen readers hear it
+    expect(page.locator("#conn")).to_have_text("offline")
+    assert page.get_attribute("#conn", "role") == "status"
     server.table.submit({"type": "peg", "side": "p1", "points": 3})
     server.table.submit({"type": "peg", "side": "p2", "points": 2})
     assert page.inner_text("[data-score='p1']") == "0"

@@ -25,8 +25,9 @@ export function connect() {
 var connTimer = null;
 function setConn(ok) {
   if (!ok && $("conn").textContent === "live") {
-    // a stream that ends on schedule reconnects within its retry time: only say so if it takes longer
-    if (!connTimer) connTimer = setTimeout(function () { connTimer = null; showConn(false); }, 2500);
+    // a stream that ends on schedule reconnects at once: say "offline" only if it is not back within 1.5 s
+    // (so a phone that lost the table says so, and screen readers hear it, within 2 s)
+    if (!connTimer) connTimer = setTimeout(function () { connTimer = null; showConn(false); }, 1500);
     return;
   }
   clearTimeout(connTimer);
@@ -35,7 +36,7 @@ function setConn(ok) {
 }
 function showConn(ok, text) {
   var c = $("conn");
-  c.textContent = ok ? "live" : (text || "reconnecting");
+  c.textContent = ok ? "live" : (text || "offline");
   c.className = "pill " + (ok ? "ok" : "warn");
 }
 export function init() {

@@ -24,7 +24,11 @@ export function renderSides() {
         h("button", { type: "button", "data-peg-2": side.id, onclick: function () { peg(side.id, 2); }, "aria-label": "peg 2 for " + side.name }, "+2"),
         h("button", { type: "button", "data-peg-n": side.id, onclick: function () { askN(side); }, "aria-label": "+N: peg a chosen number of points for " + side.name }, "+N"));
     }
-    box.appendChild(h("div", { cls: "side" + (t.turn_side === i ? " turn" : ""), "data-side": side.id },
+    // what a screen reader says of the panel: the current score first ("Bob, 13, previous 8, to 16, deals")
+    var said = [side.name, String(side.score), "previous " + side.previous, "to " + t.target].concat(
+      Array.prototype.map.call(chips.childNodes, function (c) { return c.textContent; })).join(", ");
+    box.appendChild(h("div", { cls: "side" + (t.turn_side === i ? " turn" : ""), "data-side": side.id,
+      role: "group", "aria-label": said },
       h("div", { cls: "info" },
         h("div", { cls: "name", text: side.name }),
         h("div", { cls: "prev", text: "previous " + side.previous + " \u00b7 to " + t.target }),
@@ -72,7 +76,7 @@ export function renderResult() {
       h("td", { cls: "num", text: k ? "\u00d7" + k : "" }),
       h("td", { cls: "num " + (pay > 0 ? "plus" : pay < 0 ? "minus" : ""), "data-pay": side.id, text: (pay > 0 ? "+" : "") + pay }));
   });
-  box.appendChild(h("table", null, h("tr", null, h("th", { text: "" }), h("th", { cls: "num", text: "score" }),
+  box.appendChild(h("table", null, h("tr", null, h("th", { scope: "col", text: "side" }), h("th", { cls: "num", text: "score" }),
     h("th", { cls: "num", text: "mult." }), h("th", { cls: "num", text: "won / paid" })), rows));
   if (t.series && t.series.kind !== "single") {
     box.appendChild(h("p", { cls: "muted", text: "Series (" + t.series.kind.replace("_", " ") + " " + t.series.n + "): " +
