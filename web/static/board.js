@@ -29,6 +29,7 @@ export function drawBoard(frame) {
   S.board = key;
   clear(b);
   b.removeAttribute("hidden");          // an <svg> has no .hidden property
+  $("board-legend").hidden = false;     // what its status lights mean
   var names = {};
   (frame.sides || []).forEach(function (sd) { names[sd.lane] = sd.name; });
   var laneKey = JSON.stringify(frame.sides || null);

@@ -27,6 +27,9 @@ export function renderGrid(box) {
   g.appendChild(h("div", { cls: "owners", id: "grid-owners" },
     h("span", { id: "rows-owner" }, "Rows \u2192 ", h("strong", { text: rowOwner })),
     h("span", { id: "cols-owner" }, "Columns \u2193 ", h("strong", { text: colOwner }))));
+  if (placing && S.gridSel == null) {
+    g.appendChild(h("p", { cls: "muted", id: "grid-hint" }, "Tap a square, then the card" + (p.grid_crib ? " (or Into the crib)" : "")));
+  }
   var el = h("div", { cls: "grid5", id: "grid" });
   for (var i = 0; i < 25; i++) {
     (function (i) {
