@@ -30,7 +30,7 @@ PAIRS: tuple[tuple[str, str, str, float], ...] = (
     ("breakdown words (accent) on a panel", "--accent", "--panel", 4.5),
     ("primary button text", "#16130a", "--accent", 4.5),
     ("'live' pill (good) on the header", "--good", "#0b0d10", 4.5),
-    ("'reconnecting' pill (accent) on the header", "--accent", "#0b0d10", 4.5),
+    ("'offline' pill (accent) on the header", "--accent", "#0b0d10", 4.5),
     ("ledger plus (good) on a panel", "--good", "--panel", 4.5),
     ("ledger minus and faults (bad) on a panel", "--bad", "--panel", 4.5),
     ("fault banner text", "#ffd5d5", "#3a1518", 4.5),
