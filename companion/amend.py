@@ -227,7 +227,7 @@ class Amend:
         for e in ev["redo"]:
             apply_event(new, e if "seq" in e else {**e, "seq": ev["seq"]})
         vars(state).update(vars(new))
-        state.seq = state.applied = ev["seq"]
+        state.seq = ev["seq"]        # applied stays the hand's last entry: a muggins still open stays open
         state.fresh = []
         after = _scores(state)
         moved = [i for i in range(len(after)) if after[i] != before[i]]

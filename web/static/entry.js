@@ -34,8 +34,7 @@ export function renderEntry() {
     var turn = hd.expect_player || t.turn, seat = mySeat();
     if (!S.player || (hd.cards_left || {})[S.player] === 0) S.player = null;
     if (seat && (hd.cards_left || {})[seat] === 0) seat = null;
-    // a card tapped without picking a player goes as entered "for the player to play" (or, on a phone that
-    // belongs to a seat, as that seat's): an amend of an earlier entry then re-derives whose it was
+    // no player picked: sent for the player to play (or the seat's), so an amend re-derives it
     var who = S.player || seat || turn;
     // near 31 the player to play may be unable to play: then their go comes first, and a card tapped without
     // a player picked asks whose it is (one tap), so a forgotten go never credits the card to the wrong player
@@ -78,7 +77,6 @@ export function renderEntry() {
       box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
     }
     if (exp === "show" && played.length === need && S.showEnter !== name + ":" + t.seq) {
-      // the cards the table credited to the player: shown, and confirmed in one tap (a wrong credit is caught here)
       box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, "Are these " + name + "'s cards?"));
       box.appendChild(cardsEl(played));
       box.appendChild(h("div", { cls: "row" },
@@ -99,8 +97,7 @@ export function renderEntry() {
         onclick: function () {
           command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
         } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
-    // a hand may hold a card the table credited to another player (that is what the show catches): every
-    // played card stays pickable here, the turn-up and cards shown or in the pocket do not
+    // a hand may hold a card credited to another player: played cards stay pickable
     var seen = seenCards();
     if (exp === "show") Object.keys(hd.plays || {}).forEach(function (p) {
       (hd.plays[p] || []).forEach(function (c) { if (S.tray.indexOf(c) < 0) delete seen[c]; });
@@ -163,8 +160,6 @@ function whoseEl(card, turn, play, head) {
   box.appendChild(h("p", { cls: "whose-q", id: "whose-q" }, "Whose card is ", cardEl(card), "?"));
   var row = h("div", { cls: "whose", id: "whose" });
   whoseAnswers(turn).forEach(function (p) {
-    // each answer names what it means ("Ann's: Bob said go"); neither is the default, since the default
-    // was the silent mistake
     var note = between.length ? ": " + between.join(" and ") + " said go" : "";
     row.appendChild(h("button", { type: "button", "data-whose": p,
       onclick: function () { play(card, p); } }, p + "'s" + note));

@@ -3,8 +3,7 @@
 import { h, $, cardWords } from "./dom.js";
 import { call, command } from "./state.js";
 
-// data: a refusal's fields: undo_to (the event to undo back to; a bare number is taken as that), amend (the
-// amend that fixes it): the toast offers the amend in one tap, else the undo back
+// data: a refusal's fields (undo_to, or a bare number; amend): offers the amend, else the undo back
 export function toast(msg, kind, data) {
   var undoTo = typeof data === "number" ? data : data ? data.undo_to : null;
   var t = $("toast");
@@ -13,7 +12,6 @@ export function toast(msg, kind, data) {
   t.hidden = false;
   t.onclick = function () { t.hidden = true; };       // tap to dismiss
   clearTimeout(toast.timer);
-  // a refusal that one amend fixes (a card credited to the wrong player, a late card) offers it in one tap
   var fix = data && data.amend;
   if (fix) {
     t.appendChild(h("button", { type: "button", id: "amend-fix", cls: "primary",

@@ -25,8 +25,7 @@ export function connect() {
 var connTimer = null;
 function setConn(ok) {
   if (!ok && $("conn").textContent === "live") {
-    // a stream that ends on schedule reconnects at once: say "offline" only if it is not back within 1.5 s
-    // (so a phone that lost the table says so, and screen readers hear it, within 2 s)
+    // a stream ending on schedule reconnects at once: "offline" if not back within 1.5 s
     if (!connTimer) connTimer = setTimeout(function () { connTimer = null; showConn(false); }, 1500);
     return;
   }

@@ -1,6 +1,4 @@
-/* Whose phone this is (issue 14): "Ann's phone" or nobody's (one phone entering for the whole table).
-   Chosen when joining (the join form's seat list) and later under More. A card entered on Ann's phone
-   without picking a player is Ann's: the server fills in the seat. */
+/* Whose phone this is (issue 14): chosen at join and under More; the server makes its cards the seat's. */
 import { h, clear, $, show } from "./dom.js";
 import { S, joined, changeSession } from "./state.js";
 import { toast } from "./header.js";
@@ -9,7 +7,6 @@ export function mySeat() {
   var s = S.session || {}, players = S.table.players || [];
   return s.seat && players.indexOf(s.seat) >= 0 ? s.seat : null;
 }
-// the seat list of the join form: nobody's first (the common case), then each player
 export function renderJoinSeat() {
   var sel = $("join-seat"), players = S.table.players || [], want = ["", ""].concat(players).join("|");
   if (sel.dataset.players === want) return;
@@ -21,7 +18,6 @@ export function renderJoinSeat() {
   sel.dataset.players = want;
 }
 export function joinSeat() { var v = $("join-seat").value; return v || null; }
-// More: this phone's seat, one tap to change it
 export function renderSeat() {
   var box = $("seat-box"), players = S.table.players || [], s = S.session || {};
   show(box, joined() && players.length > 0);

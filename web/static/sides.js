@@ -24,7 +24,7 @@ export function renderSides() {
         h("button", { type: "button", "data-peg-2": side.id, onclick: function () { peg(side.id, 2); }, "aria-label": "peg 2 for " + side.name }, "+2"),
         h("button", { type: "button", "data-peg-n": side.id, onclick: function () { askN(side); }, "aria-label": "+N: peg a chosen number of points for " + side.name }, "+N"));
     }
-    // what a screen reader says of the panel: the current score first ("Bob, 13, previous 8, to 16, deals")
+    // read score first: "Bob, 13, previous 8, to 16, deals"
     var said = [side.name, String(side.score), "previous " + side.previous, "to " + t.target].concat(
       Array.prototype.map.call(chips.childNodes, function (c) { return c.textContent; })).join(", ");
     box.appendChild(h("div", { cls: "side" + (t.turn_side === i ? " turn" : ""), "data-side": side.id,
