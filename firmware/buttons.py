@@ -12,7 +12,9 @@ button            released after < hold  released after >= hold (default 1 s)
 ================  =====================  ==========================================
 ``p1``-``p3``     peg 1 for its lane     undo the last event
 ``menu``          next brightness step   new game (same settings); >= 5 s: release
-                                         the table (every phone must join again)
+                                         the table (every phone must join again);
+                                         >= 10 s: bring the board's own Wi-Fi back
+                                         (``on_hotspot``; the table is not released)
 ================  =====================  ==========================================
 
 Button ``pN`` is the button of **lane** ``N``, not of player N: it sits at
@@ -97,7 +99,10 @@ class ButtonPanel:
     :param hold_s: a press at least this long is a hold, default 1.0 s.
     :param release_s: a menu hold at least this long releases the table, default 5.0 s.
     :param debounce_s: edges closer than this to the last accepted edge are ignored, default 0.03 s.
-    :param on_release: called (no arguments) when the menu button is held ``release_s``.
+    :param hotspot_s: a menu hold at least this long brings the board's own Wi-Fi back, default 10.0 s.
+    :param on_release: called (no arguments) when the menu button is held ``release_s`` (but under ``hotspot_s``).
+    :param on_hotspot: called (no arguments) when the menu button is held ``hotspot_s``; without it such a
+        hold releases the table.
     :param on_menu_press: called (no arguments) on a short menu press (the daemon steps the brightness).
     :param side_for_lane: returns the side (id or index) playing on lane 1..3, or None for an empty lane;
         default: side index ``lane - 1``.
@@ -112,6 +117,7 @@ class ButtonPanel:
     def __init__(self, pins: Mapping[str, int], submit: Callable[[dict], Any], *, pin_factory: Any = None,
                  clock: Callable[[], float] = time.monotonic, hold_s: float = 1.0, release_s: float = 5.0,
                  debounce_s: float = 0.03, on_release: Callable[[], Any] | None = None,
+                 hotspot_s: float = 10.0, on_hotspot: Callable[[], Any] | None = None,
                  on_menu_press: Callable[[], Any] | None = None,
                  side_for_lane: Callable[[int], Any] | None = None,
                  on_refused: Callable[[int], Any] | None = None,
@@ -127,6 +133,8 @@ class ButtonPanel:
         self.release_s = release_s
         self.debounce_s = debounce_s
         self.on_release = on_release
+        self.hotspot_s = hotspot_s
+        self.on_hotspot = on_hotspot
         self.on_menu_press = on_menu_press
         self.side_for_lane = side_for_lane or (lambda lane: lane - 1)
         self.on_refused = on_refused
@@ -176,6 +184,10 @@ class ButtonPanel:
 
     def _act(self, name: str, held: float) -> dict | None:
         if name == MENU:
+            if held >= self.hotspot_s and self.on_hotspot is not None:
+                log.info("menu held %.1f s: bringing the board's own Wi-Fi back", held)
+                self.on_hotspot()
+                return None
             if held >= self.release_s:
                 log.info("menu held %.1f s: releasing the table", held)
                 if self.on_release is not None:

@@ -113,6 +113,8 @@ class ButtonConfig:
     """A press held at least this long (seconds) is a hold: undo, or new game on the menu button."""
     release_s: float = 5.0
     """A menu hold at least this long (seconds) releases the table (new join code)."""
+    hotspot_s: float = 10.0
+    """A menu hold at least this long (seconds) brings the board's own Wi-Fi back (instead of releasing)."""
     debounce_ms: float = 30.0
     """Edges closer than this to the last accepted edge are contact bounce and ignored."""
 
@@ -221,6 +223,7 @@ _CHECKS: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("buttons", "menu"): _range(2, 27),
     ("buttons", "hold_s"): _range(0.3, 3.0),
     ("buttons", "release_s"): _range(2.0, 30.0),
+    ("buttons", "hotspot_s"): _range(5.0, 60.0),
     ("buttons", "debounce_ms"): _range(1.0, 200.0),
     ("web", "port"): _range(1, 65535),
     ("web", "threads"): _range(4, 256),
@@ -330,6 +333,9 @@ def validate(config: Config, *, text: str = "") -> None:
     if buttons.release_s <= buttons.hold_s:
         raise ConfigError(f"must be longer than buttons.hold_s ({buttons.hold_s} s)", key="buttons.release_s",
                           line=_locate(text, "buttons", "release_s"), path=config.source)
+    if buttons.hotspot_s <= buttons.release_s:
+        raise ConfigError(f"must be longer than buttons.release_s ({buttons.release_s} s)", key="buttons.hotspot_s",
+                          line=_locate(text, "buttons", "hotspot_s"), path=config.source)
     seen: dict[int, str] = {}
     reserved = dict(RESERVED_PINS[strip.driver])
     if strip.driver == "ws281x":

@@ -106,6 +106,19 @@ class Daemon:
     """The board's voice (:class:`firmware.voice.Voice`)."""
     hub: Any = None
     """The web app's :class:`web.hub.Hub` (as ``create_app`` returned it; None without the web app)."""
+    wifi: Any = None
+    """The board's Wi-Fi (:class:`firmware.wifi.Wifi`), or None without NetworkManager."""
+
+    def hotspot_button(self) -> None:
+        """The menu button's longest hold: bring the board's own Wi-Fi back (a table can never lock itself out)."""
+        if self.wifi is None or self.wifi.hotspot is None:
+            log.warning("menu held for the board's own Wi-Fi, but it has none here (systemd/install.sh makes it)")
+            self.loop.refuse(2)
+            return
+        try:
+            self.wifi.set_hotspot(True)          # nmcli runs in its own thread: the GPIO thread goes on
+        except Exception as exc:
+            log.warning("cannot bring the board's own Wi-Fi back now: %s", exc)
 
     def add_fault(self, message: str) -> None:
         """Record a fault for the page (once) and the log; open pages hear it at once when the app runs."""
@@ -213,6 +226,7 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
     voice.start()
     closers.append(voice.stop)
 
+    daemon.wifi = make_wifi(sim=sim)
     buttons = _make_buttons(config, daemon, sim=sim, pin_factory=pin_factory, clock=clock)
     if buttons is not None:
         daemon.buttons = buttons
@@ -222,10 +236,33 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
         # the page keeps its secret key and access state next to the database (the state dir), unless
         # the instance config or LANDSEND_STATE_DIR says otherwise (create_app reads both over these settings)
         daemon.app = create_app(None, settings={"STATE_DIR": state_dir} if state_dir else None, table=table,
-                                board=loop, buttons=buttons if sim else None, faults=faults, voice=voice)
+                                board=loop, buttons=buttons if sim else None, faults=faults, voice=voice,
+                                wifi=daemon.wifi)
         daemon.hub = daemon.app.hub
         closers.append(daemon.hub.close)
     return daemon
+
+
+def make_wifi(*, sim: bool, env: Mapping[str, str] | None = None) -> Any:
+    """Return the board's Wi-Fi control, or None when there is no ``nmcli`` (or in ``--sim`` without one).
+
+    ``$LANDSEND_NMCLI`` names the command to run instead of ``nmcli`` (a stand-in, for trying the Wi-Fi
+    screen off a Pi); ``$LANDSEND_WIFI`` the hotspot file instead of ``/etc/landsend/wifi.toml``.
+    """
+    import shlex
+    import shutil
+
+    from firmware.wifi import WIFI_FILE, Hotspot, Wifi
+    env = os.environ if env is None else env
+    if env.get("LANDSEND_NMCLI"):
+        command = shlex.split(env["LANDSEND_NMCLI"])
+    elif sim or shutil.which("nmcli") is None:
+        if not sim:
+            log.info("no nmcli: the page cannot set up the board's Wi-Fi (NetworkManager is not installed)")
+        return None
+    else:
+        command = ["nmcli"]
+    return Wifi(Hotspot.load(env.get("LANDSEND_WIFI") or WIFI_FILE), nmcli=command)
 
 
 def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any, clock: Any) -> Any:
@@ -241,6 +278,7 @@ def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any
         return ButtonPanel(b.pins(), daemon.table.submit, pin_factory=pin_factory, clock=clock, hold_s=b.hold_s,
                            release_s=b.release_s, debounce_s=b.debounce_ms / 1000.0,
                            on_release=daemon.release_table, on_menu_press=daemon.menu_press,
+                           hotspot_s=b.hotspot_s, on_hotspot=daemon.hotspot_button,
                            side_for_lane=daemon.side_for_lane, on_refused=daemon.loop.refuse,
                            on_store_fault=daemon.press_not_stored)
     except Exception as exc:  # gpiozero raises many kinds (BadPinFactory, PinInvalidPin, OSError...)

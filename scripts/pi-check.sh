@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Prove the Pi install: build a Debian bookworm arm64 root, install the project into it with
-# systemd/install.sh, start `landsend serve --sim` there and check that the page answers.
+# systemd/install.sh (which installs NetworkManager), check that NetworkManager accepts the board's
+# hotspot profile and that polkit loads the rule and grants the service user exactly its three actions,
+# start `landsend serve --sim` there and check that the page answers.
 #
 #   sudo scripts/pi-check.sh                 # root kept in /var/tmp/landsend-pi-root (reused next time)
 #   sudo scripts/pi-check.sh --fresh         # throw the kept root away first
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) fresh=yes ;;
     --port) port="$2"; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "pi-check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -54,6 +56,9 @@ mounted=()
 cleanup() {
   set +e
   [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  for f in "$root/run/pi-check-polkitd.pid" "$root/run/dbus/pid"; do
+    [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null && rm -f "$f"
+  done
   for ((i=${#mounted[@]}-1; i>=0; i--)); do umount -l "${mounted[$i]}"; done
 }
 trap cleanup EXIT
@@ -101,7 +106,49 @@ chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONT
 grep -E '^(==>|install.sh:|note:)' "$root.install.log" | sed 's/^/    /' || true
 stage "install.sh done in $(( $(date +%s) - s )) s ($(chroot "$root" /opt/landsend/venv/bin/pip list 2>/dev/null | grep -ciE '^(landsend|flask|waitress|gpiozero|spidev|rpi.ws281x) ') of the project's packages listed by pip)"
 
-# 4. serve the simulator there and ask for the page
+# 4. the board's own Wi-Fi: NetworkManager (1.42 on bookworm) reads the profile install.sh wrote (offline:
+#    no NetworkManager runs here, it would take over this machine's network), and a broken copy is refused
+s=$(date +%s)
+profile=/etc/NetworkManager/system-connections/landsend-hotspot.nmconnection
+[ "$(stat -c '%a %U' "$root$profile")" = "600 root" ] || { echo "pi-check.sh: $profile is not 0600 root" >&2; exit 1; }
+nm_out=$(chroot "$root" sh -c "nmcli --offline connection modify connection.id landsend-hotspot < $profile" 2>&1) \
+  || { echo "pi-check.sh: NetworkManager refused the hotspot profile: $nm_out" >&2; exit 1; }
+for want in 'mode=ap' 'method=shared' 'address1=10.42.0.1/24' 'key-mgmt=wpa-psk' "ssid=$(sed -n 's/^ssid = "\(.*\)"$/\1/p' "$root/etc/landsend/wifi.toml")"; do
+  grep -qxF "$want" <<<"$nm_out" || { echo "pi-check.sh: NetworkManager's reading of the profile lacks $want" >&2; echo "$nm_out" >&2; exit 1; }
+done
+if chroot "$root" sh -c "sed 's/^mode=ap/mode=moon/' $profile | nmcli --offline connection modify connection.id x" >/dev/null 2>&1; then
+  echo "pi-check.sh: nmcli --offline accepted a broken profile: the check proves nothing" >&2; exit 1
+fi
+stage "NetworkManager $(chroot "$root" nmcli --version | grep -o '[0-9][0-9.]*$') accepts landsend-hotspot ($(grep -c . <<<"$nm_out") lines read back; a broken copy refused) in $(( $(date +%s) - s )) s"
+
+# 5. polkit loads the rule and it grants the user landsend network-control, wifi.scan and
+#    settings.modify.system, and nothing else (a private system bus and polkitd inside the root)
+s=$(date +%s)
+mkdir -p "$root/run/dbus"
+rm -f "$root/run/dbus/pid" "$root/run/dbus/system_bus_socket"
+chroot "$root" dbus-daemon --system --fork
+chroot "$root" sh -c '/usr/lib/polkit-1/polkitd > /tmp/pi-check-polkitd.log 2>&1 & echo $! > /run/pi-check-polkitd.pid'
+# polkitd is ready when it answers (pkcheck on a root process is always authorised)
+for _ in $(seq 1 120); do
+  chroot "$root" pkcheck --action-id org.freedesktop.NetworkManager.reload --process 1 >/dev/null 2>&1 && break
+  sleep 0.5
+done
+if grep -qE 'Error compiling|Error evaluating|SyntaxError|ReferenceError' "$root/tmp/pi-check-polkitd.log"; then
+  echo "pi-check.sh: polkitd refused a rule:" >&2; cat "$root/tmp/pi-check-polkitd.log" >&2; exit 1
+fi
+verdicts=$(chroot "$root" sh -c '
+  runuser -u landsend -- sleep 120 & pid=$!; sleep 1
+  for a in network-control wifi.scan settings.modify.system enable-disable-wifi settings.modify.hostname reload; do
+    if pkcheck --action-id "org.freedesktop.NetworkManager.$a" --process "$pid" >/dev/null 2>&1; then echo "$a:yes"; else echo "$a:no"; fi
+  done
+  kill $pid')
+want="network-control:yes wifi.scan:yes settings.modify.system:yes enable-disable-wifi:no settings.modify.hostname:no reload:no"
+[ "$(echo $verdicts)" = "$want" ] || { echo "pi-check.sh: polkit answers for landsend: $(echo $verdicts); expected $want" >&2; exit 1; }
+stage "polkit: $(grep -o 'Finished loading.*' "$root/tmp/pi-check-polkitd.log" || echo 'rules loaded'); landsend may: $(echo $verdicts) ($(( $(date +%s) - s )) s)"
+kill "$(cat "$root/run/pi-check-polkitd.pid")" "$(cat "$root/run/dbus/pid")" 2>/dev/null || true
+rm -f "$root/run/pi-check-polkitd.pid" "$root/run/dbus/pid"
+
+# 6. serve the simulator there and ask for the page
 s=$(date +%s)
 rm -f "$root/tmp/pi-check.db" "$root/tmp/pi-check.db.lock"
 chroot "$root" env -i PATH=/usr/bin:/bin HOME=/tmp LANDSEND_STATE_DIR=/tmp/pi-check-state \

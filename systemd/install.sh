@@ -8,7 +8,8 @@
 # Idempotent: run it again after `git pull` to update. It
 #   1. installs python3-venv, python3-dev and build-essential (pip compiles spidev and rpi-ws281x),
 #      python3-lgpio (GPIO for gpiozero), avahi-daemon, and espeak-ng + alsa-utils (the board's voice:
-#      the speech engine and aplay) when missing; where apt has no python3-lgpio
+#      the speech engine and aplay) and network-manager (the board's Wi-Fi; Raspberry Pi OS Bookworm has it)
+#      when missing; where apt has no python3-lgpio
 #      (plain Debian or Ubuntu: it comes from Raspberry Pi OS's repository) it says so and puts the
 #      lgpio wheel from PyPI into the venv instead,
 #   2. creates the system user `landsend` in the gpio, spi and audio groups (audio: /dev/snd/*),
@@ -16,9 +17,14 @@
 #   4. copies the source to /opt/landsend/src and installs it into the venv /opt/landsend/venv,
 #   5. writes /etc/landsend/config.toml from the defaults unless it exists (yours is never overwritten),
 #      and checks it: a refused config stops the install before the daemon is restarted,
-#   6. installs the systemd unit and the avahi service, and (re)starts the daemon (in a chroot or an
-#      image build, where systemd is not running, it only enables the unit for the next boot).
-# With --root DIR nothing outside DIR changes and root is not needed: the files of steps 3-6 go
+#   6. installs the systemd unit and the avahi service,
+#   7. sets up the board's own Wi-Fi (NetworkManager, installed in step 1): /etc/landsend/wifi.toml with its
+#      name ("Lands End 4F2A", after the board) and a password made now (kept on later runs), the
+#      hotspot profile landsend-hotspot, a dnsmasq drop-in that resolves every name to the board on that
+#      Wi-Fi, and a polkit rule that lets the user landsend bring it up and join networks, nothing else,
+#   8. (re)starts the daemon (in a chroot or an image build, where systemd is not running, it only
+#      enables the unit for the next boot).
+# With --root DIR nothing outside DIR changes and root is not needed: the files of steps 3-7 go
 # under DIR, and every command that changes the running system (apt-get, groupadd, useradd,
 # usermod, the venv and pip, hostnamectl, systemctl) is printed as "would run: ..." instead.
 set -euo pipefail
@@ -32,7 +38,7 @@ while [ $# -gt 0 ]; do
     --root)
       [ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --root needs a directory" >&2; exit 2; }
       root="$(mkdir -p "$2" && cd "$2" && pwd)"; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -53,7 +59,7 @@ sys() {
 # 1. packages (spidev and rpi-ws281x have no wheels for the Pi on PyPI: pip compiles them, which needs
 #    a C compiler and the Python headers)
 missing=()
-for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon espeak-ng alsa-utils; do
+for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon espeak-ng alsa-utils network-manager; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -144,6 +150,14 @@ except ConfigError as exc:
 install -d -m 0755 "$root/etc/systemd/system" "$root/etc/avahi/services"
 install -m 0644 "$src/systemd/landsend.service" "$root/etc/systemd/system/landsend.service"
 install -m 0644 "$src/systemd/landsend.avahi.service" "$root/etc/avahi/services/landsend.service"
+
+# 7. the board's own Wi-Fi: wifi.toml (made once; the daemon reads it, so group landsend), the NetworkManager
+#    profile (root only, mode 0600, as NetworkManager demands) and dnsmasq drop-in, and the polkit rule
+PYTHONPATH="$prefix/src" "$python" -m firmware.wifi install "${root:-/}"
+sys chgrp "$user" "$etc/wifi.toml"
+install -d -m 0755 "$root/etc/polkit-1/rules.d"
+install -m 0644 "$src/systemd/landsend-wifi.rules" "$root/etc/polkit-1/rules.d/50-landsend-wifi.rules"
+
 if [ "$set_hostname" = yes ] && [ "$(hostname)" != landsend ]; then
   say "naming this Pi landsend"
   sys hostnamectl set-hostname landsend
@@ -156,6 +170,8 @@ if [ -z "$root" ] && [ ! -d /run/systemd/system ]; then
   say "systemd is not running here (a chroot or an image build): landsend starts at the next boot"
   exit 0
 fi
+# NetworkManager reads new profiles on a reload (polkit notices its new rule by itself)
+sys nmcli connection reload || echo "install.sh: NetworkManager is not running: the board's own Wi-Fi needs it" >&2
 sys systemctl daemon-reload
 sys systemctl enable landsend.service
 sys systemctl restart landsend.service

@@ -65,6 +65,23 @@ def test_menu_press_hold_and_long_hold(rig):
     assert rig.events == ["menu", "release"]
 
 
+def test_a_ten_second_menu_hold_brings_the_boards_wifi_back_and_releases_nothing():
+    r = Rig(on_hotspot=lambda: r.events.append("hotspot"))
+    try:
+        r.hold("menu", 9.9)
+        r.hold("menu", 10.0)
+        r.hold("menu", 30.0)
+        assert r.events == ["release", "hotspot", "hotspot"] and r.commands == []
+    finally:
+        r.panel.close()
+    plain = Rig()                        # no hotspot hook (no Wi-Fi control): the longest hold still releases
+    try:
+        plain.hold("menu", 12.0)
+        assert plain.events == ["release"]
+    finally:
+        plain.panel.close()
+
+
 def test_a_bouncing_contact_pegs_once(rig):
     pin = rig.pin("p1")
     # press: the contact chatters for 4 ms, then stays closed for 120 ms

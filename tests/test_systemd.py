@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from firmware.daemon import _parser, run
+from firmware.wifi import Hotspot, hotspot_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 UNIT = ROOT / "systemd" / "landsend.service"
 AVAHI = ROOT / "systemd" / "landsend.avahi.service"
 INSTALL = ROOT / "systemd" / "install.sh"
+POLKIT = ROOT / "systemd" / "landsend-wifi.rules"
 
 
 def parse_unit(text):
@@ -134,11 +136,11 @@ def test_install_script_on_plain_debian_says_where_lgpio_comes_from_and_takes_th
     assert "note: python3-lgpio is not in this system's apt sources (it comes from Raspberry Pi OS's own" in out.stderr
     would = [line for line in out.stdout.splitlines() if line.startswith("would run: ")]
     assert ("would run: apt-get install -y -q python3-venv python3-dev build-essential avahi-daemon espeak-ng "
-            "alsa-utils") in would
+            "alsa-utils network-manager") in would
     pip = f"would run: {tmp_path / 'pi'}/opt/landsend/venv/bin/pip install -q lgpio"
     assert pip in would
     assert would.index(pip) > would.index("would run: apt-get install -y -q python3-venv python3-dev "
-                                          "build-essential avahi-daemon espeak-ng alsa-utils")
+                                          "build-essential avahi-daemon espeak-ng alsa-utils network-manager")
 
 
 def test_install_script_on_raspberry_pi_os_takes_python3_lgpio_from_apt(tmp_path):
@@ -147,7 +149,7 @@ def test_install_script_on_raspberry_pi_os_takes_python3_lgpio_from_apt(tmp_path
     assert "python3-lgpio is not" not in out.stderr
     would = [line for line in out.stdout.splitlines() if line.startswith("would run: ")]
     assert ("would run: apt-get install -y -q python3-venv python3-dev build-essential python3-lgpio "
-            "avahi-daemon espeak-ng alsa-utils") in would
+            "avahi-daemon espeak-ng alsa-utils network-manager") in would
     assert not any(line.endswith("pip install -q lgpio") for line in would)
 
 
@@ -170,6 +172,17 @@ def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_p
     # the system is only told what would change, in order: user and groups, venv, then the service
     would = [line for line in first.stdout.splitlines() if line.startswith("would run: ")]
     assert "would run: usermod --append --groups gpio,spi,audio landsend" in would
+    # the board's own Wi-Fi: its name and password once, the NetworkManager profile, and the polkit rule
+    wifi = root / "etc" / "landsend" / "wifi.toml"
+    spot = Hotspot.load(wifi)
+    assert re.fullmatch(r"Lands End [0-9A-F]{4}", spot.ssid) and len(spot.password) == 12
+    profile = root / "etc/NetworkManager/system-connections/landsend-hotspot.nmconnection"
+    assert profile.read_text() == hotspot_profile(spot) and profile.stat().st_mode & 0o777 == 0o600
+    assert (root / "etc/NetworkManager/dnsmasq-shared.d/landsend.conf").read_text().endswith("address=/#/10.42.0.1\n")
+    rule = root / "etc/polkit-1/rules.d/50-landsend-wifi.rules"
+    assert rule.read_text() == POLKIT.read_text() and rule.stat().st_mode & 0o777 == 0o644
+    assert f"would run: chgrp landsend {wifi}" in would                  # the daemon reads it, nobody else
+    assert would.index("would run: nmcli connection reload") < would.index("would run: systemctl restart landsend.service")
     assert would[-4:] == ["would run: systemctl daemon-reload", "would run: systemctl enable landsend.service",
                           "would run: systemctl restart landsend.service",
                           "would run: systemctl reload-or-restart avahi-daemon.service"]
@@ -182,7 +195,9 @@ def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_p
     assert config.read_text() == "[strip]\nbrightness = 0.3\n"                      # never overwritten
     assert boot.read_text().count("dtparam=spi=on") == 1                          # enabled once
     assert not (code / "stale.py").exists()                                        # the copy is replaced whole
-    assert "enabling SPI" not in second.stdout and "writing " not in second.stdout
+    assert "enabling SPI" not in second.stdout and "writing " + str(config) not in second.stdout
+    assert Hotspot.load(wifi) == spot and "a new password" not in second.stdout       # made once, kept
+    assert profile.read_text() == hotspot_profile(spot)
     assert not (root / "opt" / "landsend" / "src.new").exists() and not (root / "opt" / "landsend" / "src.old").exists()
 
 
@@ -206,7 +221,19 @@ def test_install_script_refuses_unknown_options_and_needs_root_to_install_for_re
     assert 'python3 -m venv --system-site-packages "$prefix/venv"' in text
     # pip compiles spidev and rpi-ws281x on the Pi (no wheels there): the compiler and headers are installed
     # and the voice's speech engine and player (espeak-ng, aplay from alsa-utils)
-    assert ("for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon espeak-ng alsa-utils; do"
-            in text)
+    assert ("for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon espeak-ng alsa-utils "
+            "network-manager; do" in text)
     assert "for group in gpio spi audio; do" in text
     assert (ROOT / "firmware" / "default_config.toml").exists()
+
+
+def test_the_polkit_rule_grants_the_service_user_three_networkmanager_actions_and_nothing_else():
+    # polkitd itself loads it in scripts/pi-check.sh (and pkcheck asks it); here: what it says
+    text = POLKIT.read_text()
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    assert re.findall(r'action\.id === "([^"]+)"', code) == [
+        "org.freedesktop.NetworkManager.network-control", "org.freedesktop.NetworkManager.wifi.scan",
+        "org.freedesktop.NetworkManager.settings.modify.system"]
+    assert re.findall(r"polkit\.Result\.(\w+)", code) == ["NOT_HANDLED", "YES", "NOT_HANDLED"]
+    assert 'subject.user !== "landsend"' in code and SERVICE["User"] == "landsend"
+    assert code.count("{") == code.count("}") and code.count("(") == code.count(")")
