@@ -1,4 +1,4 @@
-"""Registers ``landsend serve``, ``landsend say`` and ``landsend release`` with the ``landsend`` command line (``companion.cli``).
+"""Registers ``landsend serve``, ``landsend say``, ``landsend release`` and ``landsend card`` with the ``landsend`` command line (``companion.cli``).
 
 The console script enters here (``firmware.cli:main``): importing this module
 registers ``serve`` with companion's command registry, then companion runs. It loads
@@ -90,6 +90,51 @@ def _run_release(args: argparse.Namespace, io: Any) -> int:
 
 RELEASE = register(Command("release", "release a stopped table's host (as holding the menu button 5 s does)",
                            _configure_release, _run_release))
+
+
+def _configure_card(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", metavar="FILE", default="landsend-card.svg",
+                        help="where to write the card (SVG, A6; default landsend-card.svg; - for standard output)")
+    parser.add_argument("--address", metavar="URL", help="the page's address on the card (default: the board's "
+                        "own Wi-Fi address when it has one, else http://landsend.local/)")
+    parser.add_argument("--wifi", metavar="FILE", help="the board's Wi-Fi (default: $LANDSEND_WIFI, "
+                        "/etc/landsend/wifi.toml, written by systemd/install.sh)")
+    parser.add_argument("--no-wifi", action="store_true", help="leave the Wi-Fi name, password and code off")
+
+
+def _run_card(args: argparse.Namespace, io: Any) -> int:
+    """Write the table card: the board's Wi-Fi and its joining code, the page's address and its code."""
+    import os
+    from pathlib import Path
+    from urllib.parse import urlsplit
+
+    from firmware.wifi import WIFI_FILE, Hotspot
+    from web.card import card_svg
+    spot = None if args.no_wifi else Hotspot.load(args.wifi or os.environ.get("LANDSEND_WIFI") or WIFI_FILE)
+    if args.wifi and spot is None and not args.no_wifi:
+        io.stderr.write(f"landsend card: no Wi-Fi name and password in {args.wifi}\n")
+        return 2
+    address = args.address or (spot.url if spot else "http://landsend.local/")
+    parts = urlsplit(address)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        io.stderr.write(f"landsend card: --address must be an http:// address, got {address!r}\n")
+        return 2
+    text = card_svg(address, ssid=spot.ssid if spot else None, password=spot.password if spot else None)
+    if args.out == "-":
+        io.stdout.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        io.stderr.write(f"landsend card: cannot write {args.out}: {exc.strerror or exc}\n")
+        return 1
+    wifi = f"Wi-Fi {spot.ssid!r} and " if spot else ""
+    io.stdout.write(f"{args.out}: the table card ({wifi}{address}); print it at 100 % on A6 or larger\n")
+    return 0
+
+
+CARD = register(Command("card", "write the table card: the board's Wi-Fi and the page's address, with QR codes",
+                        _configure_card, _run_card))
 
 
 def main(argv: "list[str] | None" = None) -> int:

@@ -36,7 +36,7 @@ class App(Flask):
 
 def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mapping[str, Any] | None" = None,
                table: Any = None, board: Any = None, buttons: Any = None, faults: "list[str] | None" = None,
-               voice: Any = None) -> App:
+               voice: Any = None, wifi: Any = None) -> App:
     """Return the configured Flask app for the phone page and its JSON API; ``app.hub`` is its hub.
 
     :param test_config: config mapping that replaces ``instance/config.py`` and
@@ -53,6 +53,9 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
         reference, so later appends show too).
     :param voice: the board's voice (:class:`firmware.voice.Voice`); None makes its
         settings answer null and its test 404.
+    :param wifi: the board's Wi-Fi control (:class:`firmware.wifi.Wifi`; see :mod:`web.wifi`); None makes
+        the Wi-Fi screen answer 404. Its hotspot's address is where the captive-portal checks
+        (:mod:`web.portal`) send the phones, unless ``PORTAL_ADDRESS`` says otherwise.
     """
     app = App(__name__, instance_relative_config=True)
     app.config.from_mapping(
@@ -76,6 +79,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
         JOIN_MAX_FAILURES_TOTAL=30,          # wrong codes from everyone per window
         JOIN_WINDOW=600.0,                   # seconds
         CLOCK=time.monotonic,                # injected in tests
+        PORTAL_ADDRESS=None,                 # the board's address on its own Wi-Fi; default: the hotspot's
     )
     if settings is not None:
         app.config.from_mapping(settings)
@@ -118,15 +122,22 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.hub = hub
     app.extensions["landsend"] = hub          # for the blueprints (web.guard.hub)
     app.extensions["landsend.voice"] = voice
+    app.extensions["landsend.wifi"] = wifi
 
     from . import advice, api, guard, pages, query
     from . import settings as board_settings   # the board's settings routes (not the settings argument)
+    from . import wifi as wifi_views
+    from .portal import PortalAnswers
+    # the phones' captive-portal checks are answered before the Host check sees their foreign names
+    app.wsgi_app = PortalAnswers(app.wsgi_app, lambda: app.config["PORTAL_ADDRESS"] or getattr(
+        getattr(wifi, "hotspot", None), "address", None))
     guard.init_app(app)
     query.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(board_settings.bp)
     app.register_blueprint(advice.bp)
+    app.register_blueprint(wifi_views.bp)
     _register_errors(app)
     return app
 

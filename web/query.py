@@ -80,7 +80,7 @@ OPTIONS = text(2000)                              # a JSON object of house rules
 SEAT = whole(0, 7)
 
 QUERY: dict[str, dict[str, Form]] = {
-    "pages.index": {},
+    "pages.index": {"portal": pattern(r"1", "1 (the page a Wi-Fi sign-in sheet opened, web.portal)")},
     "pages.join_link": {},
     "pages.qr": {"e": pattern(r"[0-9]{1,16}-[0-9A-Za-z]{0,12}", "the epoch and code the page last saw (1-123456)")},
     "pages.manifest": {},
@@ -104,6 +104,10 @@ QUERY: dict[str, dict[str, Form]] = {
                         "turnup": CARD, "seen": CARDS,
                         "played": pattern(r"[0-9A-Za-z, ]{1,120}", "cards and go in order such as 10S,5H,go,KD")},
     "advice.get_review": {"thrown": text(200, many=5), "pegging": BOOL},
+    "wifi.get_wifi": {},
+    "wifi.page_qr": {},
+    "wifi.wifi_qr": {"s": text(64)},                # the Wi-Fi's name: the page changes the URL when it changes
+    "wifi.card": {"download": BOOL},
 }
 """Every GET endpoint and the query parameters it takes (docs/api.md says what each means)."""
 
