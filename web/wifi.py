@@ -81,17 +81,11 @@ def scan():
     return jsonify({"networks": networks})
 
 
-@bp.post("/api/wifi/join")
-def join():
-    """Try the network ``{"ssid", "password"}``; 202 and the state (``busy: "join"``); 400 for a bad name
-    or password (nothing runs)."""
-    wifi = _control()
-    body = json_body()
-    ssid, password = body.get("ssid"), body.get("password", "")
-    if not isinstance(ssid, str) or not isinstance(password, str):
-        abort(400, "send {\"ssid\": name, \"password\": text}")
+def _change(wifi, fn, *args):
+    """Start ``fn(*args)`` on the Wi-Fi control; 202 and the state, 400 for a refused value (nothing runs),
+    409 while another change runs, 502 with NetworkManager's reason."""
     try:
-        wifi.join(ssid, password)
+        fn(*args)
     except ValueError as exc:
         abort(400, str(exc))
     except RuntimeError as exc:
@@ -99,30 +93,33 @@ def join():
     return jsonify(_state(wifi)), 202
 
 
+@bp.post("/api/wifi/join")
+def join():
+    """Try the network ``{"ssid", "password"}`` (``busy: "join"`` until the board is back)."""
+    wifi = _control()
+    body = json_body()
+    ssid, password = body.get("ssid"), body.get("password", "")
+    if not isinstance(ssid, str) or not isinstance(password, str):
+        abort(400, "send {\"ssid\": name, \"password\": text}")
+    return _change(wifi, wifi.join, ssid, password)
+
+
 @bp.post("/api/wifi/move")
 def move():
-    """Switch to the network the last try found working (202)."""
+    """Switch to the network the last try found working."""
     wifi = _control()
     json_body()
-    try:
-        wifi.move()
-    except RuntimeError as exc:
-        _refused(exc)
-    return jsonify(_state(wifi)), 202
+    return _change(wifi, wifi.move)
 
 
 @bp.post("/api/wifi/hotspot")
 def hotspot():
-    """Bring the board's own Wi-Fi up (``{"on": true}``) or down (202)."""
+    """Bring the board's own Wi-Fi up (``{"on": true}``) or down."""
     wifi = _control()
     on = json_body().get("on")
     if not isinstance(on, bool):
         abort(400, "send {\"on\": true} or {\"on\": false}")
-    try:
-        wifi.set_hotspot(on)
-    except RuntimeError as exc:
-        _refused(exc)
-    return jsonify(_state(wifi)), 202
+    return _change(wifi, wifi.set_hotspot, on)
 
 
 def _svg(text: str, *, download: "str | None" = None) -> Response:
