@@ -429,3 +429,12 @@ def test_the_daemon_gives_the_page_its_wifi_and_a_long_menu_hold_brings_the_hots
         assert air.calls()[-1] == f"--wait 30 connection up id {AP_ON}"
     finally:
         d.close()
+
+
+def test_the_page_a_sign_in_sheet_opens_says_how_to_get_out_of_it(tmp_path):
+    c = make_app(tmp_path, hosts=("10.42.0.1",)).test_client()
+    sheet = c.get("/?portal=1", headers={"Host": "10.42.0.1"}).get_data(as_text=True)
+    assert 'id="portal-note"' in sheet and "sign-in window" in sheet
+    assert 'href="http://10.42.0.1/"' in sheet and "Use without Internet" in sheet
+    plain = c.get("/", headers={"Host": "10.42.0.1"}).get_data(as_text=True)
+    assert "portal-note" not in plain

@@ -18,7 +18,9 @@ JOIN_CODE = re.compile(r"^\d{6}$")
 def _page(prefill: str = ""):
     boot = {"table": hub().table.snapshot(), "session": session_info(), "presets": presets(),
             "prefill": prefill}
-    html = render_template("index.html", boot=boot)
+    # ?portal=1: a phone's Wi-Fi sign-in sheet opened the page (web.portal); say how to get out of it
+    portal = request.host_url if request.args.get("portal") == "1" else None
+    html = render_template("index.html", boot=boot, portal=portal)
     resp = Response(html, mimetype="text/html")
     resp.headers["Cache-Control"] = "no-store"
     return resp
