@@ -82,14 +82,14 @@ def browser():
 def make_server(tmp_path):
     servers = []
 
-    def make(*, table=None, board=None, buttons=None, faults=None, config=None):
+    def make(*, table=None, board=None, buttons=None, faults=None, config=None, wifi=None):
         from companion.table import Table
         from web import create_app
         t = table or Table.memory()
         cfg = {"TESTING": True, "STATE_DIR": str(tmp_path / f"state{len(servers)}"),
                "TRUSTED_HOSTS": ["127.0.0.1"], "SSE_HEARTBEAT": 2.0}
         cfg.update(config or {})
-        app = create_app(cfg, table=t, board=board, buttons=buttons, faults=faults)
+        app = create_app(cfg, table=t, board=board, buttons=buttons, faults=faults, wifi=wifi)
         s = Server(app)
         servers.append(s)
         return s
