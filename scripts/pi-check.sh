@@ -137,7 +137,7 @@ if grep -qE 'Error compiling|Error evaluating|SyntaxError|ReferenceError' "$root
   echo "pi-check.sh: polkitd refused a rule:" >&2; cat "$root/tmp/pi-check-polkitd.log" >&2; exit 1
 fi
 verdicts=$(chroot "$root" sh -c '
-  runuser -u landsend -- sleep 120 & pid=$!; sleep 1
+  setpriv --reuid=landsend --regid=landsend --clear-groups sleep 120 & pid=$!; sleep 1
   for a in network-control wifi.scan settings.modify.system enable-disable-wifi settings.modify.hostname reload; do
     if pkcheck --action-id "org.freedesktop.NetworkManager.$a" --process "$pid" >/dev/null 2>&1; then echo "$a:yes"; else echo "$a:no"; fi
   done
