@@ -152,5 +152,5 @@ def card():
     _host_only()
     spot = _hotspot()
     text = card_svg(request.host_url, ssid=spot.ssid if spot else None, password=spot.password if spot else None)
-    return _svg(text, download="landsend-card.svg" if request.args.get("download", "").lower() in ("1", "true", "yes", "on")
-                else None)
+    download = request.args.get("download", "").lower() in ("1", "true", "yes", "on")
+    return _svg(text, download="landsend-card.svg" if download else None)
