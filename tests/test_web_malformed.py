@@ -64,7 +64,8 @@ def nest(depth: int, inner: str = '"5H"') -> str:
 
 POST_ROUTES = {"/api/claim": "code", "/api/join": "code", "/api/command": "card", "/api/import": "record",
                "/api/sim/press": "button", "/api/settings": "voice", "/api/settings/voice/test": "text",
-               "/api/seat": "seat"}
+               "/api/seat": "seat", "/api/wifi/scan": "ssid", "/api/wifi/join": "ssid", "/api/wifi/move": "ssid",
+               "/api/wifi/hotspot": "on"}
 """Every POST route, and the field of its body the nesting cases put the deep value in."""
 
 

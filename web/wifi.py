@@ -72,8 +72,8 @@ def get_wifi():
 @bp.post("/api/wifi/scan")
 def scan():
     """Scan for networks; 502 with NetworkManager's reason when it fails, 409 while a change runs."""
+    json_body()                      # a malformed body is refused first, like on every POST route
     wifi = _control()
-    json_body()
     try:
         networks = wifi.scan()
     except RuntimeError as exc:
@@ -96,8 +96,8 @@ def _change(wifi, fn, *args):
 @bp.post("/api/wifi/join")
 def join():
     """Try the network ``{"ssid", "password"}`` (``busy: "join"`` until the board is back)."""
-    wifi = _control()
     body = json_body()
+    wifi = _control()
     ssid, password = body.get("ssid"), body.get("password", "")
     if not isinstance(ssid, str) or not isinstance(password, str):
         abort(400, "send {\"ssid\": name, \"password\": text}")
@@ -107,16 +107,16 @@ def join():
 @bp.post("/api/wifi/move")
 def move():
     """Switch to the network the last try found working."""
-    wifi = _control()
     json_body()
+    wifi = _control()
     return _change(wifi, wifi.move)
 
 
 @bp.post("/api/wifi/hotspot")
 def hotspot():
     """Bring the board's own Wi-Fi up (``{"on": true}``) or down."""
-    wifi = _control()
     on = json_body().get("on")
+    wifi = _control()
     if not isinstance(on, bool):
         abort(400, "send {\"on\": true} or {\"on\": false}")
     return _change(wifi, wifi.set_hotspot, on)
