@@ -316,7 +316,7 @@ def test_every_listed_check_answers_and_nothing_else_passes_the_host_check(tmp_p
 def test_without_the_boards_own_wifi_the_host_check_refuses_the_checks(tmp_path, platform):
     host, path = PLATFORM_CHECKS[platform]
     r = make_app(tmp_path).test_client().get(path, headers={"Host": host})
-    assert (r.status_code, r.get_data(as_text=True)) == (400, f"400 Bad Request: Host '{host}' is not trusted.\n")
+    assert r.status_code == 400 and f"Host '{host}' is not trusted." in r.get_data(as_text=True)
 
 
 def test_the_hotspot_address_is_the_portal_address_by_default(tmp_path, wifi):

@@ -11,7 +11,11 @@ export function renderMore() {
   var s = S.session, t = S.table;
   // the page's address, as this phone opened it (its QR code is /qr/page.svg, made for the same address)
   var here = location.origin + "/";
-  if ($("address-url").textContent !== here) { $("address-url").textContent = here; $("address-url").setAttribute("href", here); }
+  if ($("address-url").textContent !== here) {
+    $("address-url").textContent = here;
+    $("address-url").setAttribute("href", here);
+    $("address-qr").setAttribute("src", "/qr/page.svg");
+  }
   renderWifi();
   show($("share"), joined() && !!s.join_code);
   if (joined() && s.join_code) {

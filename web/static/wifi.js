@@ -1,15 +1,11 @@
-/* The host's Wi-Fi panel on the More tab: the board's own Wi-Fi with the code that joins it, scanning and
-   joining a network, the hotspot switch, and the table card. Everything goes through the daemon
-   (/api/wifi, docs/api.md): the board tries a network, comes back to its own Wi-Fi and says whether it
-   worked and its address there; "Move" then switches for good. Host only; the Wi-Fi part hides when the
-   board has no Wi-Fi control (404: no NetworkManager, or the simulator). */
+/* The host's Wi-Fi panel (More): the board's own Wi-Fi and its code, scan, try a network, move, the
+   hotspot switch, the table card; all through /api/wifi (docs/api.md). Hidden without Wi-Fi control. */
 import { h, clear, $, show } from "./dom.js";
 import { S, call } from "./state.js";
 
 var W = { state: null, role: null, chosen: null, timer: null, scanning: false, message: "", since: 0 };
 var TRY_S = 45;          // the board's own limit for joining a network (firmware.wifi.JOIN_WAIT_S)
 
-// the page is served over plain http on the table's network: an address there is this page's scheme
 function site(address) { return location.protocol + "//" + address + "/"; }
 function shortName(connection) { return (connection || "").replace(/^landsend /, ""); }
 function say(text) { W.message = text || ""; $("wifi-msg").textContent = W.message; }
@@ -106,7 +102,7 @@ function refresh() {
     if (d.busy) poll(1500);
   }, function (e) {
     if (e.network && W.state && W.state.busy && Date.now() - W.since < 180000) {
-      poll(2000);                 // the board is away trying a network: keep looking until it is back
+      poll(2000);                 // the board is away trying a network
       return;
     }
     if (e.status === 403 || e.status === 404) W.state = null;
@@ -133,7 +129,6 @@ function choose(net) {
   (net.secure ? $("wifi-password") : $("wifi-try")).focus();
 }
 
-// called by the More tab on every render: loads the state once the phone is the host
 export function renderWifi() {
   var role = S.session.role;
   if (role !== W.role) {
