@@ -4,6 +4,7 @@ the captive-portal answers with and without the Host check, and the table card's
 import io
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -377,24 +378,29 @@ def test_the_pages_codes_and_card_decode_to_what_this_board_has(tmp_path, wifi):
                                                              "http://localhost/"])
 
 
+def card_command(*args):
+    """Run ``landsend card`` in its own process (importing firmware.cli here would add its commands to the
+    registry test_cli.py checks, in whichever test runs next in this worker)."""
+    out = subprocess.run([sys.executable, "-m", "firmware.cli", "card", *args], capture_output=True, text=True,
+                         timeout=60)
+    return out.returncode, out.stderr
+
+
 def test_the_card_command_writes_the_card_from_the_installed_wifi(tmp_path):
-    from firmware.cli import main
     install_files(tmp_path / "pi")
     spot = Hotspot.load(tmp_path / "pi/etc/landsend/wifi.toml")
     out = tmp_path / "card.svg"
-    code = main(["card", "--wifi", str(tmp_path / "pi/etc/landsend/wifi.toml"), "--out", str(out)])
-    assert code == 0
+    assert card_command("--wifi", str(tmp_path / "pi/etc/landsend/wifi.toml"), "--out", str(out))[0] == 0
     assert decode(out.read_text(), 8) == sorted([f"WIFI:T:WPA;S:{spot.ssid};P:{spot.password};;",
                                                  "http://10.42.0.1/"])
-    assert main(["card", "--no-wifi", "--address", "http://192.168.1.23/", "--out", str(out)]) == 0
+    assert card_command("--no-wifi", "--address", "http://192.168.1.23/", "--out", str(out))[0] == 0
     assert decode(out.read_text(), 8) == ["http://192.168.1.23/"]
 
 
-def test_the_card_command_refuses_a_bad_address_or_a_missing_wifi_file(tmp_path, capsys):
-    from firmware.cli import main
-    assert main(["card", "--no-wifi", "--address", "landsend.local", "--out", str(tmp_path / "c.svg")]) == 2
-    assert "--address must be an http:// address, got 'landsend.local'" in capsys.readouterr().err
-    assert main(["card", "--wifi", str(tmp_path / "none.toml"), "--out", str(tmp_path / "c.svg")]) == 2
+def test_the_card_command_refuses_a_bad_address_or_a_missing_wifi_file(tmp_path):
+    code, err = card_command("--no-wifi", "--address", "landsend.local", "--out", str(tmp_path / "c.svg"))
+    assert (code, err) == (2, "landsend card: --address must be an http:// address, got 'landsend.local'\n")
+    assert card_command("--wifi", str(tmp_path / "none.toml"), "--out", str(tmp_path / "c.svg"))[0] == 2
     assert not (tmp_path / "c.svg").exists()
 
 
