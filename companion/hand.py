@@ -182,8 +182,10 @@ class EntryHand(ABC):
     def extras_record(self, rec: dict, claims_key: str) -> None:
         """Add the hand's pegs, claims and muggins to a game-record hand.
 
-        ``n`` (their order) is kept only when the hand has claims to interleave with them."""
-        keep_n = bool(self.claims_log)
+        ``n`` (their order) is kept only when the hand has claims to interleave with them, or pegs
+        and muggins both: a peg may come between a claim and its muggins (L8), and without ``n``
+        a replay calls muggins first at one position."""
+        keep_n = bool(self.claims_log) or bool(self.pegs and self.muggins_log)
         for key, listed in (("pegs", self.pegs), (claims_key, self.claims_log), ("muggins", self.muggins_log)):
             if listed:
                 rec[key] = [{k: v for k, v in e.items() if keep_n or k != "n"} for e in listed]
