@@ -4,7 +4,7 @@ import { h, clear, pretty, cardName, cardLabel, SYM, SUIT_NAME, RANK_NAME, RANKS
 
 var boot = JSON.parse(document.getElementById("boot").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
-var P = { discards: 2, hand: null, on: false, cards: [], rank: null, result: null, sel: 0, seat: null, owner: null, table: null, live: false, thrown: {} };
+var P = { discards: 2, hand: null, on: false, cards: [], rank: null, result: null, sel: 0, seat: null, owner: null, table: null, live: false, thrown: {}, reviewGen: 0 };
 
 function cardEl(card) {
   var s = card.slice(-1);
@@ -278,16 +278,19 @@ function review() {
   var q = Object.keys(P.thrown).filter(function (n) { return P.thrown[n].length === P.discards; }).map(function (n) {
     return "thrown=" + encodeURIComponent(n + ":" + P.thrown[n].join(","));
   }).join("&");
+  var gen = ++P.reviewGen;    // a tap makes every answer to an earlier query stale
   get("/api/review" + (q ? "?" + q : "")).then(function (r) {
+    if (gen !== P.reviewGen) return;
     var key = r.hand_no + ":" + r.pocket.join(",");
     if (P.hand !== null && P.hand !== key && Object.keys(P.thrown).length) { P.hand = key; P.thrown = {}; review(); return; }
     P.hand = key;
     P.discards = r.discards;
     drawReview(r);
     if (r.players.length === 2) get("/api/review?" + (q ? q + "&" : "") + "pegging=1").then(function (r2) {
-      if (r2.hand_no === r.hand_no) drawReview(r2);
+      if (gen === P.reviewGen && r2.hand_no === r.hand_no) drawReview(r2);
     }, function () {});
   }, function (e) {
+    if (gen !== P.reviewGen) return;
     if (e.status === 400 && q) { P.thrown = {}; review(); return; }     // taps from an earlier hand: start again
     clear(box).hidden = true;
   });
