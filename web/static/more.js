@@ -1,12 +1,18 @@
-/* The More tab: invite (join code and QR), ledger, the simulator's board buttons, this phone's settings,
+/* The More tab: the page's address and its QR code, the host's Wi-Fi and table card (wifi.js), invite (join
+   code and QR), ledger, the simulator's board buttons, this phone's settings,
    and the wake lock. The board's own settings are in settings.js. */
 import { h, clear, $, show, store } from "./dom.js";
 import { S, pref, joined, render, refreshSession } from "./state.js";
 import { toast } from "./header.js";
+import { renderWifi, init as initWifi } from "./wifi.js";
 
 // ---- more: share, ledger, simulator, settings ----
 export function renderMore() {
   var s = S.session, t = S.table;
+  // the page's address, as this phone opened it (its QR code is /qr/page.svg, made for the same address)
+  var here = location.origin + "/";
+  if ($("address-url").textContent !== here) { $("address-url").textContent = here; $("address-url").setAttribute("href", here); }
+  renderWifi();
   show($("share"), joined() && !!s.join_code);
   if (joined() && s.join_code) {
     $("share-code").textContent = s.join_code;
@@ -44,6 +50,7 @@ function simPress(body, done) {
     }, function () { toast("no connection to the table"); });
 }
 export function init() {
+  initWifi();
   Array.prototype.forEach.call(document.querySelectorAll("[data-sim]"), function (b) {
     b.addEventListener("click", function () { simPress({ button: b.dataset.sim, hold: $("sim-hold").checked }); });
   });
