@@ -67,7 +67,7 @@ def app(tmp_path):
     t.close()
 
 
-def test_whole_page_is_under_150_kb(app):
+def test_whole_page_is_under_160_kb(app):
     c = app.test_client()
     html = c.get("/").data
     # what the page loads: stylesheet, script, icons, manifest (not the export download link)
@@ -84,23 +84,33 @@ def test_whole_page_is_under_150_kb(app):
         assert r.status_code == 200, ref
         total += len(r.data)
         r.close()
-    # and everything else the server could ever send the page (icons, manifest) still fits
+    # 160 KB: what every phone loads (raised from 150 KB when seats, the amend fixes and the Wi-Fi panel's markup
+    # came; at the board's own Wi-Fi's 54 Mbit/s it is well under a second, and the browser caches it after)
+    assert total < 160 * 1024
+    # the host's phone also loads what the page imports lazily (the Wi-Fi panel); everything the server could
+    # ever send the page (icons, manifest) fits the budget with that room
+    lazy = {name for ref in refs if ref.endswith(".js") for name in imports_of(WEB / ref.lstrip("/"), lazy=True)}
+    lazy -= {ref.rsplit("/", 1)[1] for ref in refs}
+    assert lazy == {"wifi.js"}
+    host = total + sum((WEB / "static" / name).stat().st_size for name in lazy)
+    assert host < 170 * 1024
     everything = len(html) + sum(p.stat().st_size for p in ASSET_FILES if p.parent.name == "static")
-    assert total < 150 * 1024
-    assert everything < 150 * 1024
+    assert everything < 170 * 1024
 
 
 IMPORT = re.compile(r'^import\s+(?:\{[^}]*\}\s+from\s+)?"\./([\w-]+\.js)";$', re.M)
+LAZY_IMPORT = re.compile(r'\bimport\("\./([\w-]+\.js)"\)')
 ANY_IMPORT = re.compile(r"^\s*import\b|\bimport\(", re.M)
 
 
-def imports_of(path: Path) -> list[str]:
-    """Return the file names a page module imports (each a static import of a sibling: "./name.js")."""
+def imports_of(path: Path, *, lazy: bool = False) -> list[str]:
+    """Return the file names a page module imports: each a static import of a sibling ("./name.js"), and
+    with ``lazy`` the siblings it loads only when needed (``import("./name.js")``, e.g. the host's Wi-Fi panel)."""
     text = path.read_text(encoding="utf-8")
-    found = IMPORT.findall(text)
+    found, later = IMPORT.findall(text), LAZY_IMPORT.findall(text)
     # no other form of import: a bare name or a path out of static/ would need a build step or a server route
-    assert len(ANY_IMPORT.findall(text)) == len(found), path.name
-    return found
+    assert len(ANY_IMPORT.findall(text)) == len(found) + len(later), path.name
+    return found + later if lazy else found
 
 
 def test_the_page_loads_its_scripts_as_modules_whose_imports_all_ship():
@@ -116,7 +126,7 @@ def test_the_page_loads_its_scripts_as_modules_whose_imports_all_ship():
             continue
         seen.add(name)
         assert (WEB / "static" / name).is_file(), name
-        todo.extend(imports_of(WEB / "static" / name))
+        todo.extend(imports_of(WEB / "static" / name, lazy=True))
     # every script in static/ is reached from the page (none left behind by a split)
     assert seen == {p.name for p in (WEB / "static").glob("*.js")}
 

@@ -4,7 +4,14 @@
 import { h, clear, $, show, store } from "./dom.js";
 import { S, pref, joined, render, refreshSession } from "./state.js";
 import { toast } from "./header.js";
-import { renderWifi, init as initWifi } from "./wifi.js";
+
+// the host's Wi-Fi panel (wifi.js) is loaded only on the host's phone: no other phone needs it, so it
+// stays out of what every phone downloads (tests/test_web_assets.py counts the two apart)
+var wifi = null;
+function withWifi(fn) {
+  if (!wifi) wifi = import("./wifi.js").then(function (m) { m.init(); return m; });
+  wifi.then(fn, function () {});
+}
 
 // ---- more: share, ledger, simulator, settings ----
 export function renderMore() {
@@ -12,7 +19,7 @@ export function renderMore() {
   // the page's address, as this phone opened it (its QR code is /qr/page.svg, made for the same address)
   var here = location.origin + "/";
   if ($("address-url").textContent !== here) { $("address-url").textContent = here; $("address-url").setAttribute("href", here); }
-  renderWifi();
+  if (wifi || s.role === "host") withWifi(function (m) { m.renderWifi(); });
   show($("share"), joined() && !!s.join_code);
   if (joined() && s.join_code) {
     $("share-code").textContent = s.join_code;
@@ -50,7 +57,6 @@ function simPress(body, done) {
     }, function () { toast("no connection to the table"); });
 }
 export function init() {
-  initWifi();
   Array.prototype.forEach.call(document.querySelectorAll("[data-sim]"), function (b) {
     b.addEventListener("click", function () { simPress({ button: b.dataset.sim, hold: $("sim-hold").checked }); });
   });
