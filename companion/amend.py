@@ -30,11 +30,11 @@ scores it moved, one per side, for History and the announcement.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Callable
 
 from .errors import IllegalAction, RulesError
 from .hand import ENTRY_COMMANDS
-from .match import HANDLERS, Context, MatchState, apply_event, handler
+from .match import Context, MatchState
 from .scoring import number_words
 
 AMENDABLE = ENTRY_COMMANDS + ("peg",)
@@ -165,82 +165,80 @@ def _scores(state: MatchState) -> list[int]:
     return [s.score for s in state.sides]
 
 
-@handler("amend")
-class Amend:
-    @staticmethod
-    def decide(state: MatchState, cmd: dict, ctx: Context) -> dict:
-        n = cmd.get("seq")
-        if not isinstance(n, int) or isinstance(n, bool):
-            raise IllegalAction("amend needs the seq of the entry to correct (History lists every event with its number)")
-        log = _hand_log(state)
-        at = next((i for i, e in enumerate(log) if e["seq"] == n), None)
-        if at is None:
-            first = log[0]["seq"]
-            why = (f"it comes before the current hand (its first entry is event {first}): undo back to it instead"
-                   if n < first else "it is not a live entry of this hand (undone, or not an entry)")
-            raise IllegalAction(f"cannot amend event {n}: {why}")
-        old_ev = log[at]
-        if old_ev["type"] not in AMENDABLE:
-            raise IllegalAction(f"cannot amend event {n}: a {old_ev['type']} is not a card entry")
-        was = as_entered(old_ev)
-        replace, change = _change(cmd, was)
-        later = [(e["seq"], as_entered(e)) for e in log[at + 1:]]
-        plan = [(None if (len(replace) == 2 and j == 0) else n, c) for j, c in enumerate(replace)] + later
-        sim = copy.deepcopy(state.hand_base)
-        for e in log[:at]:
-            apply_event(sim, e)
-        redo: list[dict] = []
-        for seq, c in plan:
-            what = describe(c) if seq is None else f"event {seq} ({describe(c)})"
-            try:
-                if sim.over:
-                    raise IllegalAction("the game would be over before it")
-                ev = HANDLERS[c["type"]].decide(sim, c, ctx)
-            except RulesError as exc:
-                lead = "the amended entry" if seq == n else what
-                raise AmendRefused(f"cannot amend event {n}: {lead} no longer fits: {exc.args[0]}; nothing changed",
-                                   entry=seq) from None
-            if seq is not None:
-                ev["seq"] = seq
-                orig = next((e for e in log if e["seq"] == seq), None)
-                if orig is not None and "at" in orig:
-                    ev["at"] = orig["at"]
-            else:
-                ev["seq"] = state.seq + 1          # an inserted entry takes the amend's own number
-            apply_event(sim, ev)
-            if seq is None:
-                ev.pop("seq")                      # filled in from the amend's seq when folded
-            redo.append(ev)
-        return {"type": "amend", "amends": n, "was": was, "change": change, "redo": redo,
-                "text": f"event {n} amended: {_what_changed(old_ev, was, change)}"}
+def verify_amend(state: MatchState, cmd: dict, ctx: Context, *, verify: Callable, fold_one: Callable) -> dict:
+    """Return the ``amend`` event: the entry's change and the hand's entries re-derived from it
+    (``verify``: any command's verify, ``fold_one``: fold one event; from companion.commands)."""
+    n = cmd.get("seq")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise IllegalAction("amend needs the seq of the entry to correct (History lists every event with its number)")
+    log = _hand_log(state)
+    at = next((i for i, e in enumerate(log) if e["seq"] == n), None)
+    if at is None:
+        first = log[0]["seq"]
+        why = (f"it comes before the current hand (its first entry is event {first}): undo back to it instead"
+               if n < first else "it is not a live entry of this hand (undone, or not an entry)")
+        raise IllegalAction(f"cannot amend event {n}: {why}")
+    old_ev = log[at]
+    if old_ev["type"] not in AMENDABLE:
+        raise IllegalAction(f"cannot amend event {n}: a {old_ev['type']} is not a card entry")
+    was = as_entered(old_ev)
+    replace, change = _change(cmd, was)
+    later = [(e["seq"], as_entered(e)) for e in log[at + 1:]]
+    plan = [(None if (len(replace) == 2 and j == 0) else n, c) for j, c in enumerate(replace)] + later
+    sim = copy.deepcopy(state.hand_base)
+    for e in log[:at]:
+        fold_one(sim, e)
+    redo: list[dict] = []
+    for seq, c in plan:
+        what = describe(c) if seq is None else f"event {seq} ({describe(c)})"
+        try:
+            if sim.over:
+                raise IllegalAction("the game would be over before it")
+            ev = verify(sim, c, ctx)
+        except RulesError as exc:
+            lead = "the amended entry" if seq == n else what
+            raise AmendRefused(f"cannot amend event {n}: {lead} no longer fits: {exc.args[0]}; nothing changed",
+                               entry=seq) from None
+        if seq is not None:
+            ev["seq"] = seq
+            orig = next((e for e in log if e["seq"] == seq), None)
+            if orig is not None and "at" in orig:
+                ev["at"] = orig["at"]
+        else:
+            ev["seq"] = state.seq + 1          # an inserted entry takes the amend's own number
+        fold_one(sim, ev)
+        if seq is None:
+            ev.pop("seq")                      # filled in from the amend's seq when folded
+        redo.append(ev)
+    return {"type": "amend", "amends": n, "was": was, "change": change, "redo": redo,
+            "text": f"event {n} amended: {_what_changed(old_ev, was, change)}"}
 
-    @staticmethod
-    def apply(state: MatchState, ev: dict) -> None:
-        log = state.hand_log
-        at = next(i for i, e in enumerate(log) if e["seq"] == ev["amends"])
-        base = state.hand_base
-        new = copy.deepcopy(base)
-        new.hand_base, new.hand_log, new.hand_key = base, [], base.hand_key
-        before = _scores(state)
-        for e in log[:at]:
-            apply_event(new, e)
-        for e in ev["redo"]:
-            apply_event(new, e if "seq" in e else {**e, "seq": ev["seq"]})
-        vars(state).update(vars(new))
-        state.seq = ev["seq"]        # applied stays the hand's last entry: a muggins still open stays open
-        state.fresh = []
-        after = _scores(state)
-        moved = [i for i in range(len(after)) if after[i] != before[i]]
-        for i in moved or [None]:
-            s = state.sides[i] if i is not None else None
-            text = ev["text"] + (f"; {s.name} {after[i]}, was {before[i]}" if s else "; no score moved")
-            rec = {"game": state.game_no, "hand": state.hand_no, "kind": "amend",
-                   "side": s.id if s else None, "credited": s.name if s else None,
-                   "points": after[i] - before[i] if s else 0, "score": after[i] if s else None,
-                   "was": before[i] if s else None, "text": text, "items": [], "player": None,
-                   "step": state.phase, "seq": ev["seq"]}
-            state.steps.append(rec)
-            state.fresh.append(rec)
+def apply_amend(state: MatchState, ev: dict, *, fold_one: Callable) -> None:
+    log = state.hand_log
+    at = next(i for i, e in enumerate(log) if e["seq"] == ev["amends"])
+    base = state.hand_base
+    new = copy.deepcopy(base)
+    new.hand_base, new.hand_log, new.hand_key = base, [], base.hand_key
+    before = _scores(state)
+    for e in log[:at]:
+        fold_one(new, e)
+    for e in ev["redo"]:
+        fold_one(new, e if "seq" in e else {**e, "seq": ev["seq"]})
+    vars(state).update(vars(new))
+    state.seq = ev["seq"]        # applied stays the hand's last entry: a muggins still open stays open
+    state.fresh = []
+    after = _scores(state)
+    moved = [i for i in range(len(after)) if after[i] != before[i]]
+    for i in moved or [None]:
+        s = state.sides[i] if i is not None else None
+        text = ev["text"] + (f"; {s.name} {after[i]}, was {before[i]}" if s else "; no score moved")
+        rec = {"game": state.game_no, "hand": state.hand_no, "kind": "amend",
+               "side": s.id if s else None, "credited": s.name if s else None,
+               "points": after[i] - before[i] if s else 0, "score": after[i] if s else None,
+               "was": before[i] if s else None, "text": text, "items": [], "player": None,
+               "step": state.phase, "seq": ev["seq"]}
+        state.steps.append(rec)
+        state.fresh.append(rec)
 
 
 def _what_changed(old: dict, was: dict, change: dict) -> str:
@@ -259,4 +257,4 @@ def _what_changed(old: dict, was: dict, change: dict) -> str:
     return f"{describe(named)} is now {describe({**named, **change})}"
 
 
-__all__ = ["Amend", "AmendRefused", "as_entered", "describe", "number_words"]
+__all__ = ["verify_amend", "apply_amend", "AmendRefused", "as_entered", "describe", "number_words"]

@@ -19,7 +19,8 @@ import re
 
 from .amend import AMENDABLE, describe, as_entered
 from .errors import RulesError
-from .match import HANDLERS, Context, MatchState, apply_event
+from .commands import COMMANDS, apply_event
+from .match import Context, MatchState
 
 MAX_TRIES = 32          # amends tried for one refusal (each refolds the current hand once, twice if it fits)
 
@@ -27,15 +28,15 @@ MAX_TRIES = 32          # amends tried for one refusal (each refolds the current
 def _passes(state: MatchState, amend: dict, command: dict, ctx: Context) -> bool:
     """Return whether ``command`` would be taken after ``amend`` (both dry runs on a copy)."""
     try:
-        ev = HANDLERS["amend"].decide(state, amend, ctx)
+        ev = COMMANDS["amend"].verify(state, amend, ctx)
         sim = copy.copy(state)      # folding an amend replaces every field: the state itself is untouched
         ev["seq"] = state.seq + 1
         apply_event(sim, ev)
         kind = command.get("type")
-        h = HANDLERS.get(kind) if isinstance(kind, str) else None
+        h = COMMANDS.get(kind) if isinstance(kind, str) else None
         if h is None:
             return False
-        h.decide(sim, {k: v for k, v in command.items() if k != "if_seq"}, ctx)
+        h.verify(sim, {k: v for k, v in command.items() if k != "if_seq"}, ctx)
         return True
     except RulesError:
         return False
@@ -84,7 +85,7 @@ def stale_note(state: MatchState, command: dict, seen: int, ctx: Context) -> dic
     if later and later[0]["type"] in AMENDABLE and cmd.get("type") in AMENDABLE:
         amend = {"type": "amend", "seq": later[0]["seq"], "insert": cmd}
         try:
-            HANDLERS["amend"].decide(state, amend, ctx)
+            COMMANDS["amend"].verify(state, amend, ctx)
             out["amend"] = amend
         except RulesError:
             pass

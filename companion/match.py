@@ -1,11 +1,11 @@
 """The match: sides, scores, games, results, stakes and series, as a fold over events.
 
-A command is turned into an event by its handler's ``decide(state, command,
-ctx)`` (pure: validates, normalises, raises :class:`RulesError`), and the
-event is folded into the state by ``apply(state, event)``. Handlers live in
-the :data:`HANDLERS` registry keyed by command type; card entry
-(:mod:`companion.hand`) registers its own. No handler branches on a preset
-name: every difference comes from the :class:`~companion.rulesets.Ruleset`.
+The match's own commands are here as pairs of functions: ``verify_<kind>(state,
+command, ctx)`` (pure: validates, normalises, raises :class:`RulesError`) returns
+the event, and ``apply_<kind>(state, event)`` folds it into the state. Every
+command kind is listed with its two functions in :data:`companion.commands.COMMANDS`.
+Nothing here branches on a preset name: every difference comes from the
+:class:`~companion.rulesets.Ruleset`.
 """
 
 from __future__ import annotations
@@ -119,11 +119,15 @@ class MatchState:
 
     # --- scoring ---------------------------------------------------------------
     def award(self, side: int, points: int, *, kind: str, text: str = "", items: list | None = None,
-              player: str | None = None, step: str = "", card: str | None = None) -> bool:
+              player: str | None = None, step: str = "", card: str | None = None, phase: str | None = None,
+              hand: int | None = None) -> bool:
         """Add ``points`` to ``side`` as one step; end the game if it reaches the target.
 
-        Returns True when the game ended with this step. Points after the end
-        are not scored (C4). A zero-point step is recorded only for the log.
+        ``step`` labels the step with the stage of the hand that made it; a game it
+        ends ends in that stage (``phase`` says another: a manual peg ends the game
+        in the hand's phase; ``hand`` another hand than the current one: a muggins on the claim of
+        the hand before, L8). Returns True when the game ended with this step. Points
+        after the end are not scored (C4). A zero-point step is recorded only for the log.
         """
         if self.result is not None:
             return True
@@ -131,7 +135,8 @@ class MatchState:
         if points:
             s.previous = s.score
             s.score += points
-        rec = {"game": self.game_no, "hand": self.hand_no, "kind": kind, "side": s.id, "credited": s.name,
+        at = self.hand_no if hand is None else hand
+        rec = {"game": self.game_no, "hand": at, "kind": kind, "side": s.id, "credited": s.name,
                "points": points, "score": s.score, "text": text, "items": items or [],
                "player": player, "step": step or self.phase, "seq": self.seq}
         if card is not None:
@@ -140,17 +145,18 @@ class MatchState:
         self.fresh.append(rec)
         self.last = rec
         if points:
-            self.check_end(side)
+            self.check_end(side, phase or step or self.phase, hand=at)
         return self.result is not None
 
-    def check_end(self, side: int) -> None:
-        """Apply the ruleset's end of game after ``side`` scored (C4, L5, H4)."""
+    def check_end(self, side: int, phase: str, hand: int | None = None) -> None:
+        """Apply the ruleset's end of game after ``side`` scored in ``phase`` (C4, L5, H4)."""
         rules = self.rules
         s = self.sides[side]
         if rules.reach == "highest" or s.score < rules.target:
             return
         reach = rules.house_reach if s.house else rules.reach
-        self.finish(winner=side if reach == "wins" else None, loser=side if reach == "loses" else None)
+        self.finish(winner=side if reach == "wins" else None, loser=side if reach == "loses" else None, phase=phase,
+                    hand=hand)
 
     def finish_round_highest(self) -> None:
         """Grid games: after both sides counted, the highest over the target wins (G4)."""
@@ -159,7 +165,8 @@ class MatchState:
         if scores[0] >= self.rules.target and scores[0] != scores[1]:
             self.finish(winner=best, loser=None)
 
-    def finish(self, *, winner: int | None, loser: int | None) -> None:
+    def finish(self, *, winner: int | None, loser: int | None, phase: str | None = None,
+               hand: int | None = None) -> None:
         """Record the result: winners, losers, multipliers, settlement (R1, R2), series wins (L7).
 
         A side that reaches the target and loses pays every other side the stake
@@ -203,7 +210,7 @@ class MatchState:
         need = _series_need(self.series)
         ids = [s.id for s in self.sides]
         self.result = {
-            "game": self.game_no, "hand": self.hand_no, "phase": self.phase,
+            "game": self.game_no, "hand": self.hand_no if hand is None else hand, "phase": phase or self.phase,
             "winner": ids[receivers[0]] if len(receivers) == 1 else [ids[i] for i in receivers],
             "loser": ids[payers[0]] if len(payers) == 1 else [ids[i] for i in payers],
             "winners": [ids[i] for i in receivers],
@@ -289,28 +296,6 @@ POCKET_OWNERS: dict[str, Callable[[MatchState], int]] = {
 }
 
 
-# --- the handler registry ------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Handler:
-    """How one command type becomes an event and how that event changes the state."""
-
-    decide: Callable[[MatchState, dict, Context], dict]
-    apply: Callable[[MatchState, dict], None]
-    needs_match: bool = True
-
-
-HANDLERS: dict[str, Handler] = {}
-
-
-def handler(kind: str, *, needs_match: bool = True):
-    """Register ``decide``/``apply`` functions for command ``kind`` (decorates a class)."""
-    def wrap(cls):
-        HANDLERS[kind] = Handler(decide=cls.decide, apply=cls.apply, needs_match=needs_match)
-        return cls
-    return wrap
-
-
 def _require(cond: bool, message: str) -> None:
     if not cond:
         raise IllegalAction(message)
@@ -362,72 +347,71 @@ def build_seating(rules: Ruleset, players: list[str], teams: list[list[str]] | N
     return seats, list(range(len(seats))), sides
 
 
-@handler("new_match", needs_match=False)
-class NewMatch:
-    @staticmethod
-    def decide(state: MatchState, cmd: dict, ctx: Context) -> dict:
-        game = cmd.get("game", "lands-end")
-        options = cmd.get("options") or {}
-        _require(isinstance(options, dict), "options must be an object")
-        if cmd.get("direction") is not None:
-            _require(cmd["direction"] in ("cw", "ccw"), "direction must be cw or ccw")
-            options = {**options, "direction": cmd["direction"]}
-        # a record replayed names the rules it was played under (absent in an old one: the old rule)
-        rules = stored_ruleset(game, options, cmd, absent_is_old=False)
-        seats, _, sides = build_seating(rules, cmd.get("players") or [], cmd.get("teams"))
-        stake = cmd.get("stake", 1)
-        _require(isinstance(stake, (int, float)) and not isinstance(stake, bool) and 0 <= stake <= 1_000_000,
-                 "stake must be a number from 0 to 1,000,000")
-        series = cmd.get("series") or {"kind": "single", "n": 1}
-        _require(isinstance(series, dict) and series.get("kind", "single") in ("single", "best_of", "first_to"),
-                 "series kind must be single, best_of or first_to")
-        n = series.get("n", 1)
-        _require(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99, "series n must be 1..99")
-        if series.get("kind") == "best_of":
-            _require(n % 2 == 1, "a best-of series needs an odd number of games")
-        teams = [[seats[0], seats[2]], [seats[1], seats[3]]] if rules.partnerships and cmd.get("teams") else None
-        event = {"type": "new_match", "game": rules.name, "options": dict(rules.options),
-                 "players": [s for s in seats if not (rules.house and s == HOUSE_NAME)],
-                 "teams": teams, "stake": stake,
-                 "series": {"kind": series.get("kind", "single"), "n": n}, **stored_rules(rules)}
-        if cmd.get("rows") is not None:
-            event["rows"] = _rows_side_id(rules, sides, cmd["rows"])
-        cut_bonus = cmd.get("cut_bonus", True)
-        _require(isinstance(cut_bonus, bool), "cut_bonus is true or false")
-        first = cmd.get("first_dealer")
-        if isinstance(first, str):
-            first = first.strip()[:24]          # as build_seating trims the names
-        if rules.house_deals:
-            _require(first in (None, HOUSE_NAME), f"the house always deals in casino play (H1), not {first!r}")
-            first = HOUSE_NAME
-        elif first is None:
-            event["cut"] = cut_for_deal(seats, ctx.rng)
-            first = event["cut"]["dealer"]
-        _require(first in seats or (first == HOUSE_NAME and rules.house), f"first dealer {first!r} is not at the table")
-        event["first_dealer"] = first
-        if not cut_bonus:
-            event["cut_bonus"] = False
-        if rules.first_cut_bonus and cut_bonus and "cut" not in event and len(seats) == 2:
-            # F1: the low cutter deals, so naming the dealer says the other player cut high
-            event["cut"] = {"dealer": first, "high": seats[1 - seats.index(first)]}
-        return event
+def verify_new_match(state: MatchState, cmd: dict, ctx: Context) -> dict:
+    """Return the ``new_match`` event of ``cmd`` (players, seating, stake, series, the cut for the deal)."""
+    game = cmd.get("game", "lands-end")
+    options = cmd.get("options") or {}
+    _require(isinstance(options, dict), "options must be an object")
+    if cmd.get("direction") is not None:
+        _require(cmd["direction"] in ("cw", "ccw"), "direction must be cw or ccw")
+        options = {**options, "direction": cmd["direction"]}
+    # a record replayed names the rules it was played under (absent in an old one: the old rule)
+    rules = stored_ruleset(game, options, cmd, absent_is_old=False)
+    seats, _, sides = build_seating(rules, cmd.get("players") or [], cmd.get("teams"))
+    stake = cmd.get("stake", 1)
+    _require(isinstance(stake, (int, float)) and not isinstance(stake, bool) and 0 <= stake <= 1_000_000,
+             "stake must be a number from 0 to 1,000,000")
+    series = cmd.get("series") or {"kind": "single", "n": 1}
+    _require(isinstance(series, dict) and series.get("kind", "single") in ("single", "best_of", "first_to"),
+             "series kind must be single, best_of or first_to")
+    n = series.get("n", 1)
+    _require(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99, "series n must be 1..99")
+    if series.get("kind") == "best_of":
+        _require(n % 2 == 1, "a best-of series needs an odd number of games")
+    teams = [[seats[0], seats[2]], [seats[1], seats[3]]] if rules.partnerships and cmd.get("teams") else None
+    event = {"type": "new_match", "game": rules.name, "options": dict(rules.options),
+             "players": [s for s in seats if not (rules.house and s == HOUSE_NAME)],
+             "teams": teams, "stake": stake,
+             "series": {"kind": series.get("kind", "single"), "n": n}, **stored_rules(rules)}
+    if cmd.get("rows") is not None:
+        event["rows"] = _rows_side_id(rules, sides, cmd["rows"])
+    cut_bonus = cmd.get("cut_bonus", True)
+    _require(isinstance(cut_bonus, bool), "cut_bonus is true or false")
+    first = cmd.get("first_dealer")
+    if isinstance(first, str):
+        first = first.strip()[:24]          # as build_seating trims the names
+    if rules.house_deals:
+        _require(first in (None, HOUSE_NAME), f"the house always deals in casino play (H1), not {first!r}")
+        first = HOUSE_NAME
+    elif first is None:
+        event["cut"] = cut_for_deal(seats, ctx.rng)
+        first = event["cut"]["dealer"]
+    _require(first in seats or (first == HOUSE_NAME and rules.house), f"first dealer {first!r} is not at the table")
+    event["first_dealer"] = first
+    if not cut_bonus:
+        event["cut_bonus"] = False
+    if rules.first_cut_bonus and cut_bonus and "cut" not in event and len(seats) == 2:
+        # F1: the low cutter deals, so naming the dealer says the other player cut high
+        event["cut"] = {"dealer": first, "high": seats[1 - seats.index(first)]}
+    return event
 
-    @staticmethod
-    def apply(state: MatchState, ev: dict) -> None:
-        # what the event does not name is the rule of every match stored before it could (STORED_DEFAULTS)
-        rules = stored_ruleset(ev["game"], ev.get("options", {}), ev)
-        state.rules = rules
-        state.seats, state.seat_side, state.sides = build_seating(rules, ev["players"], ev.get("teams"))
-        state.stake = ev["stake"]
-        state.series = dict(ev["series"])
-        state.wins = [0] * len(state.sides)
-        state.first_dealer = state.seats.index(ev["first_dealer"]) if ev["first_dealer"] in state.seats else -1
-        state.cut_bonus = ev.get("cut_bonus", True)
-        ids = [s.id for s in state.sides]
-        state.rows_named = ids.index(ev["rows"]) if ev.get("rows") is not None else None
-        state.game_no = 0
-        state.money = {p: 0 for s in state.sides for p in s.players}
-        start_game(state, ev)
+
+def apply_new_match(state: MatchState, ev: dict, *, hands: Callable[[Ruleset], type]) -> None:
+    """Set the match up and start its first game; ``hands(rules)`` is the class of its hands."""
+    # what the event does not name is the rule of every match stored before it could (STORED_DEFAULTS)
+    rules = stored_ruleset(ev["game"], ev.get("options", {}), ev)
+    state.rules = rules
+    state.seats, state.seat_side, state.sides = build_seating(rules, ev["players"], ev.get("teams"))
+    state.stake = ev["stake"]
+    state.series = dict(ev["series"])
+    state.wins = [0] * len(state.sides)
+    state.first_dealer = state.seats.index(ev["first_dealer"]) if ev["first_dealer"] in state.seats else -1
+    state.cut_bonus = ev.get("cut_bonus", True)
+    ids = [s.id for s in state.sides]
+    state.rows_named = ids.index(ev["rows"]) if ev.get("rows") is not None else None
+    state.game_no = 0
+    state.money = {p: 0 for s in state.sides for p in s.players}
+    start_game(state, ev, hands(rules))
 
 
 def _rows_side_id(rules: Ruleset, sides: list[Side], value: Any) -> str:
@@ -458,7 +442,7 @@ def cut_for_deal(seats: list[str], rng) -> dict:
             "high": seats[ranks.index(max(ranks))]}
 
 
-def start_game(state: MatchState, ev: dict) -> None:
+def start_game(state: MatchState, ev: dict, hand_class: type) -> None:
     """Reset scores and begin game ``game_no + 1`` with the right first dealer."""
     state.game_no += 1
     for s in state.sides:
@@ -487,101 +471,69 @@ def start_game(state: MatchState, ev: dict) -> None:
     if bonus and state.cut_bonus and len(state.seats) == 2 and state.dealer >= 0:
         # F1: each game starts with a cut; the low cutter deals, so the other player cut high
         high = cut["high"] if cut and state.game_no == 1 else state.seats[state.next_seat(state.dealer)]
-        state.phase = "cut"
         state.award(state.side_of(high), bonus, kind="last",
-                    text=f"{high} cut high: {number_words(bonus)} for last", player=high, step="start")
-    begin_hand(state)
+                    text=f"{high} cut high: {number_words(bonus)} for last", player=high, step="start", phase="cut")
+    begin_hand(state, hand_class)
 
 
-def begin_hand(state: MatchState) -> None:
-    """Start the next hand (card entry waits for the turn-up)."""
+def begin_hand(state: MatchState, hand_class: type | None = None) -> None:
+    """Start the next hand, of ``hand_class`` (default: the kind of the hand before); card entry waits
+    for the turn-up."""
     state.hand_no += 1
-    factory = HAND_FACTORIES.get("grid" if state.rules.grid else "cards")
-    state.hand = factory(state) if factory else None
-    state.phase = "grid" if state.rules.grid else ("cut" if state.rules.pegging or state.rules.held else "cut")
+    state.hand = (hand_class or type(state.hand)).new(state)
+    state.phase = "grid" if state.rules.grid else "cut"
 
 
-# card entry registers a hand-state factory per kind of game ("cards", "grid")
-HAND_FACTORIES: dict[str, Callable[[MatchState], Any]] = {}
+def verify_new_game(state: MatchState, cmd: dict, ctx: Context) -> dict:
+    """Return the ``new_game`` event (another game of the match: first dealer, direction)."""
+    ev = {"type": "new_game"}
+    first = cmd.get("first_dealer")
+    if first is not None:
+        _require(not state.rules.house_deals, "the house deals every game: no first dealer to name")
+        _require(isinstance(first, str) and first.strip()[:24] in state.seats,
+                 f"first dealer {first!r} is not at the table")
+        ev["first_dealer"] = first.strip()[:24]
+    if cmd.get("rows") is not None:
+        ev["rows"] = _rows_side_id(state.rules, state.sides, cmd["rows"])
+    direction = cmd.get("direction")
+    if direction is not None:
+        # H1: the direction of play is decided at the start of each game
+        _require(direction in ("cw", "ccw"), "direction must be cw or ccw")
+        ev["direction"] = direction
+    if state.result is not None and state.result.get("series_over"):
+        ev["new_series"] = True
+    return ev
 
 
-@handler("new_game")
-class NewGame:
-    @staticmethod
-    def decide(state: MatchState, cmd: dict, ctx: Context) -> dict:
-        ev = {"type": "new_game"}
-        first = cmd.get("first_dealer")
-        if first is not None:
-            _require(not state.rules.house_deals, "the house deals every game: no first dealer to name")
-            _require(isinstance(first, str) and first.strip()[:24] in state.seats,
-                     f"first dealer {first!r} is not at the table")
-            ev["first_dealer"] = first.strip()[:24]
-        if cmd.get("rows") is not None:
-            ev["rows"] = _rows_side_id(state.rules, state.sides, cmd["rows"])
-        direction = cmd.get("direction")
-        if direction is not None:
-            # H1: the direction of play is decided at the start of each game
-            _require(direction in ("cw", "ccw"), "direction must be cw or ccw")
-            ev["direction"] = direction
-        if state.result is not None and state.result.get("series_over"):
-            ev["new_series"] = True
-        return ev
-
-    @staticmethod
-    def apply(state: MatchState, ev: dict) -> None:
-        if ev.get("new_series"):
-            state.wins = [0] * len(state.sides)
-        if ev.get("direction") is not None:
-            state.rules = state.rules.with_options(direction=ev["direction"])
-        start_game(state, ev)
+def apply_new_game(state: MatchState, ev: dict) -> None:
+    if ev.get("new_series"):
+        state.wins = [0] * len(state.sides)
+    if ev.get("direction") is not None:
+        state.rules = state.rules.with_options(direction=ev["direction"])
+    start_game(state, ev, type(state.hand))
 
 
-@handler("peg")
-class Peg:
-    @staticmethod
-    def decide(state: MatchState, cmd: dict, ctx: Context) -> dict:
-        _require(not state.over, "the game is over: start a new game to peg again")
-        side = cmd.get("side")
-        ids = [s.id for s in state.sides]
-        if isinstance(side, int) and not isinstance(side, bool):
-            _require(0 <= side < len(ids), f"no side {side}; sides are 0..{len(ids) - 1}")
-            side = ids[side]
-        _require(side in ids, f"no side {side!r}; sides are {', '.join(ids)}")
-        points = cmd.get("points")
-        _require(isinstance(points, int) and not isinstance(points, bool) and 1 <= points <= 29,
-                 "points must be a whole number from 1 to 29")
-        return {"type": "peg", "side": side, "points": points}
-
-    @staticmethod
-    def apply(state: MatchState, ev: dict) -> None:
-        i = [s.id for s in state.sides].index(ev["side"])
-        if hasattr(state.hand, "note_peg"):
-            state.hand.note_peg(state, ev)
-        state.award(i, ev["points"], kind="peg",
-                    text=f"{state.sides[i].name} pegs {number_words(ev['points'])}", step="manual")
+def verify_peg(state: MatchState, cmd: dict, ctx: Context) -> dict:
+    """Return the ``peg`` event: points pegged by hand (a board button, a missed count)."""
+    _require(not state.over, "the game is over: start a new game to peg again")
+    side = cmd.get("side")
+    ids = [s.id for s in state.sides]
+    if isinstance(side, int) and not isinstance(side, bool):
+        _require(0 <= side < len(ids), f"no side {side}; sides are 0..{len(ids) - 1}")
+        side = ids[side]
+    _require(side in ids, f"no side {side!r}; sides are {', '.join(ids)}")
+    points = cmd.get("points")
+    _require(isinstance(points, int) and not isinstance(points, bool) and 1 <= points <= 29,
+             "points must be a whole number from 1 to 29")
+    return {"type": "peg", "side": side, "points": points}
 
 
-def fold(events: list[dict]) -> MatchState:
-    """Return the state built from ``events`` (already stripped of undone ones)."""
-    state = MatchState()
-    for ev in events:
-        apply_event(state, ev)
-    return state
-
-
-def apply_event(state: MatchState, ev: dict) -> None:
-    """Fold one stored event into ``state`` (in place)."""
-    kind = ev["type"]
-    if kind == "new_match":
-        state.match_id = ev.get("match_id", state.match_id)
-    elif kind != "amend":
-        note_hand(state)
-    state.seq = ev.get("seq", state.seq + 1)
-    state.applied = state.seq
-    state.fresh = []
-    HANDLERS[kind].apply(state, ev)
-    if kind not in ("new_match", "amend") and state.hand_key is not None:
-        state.hand_log.append(ev)
+def apply_peg(state: MatchState, ev: dict) -> None:
+    i = [s.id for s in state.sides].index(ev["side"])
+    if state.hand is not None:
+        state.hand = state.hand.with_peg(ev)
+    state.award(i, ev["points"], kind="peg",
+                text=f"{state.sides[i].name} pegs {number_words(ev['points'])}", step="manual", phase=state.phase)
 
 
 def note_hand(state: MatchState) -> None:
@@ -593,27 +545,6 @@ def note_hand(state: MatchState) -> None:
     if key != state.hand_key:
         state.hand_base, state.hand_log, state.hand_key = None, [], key
         state.hand_base = copy.deepcopy(state)
-
-
-def export_record(state: MatchState, new_match: dict) -> dict:
-    """Return the current game of ``state`` as a record (``new_match`` is the match's first event)."""
-    hand = state.hand
-    hands = list(getattr(hand, "done", []))
-    if hand is not None:
-        current = hand.record(state)
-        if hand.entries or hand.pegs or hand.muggins_log or hand.claims_log or not hands:
-            hands.append(current)
-    rules = state.rules
-    rec = {"game": rules.name, "options": dict(rules.options), "players": list(new_match["players"]),
-           "teams": new_match.get("teams"), "stake": new_match["stake"],
-           "first_dealer": hands[0]["dealer"] if hands else (state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME),
-           "hands": hands, **stored_rules(rules)}
-    if rules.first_cut_bonus:
-        rec["first_cut_bonus"] = state.cut_bonus
-    if state.rows_named is not None:         # G6: the side the table named to score the rows
-        s = state.sides[state.rows_named]
-        rec["rows"] = s.id if len(s.players) > 1 else s.name
-    return rec
 
 
 def parse_command_card(value: Any, what: str = "card"):

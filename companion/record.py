@@ -1,4 +1,4 @@
-"""Game records: export a game as JSON, and replay a record through the table's own validation.
+"""Game records, both halves of the format: a game exported as JSON, and a record turned into table commands.
 
 A record (issue 3)::
 
@@ -23,8 +23,10 @@ that changed after records were first exported (``companion.rulesets.STORED_DEFA
 a record without one was played under the old rule and replays under it. ``rows``
 names the side a Table Top Cribbage table chose to score the rows (G6).
 
-:func:`replay` turns the record into table commands (inferring the gos the
-plays imply), submits them to a fresh in-memory table and returns the result.
+:func:`export_record` writes the current game of a match state (each hand by
+:func:`hand_record`); :func:`drive` turns a record into table commands (inferring
+the gos the plays imply) and submits them to a table, and :func:`result_of` says
+how the game went. Running a record on a fresh table is :mod:`companion.replay`.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ import logging
 from typing import Any, Callable
 
 from .cards import parse_card
-from .errors import IllegalAction, RulesError
-from .match import MatchState, export_record  # noqa: F401  (export_record: this module's export half)
+from .errors import RulesError
+from .match import HOUSE_NAME, MatchState
 from .rulesets import STORED_DEFAULTS, get_ruleset, stored_rules
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,70 @@ class RecordError(RulesError):
 
 
 # --- export -----------------------------------------------------------------------------------
+
+def hand_record(hand: Any, state: MatchState) -> dict:
+    """Return one hand (a deal hand or a tabletop round) as a record hand."""
+    rec = (_grid_hand if hand.kind == "grid" else _deal_hand)(hand, state)
+    # the hand's pegs, claims and muggins; ``n`` (their order) only when claims interleave with them, or
+    # pegs and muggins both: a peg may come between a claim and its muggins (L8), and without ``n`` a
+    # replay calls muggins first at one position
+    keep_n = bool(hand.claims_log) or bool(hand.pegs and hand.muggins_log)
+    claims_key = "line_claims" if hand.kind == "grid" else "play_claims"
+    for key, listed in (("pegs", hand.pegs), (claims_key, hand.claims_log), ("muggins", hand.muggins_log)):
+        if listed:
+            rec[key] = [{k: v for k, v in e.items() if keep_n or k != "n"} for e in listed]
+    if hand.kind != "grid":
+        claims = {sh["player"]: sh["claimed"] for sh in hand.shows if sh["claimed"] is not None}
+        if claims:
+            rec["claims"] = claims
+        if hand.pocket and hand.pocket["claimed"] is not None:
+            rec["pocket_claim"] = hand.pocket["claimed"]
+    return rec
+
+
+def _deal_hand(hand: Any, state: MatchState) -> dict:
+    held: dict[str, list[str]] = {}
+    for i, name in enumerate(state.seats):
+        cards = list(hand.plays[i])
+        for sh in hand.shows:
+            if sh["player"] == name:
+                cards += [parse_card(c) for c in sh["cards"] if parse_card(c) not in cards]
+        held[name] = [str(c) for c in cards]
+    rec = {"dealer": hand.dealer_name, "turnup": str(hand.turnup) if hand.turnup else None,
+           "held": held, "pocket": hand.pocket["cards"] if hand.pocket else None,
+           "plays": [p.card for p in hand.peg.order]}
+    if hand.peg.gos_after_play:
+        rec["then_go"] = hand.peg.gos_after_play
+    return rec
+
+
+def _grid_hand(hand: Any, state: MatchState) -> dict:
+    rec = {"dealer": hand.dealer_name, "turnup": str(hand.turnup) if hand.turnup else None,
+           "grid": [c for row in hand.grid_strings() for c in row], "crib": [str(c) for c in hand.crib]}
+    if hand.places:
+        rec["places"] = [dict(p) for p in hand.places]
+    return rec
+
+
+def export_record(state: MatchState, new_match: dict) -> dict:
+    """Return the current game of ``state`` as a record (``new_match`` is the match's first event)."""
+    hand = state.hand
+    hands = list(getattr(hand, "done", []))
+    if hand is not None:
+        current = hand_record(hand, state)
+        if hand.entries or hand.pegs or hand.muggins_log or hand.claims_log or not hands:
+            hands.append(current)
+    rules = state.rules
+    rec = {"game": rules.name, "options": dict(rules.options), "players": list(new_match["players"]),
+           "teams": new_match.get("teams"), "stake": new_match["stake"],
+           "first_dealer": hands[0]["dealer"] if hands else (state.seats[state.dealer] if state.dealer >= 0 else HOUSE_NAME),
+           "hands": hands, **stored_rules(rules)}
+    if rules.first_cut_bonus:
+        rec["first_cut_bonus"] = state.cut_bonus
+    if state.rows_named is not None:         # G6: the side the table named to score the rows
+        rec["rows"] = side_key(state, state.rows_named)
+    return rec
+
 
 # --- replay -----------------------------------------------------------------------------------
 
@@ -339,52 +405,6 @@ class _Driver:
         self.entry({"type": "layout", "cards": grid, "crib": hand.get("crib") or []}, f"hand {i}, layout")
 
 
-def _replay_table(record: dict, on_step: Callable[[str, dict], None] | None = None, **table_kwargs):
-    """Return ``(table, error)``: ``record`` replayed on a fresh in-memory table, ``error`` None when valid."""
-    from .table import Table
-    table = Table.memory(default_match=None, **table_kwargs)
-    error = None
-    try:
-        _Driver(table, record, on_step).run()
-    except RulesError as exc:
-        error = str(exc)
-    except Exception as exc:  # a record no check foresaw must still get an answer, not a crash
-        log.exception("replay failed")
-        error = f"the record could not be replayed ({type(exc).__name__}: {exc})"
-    return table, error
-
-
-def replay(record: dict, *, on_step: Callable[[str, dict], None] | None = None) -> dict:
-    """Return the result of replaying ``record`` on a fresh in-memory table.
-
-    ``{"valid", "error" (when invalid), "finished", "scores", "winner", "loser",
-    "ended_at": {"hand", "phase"}, "multipliers", "settlement", "hands": [...]}``;
-    sides are named by player, or ``team1``/``team2`` for partnerships. ``winner``
-    and ``loser`` are one side or the list of every side that receives / pays
-    (RULINGS R1); ``multipliers`` is keyed by the receiving side (R2). An
-    invalid record stops at its first wrong step: ``error`` says which and why,
-    and the other fields describe the game up to that step.
-    """
-    table, error = _replay_table(record, on_step)
-    return result_of(table, error)
-
-
-def import_record(table, record: dict) -> dict:
-    """Make ``record`` the current match of ``table``; return the replay result.
-
-    The record is replayed on a scratch table first; only a valid record is
-    then adopted, every event at once (:meth:`companion.table.Table.adopt`), so
-    a refused record leaves the current match exactly as it was.
-
-    :raises RulesError: the first wrong step of the record and why; nothing changes.
-    """
-    scratch, error = _replay_table(record, rng=table.rng, clock=table.clock)
-    if error is not None:
-        raise IllegalAction(f"the record is not valid: {error}")
-    table.adopt(scratch)
-    return result_of(table)
-
-
 def drive(table, record: dict, on_step: Callable[[str, dict], None] | None = None) -> None:
     """Submit ``record``'s commands to ``table`` (a new match), stopping at the first refusal;
     ``on_step(where, command)`` is called after each accepted one.
@@ -434,75 +454,3 @@ def _phase_name(res: dict) -> str:
 
 
 # --- text ------------------------------------------------------------------------------------
-
-def format_result(result: dict) -> str:
-    """Return a replay result as the lines ``landsend replay`` prints."""
-    lines: list[str] = []
-    for hand in result.get("hands", []):
-        lines.append(f"Hand {hand['hand']}")
-        for st in hand["steps"]:
-            who = st.get("player")
-            head = f"{who} {st['card']}: " if st.get("card") else (f"{who}: " if who else "")
-            credit = f" -> {st['credited']} +{st['points']} = {st['score']}" if st["points"] else ""
-            lines.append(f"  [{st['kind']}] {head}{st['text']}{credit}")
-            if st["kind"] in ("show", "pocket", "line", "crib"):
-                for it in st.get("items", []):
-                    if "cards" in it:
-                        lines.append(f"      {it['kind']}: {' '.join(it['cards'])} ({it['points']})")
-    lines.append("Scores: " + ", ".join(f"{k} {v}" for k, v in result.get("scores", {}).items()))
-    if result.get("finished"):
-        end = result["ended_at"]
-        who = []
-        for key in ("winner", "loser"):
-            names = result.get(key)
-            if names:
-                names = names if isinstance(names, list) else [names]
-                who.append(f"{key}{'s' if len(names) > 1 else ''} {' and '.join(names)}")
-        lines.append(f"Game over in hand {end['hand']} ({end['phase']}): " + ", ".join(who))
-        lines.append("Multipliers: " + ", ".join(f"{k} x{v}" for k, v in result["multipliers"].items()))
-        lines.append("Settlement: " + ", ".join(f"{k} {v:+}" for k, v in result["settlement"].items()))
-    else:
-        lines.append("The game is not finished.")
-    if not result.get("valid"):
-        lines.append(f"INVALID: {result.get('error')}")
-    return "\n".join(lines)
-
-
-# --- the ``landsend replay`` command --------------------------------------------------------
-
-def _configure_replay(parser) -> None:
-    parser.add_argument("record", help="a game record (JSON file, or - for stdin)")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-
-
-def _run_replay(args, io) -> int:
-    import json
-    try:
-        text = io.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()
-    except OSError as exc:
-        io.stderr.write(f"landsend: cannot read {args.record}: {exc.strerror or exc}\n")
-        return 2
-    try:
-        record = json.loads(text)
-    except ValueError as exc:
-        io.stderr.write(f"landsend: {args.record} is not JSON: {exc}\n")
-        return 1
-    result = replay(record)
-    if args.json:
-        keys = ("valid", "error", "finished", "scores", "winner", "loser", "ended_at", "multipliers",
-                "settlement", "hands")
-        io.stdout.write(json.dumps({k: result[k] for k in keys if k in result}, ensure_ascii=False) + "\n")
-    else:
-        io.stdout.write(format_result(result) + "\n")
-        if not result["valid"]:
-            io.stderr.write(f"landsend: error: {result['error']}\n")
-    return 0 if result["valid"] else 1
-
-
-def _register_cli() -> None:
-    from .cli import Command, register
-    register(Command("replay", "replay a game record hand by hand and print the result",
-                     _configure_replay, _run_replay))
-
-
-_register_cli()

@@ -22,12 +22,14 @@ class Step(NamedTuple):
     items: list | None = None
     player: str | None = None
     card: str | None = None
+    hand: int | None = None     # the hand it is scored in, when not the current one (a muggins on a claim of
+                                # the hand before, L8)
 
 
 def award(state: Any, step: Step) -> bool:
     """Score ``step`` on the match; return True when the game is over (then or before)."""
     return state.award(step.side, step.points, kind=step.kind, text=step.text, items=step.items,
-                       player=step.player, card=step.card, step=step.stage)
+                       player=step.player, card=step.card, step=step.stage, hand=step.hand)
 
 
 def award_all(state: Any, scored, final):
@@ -37,3 +39,43 @@ def award_all(state: Any, scored, final):
         if award(state, step):
             return value
     return final
+
+
+class Outcome(NamedTuple):
+    """What applying a card-entry event makes: the hand after it, the steps it scored (each with the hand
+    as it stood when that step was scored: kept if the step ends the game), and what comes next
+    (``"next_hand"``, ``"end_round"``: a tabletop round is over, G4 decides; None)."""
+
+    hand: Any
+    scored: tuple = ()
+    then: str | None = None
+
+
+class FrozenMap(dict):
+    """A dict that is never changed in place: :meth:`plus` returns a new one.
+
+    >>> m = FrozenMap({"a": 1})
+    >>> m.plus({"b": 2}), m
+    ({'a': 1, 'b': 2}, {'a': 1})
+    """
+
+    __slots__ = ()
+
+    def _frozen(self, *args, **kwargs):
+        raise TypeError("a FrozenMap is not changed in place: use plus()")
+
+    __setitem__ = __delitem__ = setdefault = update = pop = popitem = clear = __ior__ = _frozen
+
+    def plus(self, items, *, keep: bool = False) -> "FrozenMap":
+        """Return a copy with ``items`` (a mapping) added; ``keep``: an existing key keeps its value."""
+        new = dict(self)
+        for k, v in dict(items).items():
+            if not (keep and k in new):
+                new[k] = v
+        return FrozenMap(new)
+
+    def __reduce__(self):
+        return (FrozenMap, (dict(self),))
+
+    def __deepcopy__(self, memo):
+        return self

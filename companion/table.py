@@ -39,12 +39,12 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from . import grid as _grid  # noqa: F401  (registers card entry: the deal games' hands and the tabletop grid)
-from . import amend as _amend  # noqa: F401  (registers amend: a past entry of the hand corrected)
 from . import fixes as _fixes
 from .announce import said
+from .commands import COMMANDS, apply_event
 from .errors import IllegalAction, RulesError, StaleCommand, StoreError
-from .match import HANDLERS, Context, MatchState, _num, apply_event, export_record, fold
+from .match import Context, MatchState, _num
+from .record import export_record
 from .store import MemoryStore, SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -68,16 +68,24 @@ def _fold_version() -> str:
 FOLD_VERSION = _fold_version()
 
 
-def effective(events: list[dict]) -> list[dict]:
-    """Return ``events`` without the undo events and the events they undid."""
+def fold_undos(events: list[dict]) -> tuple[list[dict], list[int]]:
+    """Return the live events of a match (``events`` without the undos and the events they undid; the
+    first event, new_match, is never undone) and, for each event, how many are live after it."""
     stack: list[dict] = []
+    depths: list[int] = []
     for ev in events:
-        if ev["type"] == "undo":
+        if ev.get("type") == "undo":
             if len(stack) > 1:
                 stack.pop()
         else:
             stack.append(ev)
-    return stack
+        depths.append(len(stack))
+    return stack, depths
+
+
+def effective(events: list[dict]) -> list[dict]:
+    """Return ``events`` without the undo events and the events they undid."""
+    return fold_undos(events)[0]
 
 
 class Table:
@@ -123,7 +131,7 @@ class Table:
     def _apply_stored(self, state: MatchState, match_id: str, ev: dict) -> None:
         """Fold one stored event; a damaged one raises :class:`StoreError` naming it."""
         try:
-            if ev.get("type") not in HANDLERS:
+            if ev.get("type") not in COMMANDS:
                 raise KeyError("unknown event type")
             apply_event(state, ev)
         except Exception as exc:
@@ -204,15 +212,7 @@ class Table:
         """Fold ``match_id`` from its first event and record its derived data (once, for a file
         written before it was kept or by other code); return ``(state, depth, top event)``."""
         events = self.store.events(match_id)
-        stack: list[dict] = []
-        depth_of: dict[int, int] = {}
-        for ev in events:
-            if ev.get("type") == "undo":
-                if len(stack) > 1:
-                    stack.pop()
-            else:
-                stack.append(ev)
-            depth_of[ev.get("seq")] = len(stack)
+        stack, depths = fold_undos(events)
         live = {id(e) for e in stack}
         state = MatchState()
         steps: dict[int, list] = {}
@@ -223,8 +223,8 @@ class Table:
             state.fresh = []
             if (d - 1) % self._every == 0 or d == len(stack):
                 checkpoints.append((d, ev["seq"], self._dump(state)))
-        rows = [(ev["seq"], steps.get(ev["seq"], []), depth_of[ev["seq"]],
-                 ev.get("type") != "undo" and id(ev) not in live) for ev in events]
+        rows = [(ev["seq"], steps.get(ev["seq"], []), depth,
+                 ev.get("type") != "undo" and id(ev) not in live) for ev, depth in zip(events, depths)]
         try:
             self.store.put_derived(match_id, rows)
             for d, seq, blob in checkpoints:
@@ -345,20 +345,20 @@ class Table:
                 top = top_event["seq"]
                 depth = self._depth - 1
             else:
-                h = HANDLERS.get(kind) if isinstance(kind, str) else None
+                h = COMMANDS.get(kind) if isinstance(kind, str) else None
                 if h is None:
                     raise IllegalAction(f"unknown command {kind!r}")
                 if h.needs_match and self._state.rules is None:
                     raise IllegalAction("no game is set up: start a new match first")
                 try:
-                    event = h.decide(self._state, command, ctx)
+                    event = h.verify(self._state, command, ctx)
                 except RulesError as exc:       # a wrong credit: offer the one amend that fixes it
                     if "amend" not in exc.data and "undo back to" in str(exc):
                         fix = _fixes.amend_fixing(self._state, command, ctx, _fixes.undo_to(exc))
                         if fix is not None:
                             exc.data["amend"] = fix
                     raise
-                # decide() validated the command: the event is folded into the live state
+                # verify() validated the command: the event is folded into the live state
                 # (no copy per command); if applying or storing fails, the state is refolded.
                 new_state = self._state
                 depth = self._depth + 1
@@ -425,7 +425,7 @@ class Table:
         """Replace the current match by a copy of ``other``'s (every event, as ``other`` validated
         and stored it), all stored in one transaction: on any failure nothing changes.
 
-        This is how a game record is imported (:func:`companion.record.import_record`):
+        This is how a game record is imported (:func:`companion.replay.import_record`):
         replayed on a scratch table first, then adopted whole.
         """
         with other._lock:
@@ -434,21 +434,15 @@ class Table:
             events = other.store.events(other._state.match_id)
         with self._lock:
             match_id = uuid.uuid4().hex[:12]
-            stack: list[dict] = []
-            depths = []
+            events = copy.deepcopy(events)
             for ev in events:
-                ev = copy.deepcopy(ev)
                 if ev["type"] == "new_match":
                     ev["match_id"] = match_id
-                if ev["type"] == "undo":
-                    stack.pop()
-                else:
-                    stack.append(ev)
-                depths.append((ev, len(stack)))
+            stack, depths = fold_undos(events)
             live = {id(e) for e in stack}
             state = MatchState()
             rows = []
-            for ev, depth in depths:
+            for ev, depth in zip(events, depths):
                 steps, checkpoint = [], None
                 if id(ev) in live:
                     apply_event(state, ev)

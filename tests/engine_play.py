@@ -136,21 +136,26 @@ class RandomPlayer:
         hand = st.hand
         if not st.rules.claim_mode or st.over or getattr(hand, "window", None) is None:
             return
-        for slot in list(hand.window["slots"]):
-            if self.st.over or slot["called"] or slot["claimed"] is not None:
+        for side in [s.side for s in hand.window.slots]:
+            if self.st.over:
+                continue
+            slot = self.st.hand.window.slot(side)      # as it is now (a claim or muggins may have come since)
+            if slot.called or slot.claimed is not None:
                 continue
             if rng.random() < self.claim_skip:
                 continue
-            pts = slot["points"]
+            pts = slot.points
             if pts and rng.random() < self.claim_miss:
                 pts = rng.randrange(pts)
             cmd = {"type": "claim", "points": pts}
             if rng.random() < 0.5:
-                cmd["side"] = st.sides[slot["side"]].id
+                cmd["side"] = st.sides[slot.side].id
             self.send(cmd)
             self.maybe_muggins()
-        if (self.muggins and not self.st.over and self.st.hand is hand and hand.window is not None
-                and any(s["claimed"] is None and not s["called"] and s["points"] for s in hand.window["slots"])
+        now = self.st.hand          # the same hand still (a value: a new one after every command)
+        if (self.muggins and not self.st.over and (now.game_no, now.hand_no) == (hand.game_no, hand.hand_no)
+                and now.window is not None
+                and any(s.claimed is None and not s.called and s.points for s in now.window.slots)
                 and rng.random() < 0.5):
             self.send({"type": "muggins"})                # called on points nobody claimed
 
@@ -158,7 +163,7 @@ class RandomPlayer:
         """Claim mode, tabletop: each line claimed by its owner in the counting order."""
         from companion.scoring import score_hand  # noqa: F401  (the line's total comes from the hand)
         while not self.st.over and getattr(self.st.hand, "to_claim", None):
-            total = self.st.hand.to_claim[0]["breakdown"].total
+            total = self.st.hand.to_claim[0].breakdown.total
             pts = total
             if total and self.claim_rng.random() < self.claim_miss:
                 pts = self.claim_rng.randrange(total)

@@ -37,7 +37,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from companion.cards import DECK  # noqa: E402
 from companion.errors import RulesError  # noqa: E402
-from companion.record import drive, import_record  # noqa: E402
+from companion.record import drive  # noqa: E402
+from companion.replay import import_record  # noqa: E402
 from companion.table import Table  # noqa: E402
 from engine_play import GAMES, RandomPlayer  # noqa: E402
 

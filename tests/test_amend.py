@@ -247,8 +247,16 @@ def test_an_amend_refolds_at_most_the_current_hand(monkeypatch):
     assert not t.state.over
     evs = enter(t, BEFORE_31[:2])
     calls = []
-    real = amend_mod.apply_event
-    monkeypatch.setattr(amend_mod, "apply_event", lambda s, e: (calls.append(e["seq"]), real(s, e)))
+    from functools import partial
+
+    from companion import commands
+
+    def counting(s, e):          # every event the amend folds, in verify and in apply
+        calls.append(e["seq"])
+        return commands.apply_event(s, e)
+    monkeypatch.setitem(commands.COMMANDS, "amend", commands.Command(
+        partial(amend_mod.verify_amend, verify=commands.verify_any, fold_one=counting),
+        partial(amend_mod.apply_amend, fold_one=counting)))
     t.submit({"type": "amend", "seq": evs[1]["seq"], "card": "QS"})
     # decide re-derives the two entries of the hand, apply folds them again: nothing of hands 1 to 3
     assert sorted(set(calls)) == [evs[0]["seq"], evs[1]["seq"]] and len(calls) == 4

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from companion.record import replay
+from companion.replay import replay
 from engine_play import GAMES, RandomPlayer, new_table
 
 # (label, game, players, options, teams, games to play)

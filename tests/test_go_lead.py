@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from companion.errors import UnknownGame
-from companion.match import fold
-from companion.record import RecordError, drive, replay
+from companion.commands import fold
+from companion.record import RecordError, drive
+from companion.replay import replay
 from companion.rulesets import get_ruleset
 from companion.table import Table
 from engine_play import new_table

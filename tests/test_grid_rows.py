@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from companion.errors import IllegalAction
-from companion.match import fold
+from companion.commands import fold
 from companion.scoring import score_grid, score_hand
 from engine_play import new_table
 from test_grid_play import ZERO_ROWS
@@ -112,7 +112,7 @@ def test_an_old_table_top_match_folds_with_the_rows_of_each_rounds_non_dealer():
 
 
 def test_records_name_the_rule_and_an_old_record_replays_with_the_old_rows():
-    from companion.record import replay
+    from companion.replay import replay
     t = new_table("table-top-cribbage", ["Ann", "Bob"], first_dealer="Bob")
     for _ in range(2):
         t.submit({"type": "layout", "cards": ZERO_ROWS, "crib": CRIB})

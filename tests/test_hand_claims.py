@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.errors import IllegalAction
-from companion.record import replay
+from companion.replay import replay
 from engine_play import RandomPlayer, new_table
 from test_grid_play import ZERO_ROWS
 from test_hand_deal import LE_HAND_1, M2_LEAD, refused, scores

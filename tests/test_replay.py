@@ -9,7 +9,7 @@ import pytest
 
 from companion.cli import main
 from companion.errors import IllegalAction
-from companion.record import replay
+from companion.replay import replay
 from engine_play import new_table
 from test_hand_deal import LE_HAND_1
 

@@ -16,7 +16,7 @@ import json
 import pytest
 
 from companion.cli import main
-from companion.record import replay
+from companion.replay import replay
 from engine_play import new_table
 
 ANN_BOB = ["Ann", "Bob"]

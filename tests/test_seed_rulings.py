@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.match import fold
+from companion.commands import fold
 from companion.rulesets import get_ruleset, stored_rules
 from companion.scoring import score_hand
 from engine_play import new_table

@@ -4,9 +4,9 @@ import threading
 
 import pytest
 
-from companion import match
+from companion import commands
 from companion.errors import IllegalAction
-from companion.record import import_record
+from companion.replay import import_record
 from companion.table import Table
 from engine_play import new_table
 from test_hand_deal import LE_HAND_1, M2_LEAD, refused, scores
@@ -145,7 +145,7 @@ def test_a_failing_apply_leaves_the_state_and_the_store_untouched(monkeypatch):
     t.submit({"type": "peg", "side": "p1", "points": 3})
     before = t.snapshot()
 
-    real = match.HANDLERS["peg"]
+    real = commands.COMMANDS["peg"]
 
     def broken_apply(state, ev):
         if ev["points"] != 1:
@@ -153,7 +153,7 @@ def test_a_failing_apply_leaves_the_state_and_the_store_untouched(monkeypatch):
         state.sides[0].score += 100       # a half-done change, then a bug
         raise KeyError("boom")
 
-    monkeypatch.setitem(match.HANDLERS, "peg", match.Handler(decide=real.decide, apply=broken_apply))
+    monkeypatch.setitem(commands.COMMANDS, "peg", commands.Command(verify=real.verify, apply=broken_apply))
     with pytest.raises(IllegalAction, match="internal error applying peg"):
         t.submit({"type": "peg", "side": "p1", "points": 1})
     monkeypatch.undo()

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion import match
-from companion.match import fold
-from companion.record import import_record
+from companion import commands, match
+from companion.commands import fold
+from companion.replay import import_record
 from companion.store import MemoryStore, SQLiteStore
 from companion.table import CHECKPOINT_EVERY, Table, effective
 from engine_play import RandomPlayer
@@ -43,23 +43,23 @@ def scratch_history(events):
     steps = {}
     state = match.MatchState()
     for ev in live:
-        match.apply_event(state, ev)
+        commands.apply_event(state, ev)
         steps[ev["seq"]] = state.fresh
     return [{**ev, "undone": ev["type"] != "undo" and id(ev) not in ids,
              "steps": steps.get(ev["seq"], []) if id(ev) in ids else []} for ev in events]
 
 
 class Counting:
-    """Counts the events folded by match.apply_event while installed."""
+    """Counts the events folded by commands.apply_event while installed."""
 
     def __init__(self, monkeypatch):
         self.n = 0
-        real = match.apply_event
+        real = commands.apply_event
 
         def apply(state, ev):
             self.n += 1
             return real(state, ev)
-        for mod in ("companion.match", "companion.table"):
+        for mod in ("companion.commands", "companion.table"):
             monkeypatch.setattr(f"{mod}.apply_event", apply)
 
 

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request, ses
 
 from companion import RULESETS, RulesError, get_ruleset, score_grid, score_hand, score_line
 from companion.errors import StaleCommand, StoreError
-from companion import record as records
+from companion import replay as records
 from companion.rulesets import CHOICES, OPTIONS
 
 from .seats import SeatTaken

@@ -1,0 +1,285 @@
+"""A hand of a deal game as a value: the turn-up, the matching phase, the shows, the pocket.
+
+From the plays the hand infers the count, its resets (31, or everyone still holding
+cards has said go), who leads next (M2), the go and last-card points, and it credits
+every point as the ruleset says (L2, M3): :mod:`companion.deal.pegging`. The shows and
+the pocket: :mod:`companion.deal.show`. Claim mode: :mod:`companion.claims`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .. import claims
+from ..errors import IllegalAction
+from ..hand import STAGE_WORDS, EntryHand
+from ..names import seat_named
+from ..match import MatchState, parse_command_card
+from ..scoring import number_words
+from ..steps import Outcome, Step
+from . import pegging
+from .show import show_order, verify_pocket, verify_show
+
+
+@dataclass(frozen=True, kw_only=True)
+class DealHand(EntryHand):
+    """One hand of a deal game: cut, matching phase (plays), shows in order, the pocket."""
+
+    kind = "cards"
+    peg: pegging.Pegging                        # the matching phase: plays, count, gos, who each card was for
+    leader: int                                 # who leads the first count
+    cutter: int                                 # who cuts (the turn-up)
+    show_order: tuple[int, ...]
+    shows: tuple[dict, ...] = ()
+    pocket: dict | None = None
+
+    @classmethod
+    def new(cls, state: MatchState) -> "DealHand":
+        rules = state.rules
+        leader = state.next_seat(state.dealer)
+        return cls(**cls.carried(state), leader=leader, cutter=leader, show_order=show_order(state),
+                   peg=pegging.start(state, held=rules.held, single=rules.pegging_count == "single", leader=None))
+
+    # the matching phase, read through the hand
+    plays = property(lambda self: self.peg.plays)
+    count = property(lambda self: self.peg.count)
+    count_cards = property(lambda self: self.peg.count_cards)
+    gone = property(lambda self: self.peg.gone)
+    turn = property(lambda self: self.peg.turn)
+
+    def left(self, seat: int) -> int:
+        """Return how many cards ``seat`` still holds in the matching phase."""
+        return self.peg.left(seat)
+
+    def go_wrong(self, state: MatchState, seat: int) -> str | None:
+        """Return why ``seat`` cannot say go now (the engine can tell), or None."""
+        return pegging.go_wrong(state, self.peg, self.seen, seat)
+
+    # --- what comes next ---------------------------------------------------------------
+    def expect(self, state: MatchState) -> str:
+        return {"cut": "turnup", "pegging": "play", "show": "show", "pocket": "pocket"}.get(self.stage, "none")
+
+    def expect_player(self, state: MatchState) -> str | None:
+        if self.stage == "cut":
+            return state.seats[self.cutter]
+        if self.stage == "pegging":
+            return state.seats[self.turn]
+        if self.stage == "show":
+            return state.seats[self.show_order[len(self.shows)]]
+        if self.stage == "pocket":
+            return state.sides[state.pocket_owner()].name
+        return None
+
+    def wrong_command(self, state: MatchState, kind: str) -> str:
+        if kind in ("place", "layout"):
+            return f"{state.rules.title} is not a tabletop game: there is no grid"
+        return f"unknown card-entry command {kind!r}"
+
+    def wrong_stage(self, state: MatchState, what: str) -> IllegalAction:
+        want = self.expect(state)
+        who = self.expect_player(state)
+        return IllegalAction(f"cannot {what} now: the hand is {STAGE_WORDS[self.stage]}"
+                             + (f" and expects {who}'s {want}" if who and want != "none" else ""))
+
+    # --- wrong credits: the event to undo back to -----------------------------------------
+    def where(self, card) -> str:
+        return super().where(card) + self.credit_note(card)
+
+    def undo_point(self, card) -> int | None:
+        cr = self.peg.credit(card)
+        return cr.seq if cr is not None else None
+
+    def credit_note(self, card) -> str:
+        """Return, for a played card, which event credited it to whom and that undoing back to it fixes it."""
+        cr = self.peg.credit(card)
+        if cr is None:
+            return ""
+        return (f"; {card} was entered as {cr.player}'s at event {cr.seq} (count {cr.count}): "
+                f"if it was not {cr.player}'s card, undo back to event {cr.seq} and enter it for its player")
+
+    def suspect_note(self, state: MatchState, seat: int) -> tuple[str, int | None]:
+        """Return which credited play to undo back to when ``seat`` cannot have held all it was credited:
+        the last card entered by default for the player to play near 31 (``seat``'s own first), else
+        ``seat``'s last card; as ``(words, event seq)`` (``("", None)``: none)."""
+        everyone = list(self.peg.credits)
+        guesses = [x for x in everyone if x[1].guess]
+        pick = ([x for x in guesses if x[1].seat == seat] or guesses
+                or [x for x in everyone if x[1].seat == seat])
+        if not pick:
+            return "", None
+        card, cr = pick[-1]
+        why = f", where {cr.player} might have said go" if cr.guess else ""
+        return (f"; if one of them was another player's card, undo back to event {cr.seq} ({card}, entered "
+                f"for {cr.player} at a count of {cr.count - card.value}{why}) and enter it for its player",
+                cr.seq)
+
+    def guess_note(self, state: MatchState, seat: int) -> tuple[str, int | None]:
+        """Return, when ``seat`` might have no cards left after all, the card entered by default to undo back
+        to, as ``(words, event seq)`` (``("", None)``: none)."""
+        guesses = [(c, cr) for c, cr in self.peg.credits if cr.guess]
+        if not guesses:
+            return "", None
+        card, cr = guesses[-1]
+        return (f"; if {state.seats[seat]} has no card left, a card went to the wrong player: undo back to "
+                f"event {cr.seq} ({card}, entered for {cr.player} as the player to play at a count of "
+                f"{cr.count - card.value}, where {cr.player} might have said go)", cr.seq)
+
+    # --- the matching phase: companion.deal.pegging's values, scored or owed -----------------
+    def pegged(self, scored, final: pegging.Pegging) -> tuple[list, "DealHand"]:
+        """Return the steps a card or go made, each with the hand as it stood then (claim mode: owed
+        to their sides and logged without points), and the hand after them."""
+        out = []
+        window = self.window
+        for step, value in scored:
+            if window is not None:
+                window, step = claims.owe(window, step, value.count)
+            out.append((step, replace(self, peg=value, window=window)))
+        return out, replace(self, peg=final, window=window, stage="show" if final.done else self.stage)
+
+    def implied(self, state: MatchState, seat: int, what: str) -> tuple[list[int], pegging.Pegging]:
+        """Return the gos implied before ``seat`` can ``what``, and the matching phase then.
+
+        :raises IllegalAction: when one of those gos is one the engine can tell is wrong.
+        """
+        try:
+            gos, p = pegging.implied_gos(state, self.peg, self.seen, seat)
+        except pegging.WrongGo as wrong:
+            g = wrong.seat
+            note, back = self.guess_note(state, g)
+            raise IllegalAction(f"it is {state.seats[g]}'s turn; {state.seats[seat]} can {what} only if "
+                                f"{state.seats[g]} said go, but {wrong.why}{note}", undo_to=back) from None
+        if p is None:
+            raise IllegalAction(f"it is not {state.seats[seat]}'s turn")
+        if p.done:
+            raise IllegalAction(f"the matching phase would be over before {state.seats[seat]} could {what}")
+        return gos, p
+
+    def _gos(self, state: MatchState, names) -> tuple[list, "DealHand"]:
+        """The steps and hand after each of ``names`` says go, in order."""
+        hand, out = self, []
+        for name in names:
+            final, scored = pegging.go(state, hand.peg, state.seats.index(name), seq=state.seq)
+            steps, hand = hand.pegged(scored, final)
+            out += steps
+        return out, hand
+
+    # --- commands -------------------------------------------------------------------------
+    def verify_turnup(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "cut":
+            raise IllegalAction(f"the turn-up is already {self.turnup}" if self.turnup
+                                else str(self.wrong_stage(state, "turn up")))
+        card = parse_command_card(cmd.get("card"))
+        return {"type": "turnup", "card": str(card)}
+
+    def apply_turnup(self, state: MatchState, ev: dict) -> Outcome:
+        card = parse_command_card(ev["card"])
+        hand = replace(self, turnup=card, seen=self.seen.plus({card: "it is the turn-up"}))
+        heels = state.rules.heels
+        scored = ()
+        if card.rank == 11 and heels:
+            scored = ((Step(state.dealer_side(), heels, "heels", f"{number_words(heels)} for his heels", "cut",
+                            player=self.dealer_name), hand),)
+        if state.rules.pegging:
+            after = replace(hand, stage="pegging", peg=replace(hand.peg, turn=self.leader))
+        else:
+            after = replace(hand, stage="show")
+        return Outcome(after, scored)
+
+    def _player(self, state: MatchState, cmd: dict) -> int:
+        name = cmd.get("player")
+        return self.turn if name is None else seat_named(state, name)
+
+    def verify_play(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "pegging":
+            raise self.wrong_stage(state, "play a card")
+        card = parse_command_card(cmd.get("card"))
+        seat = self._player(state, cmd)
+        name = state.seats[seat]
+        if card in self.seen:
+            raise IllegalAction(EntryHand.where(self, card))
+        if self.left(seat) == 0:
+            note, back = self.suspect_note(state, seat)
+            raise IllegalAction(f"{name} has played all {self.peg.held} cards "
+                                f"({', '.join(str(c) for c in self.plays[seat])}){note}", undo_to=back)
+        gos, sim = self.implied(state, seat, f"play {card}")
+        if sim.count + card.value > 31:
+            raise IllegalAction(f"{name} cannot play {card}: the count would be {sim.count + card.value}, over 31"
+                                f" (say go if nobody can play)")
+        ev = {"type": "play", "card": str(card), "player": name}
+        if gos:
+            ev["gos"] = [state.seats[g] for g in gos]
+        if cmd.get("player") is None:
+            ev["by_turn"] = True    # entered for whoever was to play: an amend re-derives the player
+        return ev
+
+    def apply_play(self, state: MatchState, ev: dict) -> Outcome:
+        hand = replace(self, window=claims.open_window(state, ev["card"], ev["player"]))
+        out, hand = hand._gos(state, ev.get("gos", []))
+        seat, card = state.seats.index(ev["player"]), parse_command_card(ev["card"])
+        final, scored = pegging.play(state, hand.peg, hand.seen, seat, card, seq=state.seq)
+        hand = replace(hand, seen=hand.seen.plus({card: f"played by {ev['player']}"}))
+        steps, hand = hand.pegged(scored, final)
+        return Outcome(hand, tuple(out + steps))
+
+    def verify_go(self, state: MatchState, cmd: dict) -> dict:
+        if self.stage != "pegging":
+            raise self.wrong_stage(state, "say go")
+        seat = self._player(state, cmd)
+        if self.left(seat) == 0:
+            raise IllegalAction(f"{state.seats[seat]} has no cards left: there is nothing to say go about")
+        gos, sim = self.implied(state, seat, "say go")
+        why = pegging.go_wrong(state, sim, self.seen, seat)
+        if why:
+            note, back = self.guess_note(state, seat)
+            raise IllegalAction(f"{state.seats[seat]} cannot say go: {why}{note}", undo_to=back)
+        ev = {"type": "go", "player": state.seats[seat]}
+        if gos:
+            ev["gos"] = [state.seats[g] for g in gos]
+        if cmd.get("player") is None:
+            ev["by_turn"] = True
+        return ev
+
+    def apply_go(self, state: MatchState, ev: dict) -> Outcome:
+        hand = replace(self, window=claims.open_window(state, "go", ev["player"]))
+        out, hand = hand._gos(state, ev.get("gos", []) + [ev["player"]])
+        return Outcome(hand, tuple(out))
+
+    def verify_claim(self, state: MatchState, cmd: dict) -> dict:
+        """``claim {points, ...}``: the last card's points while they are open (matching phase, claim mode),
+        otherwise the next show or pocket with its claimed count."""
+        if claims.window_open(self, state) and (self.stage == "pegging" or any(
+                s.claimed is None and not s.called for s in self.window.slots)):
+            return claims.verify_play_claim(self, state, cmd)
+        if not state.rules.claim_mode:
+            raise IllegalAction("this table is not in claim mode: the companion counts")
+        fn = {"show": verify_show, "pocket": verify_pocket}.get(self.stage)
+        if fn is None:
+            raise IllegalAction(f"nothing to claim: the hand is {STAGE_WORDS.get(self.stage, self.stage)}")
+        return fn(self, state, {**cmd, "claimed": cmd.get("points", cmd.get("claimed"))})
+
+    # --- views ------------------------------------------------------------------------------
+    def summary(self) -> dict:
+        return {"hand_no": self.hand_no, "dealer": self.dealer_name,
+                "turnup": str(self.turnup) if self.turnup else None,
+                "plays": [p.to_dict() for p in self.peg.order], "shows": list(self.shows), "pocket": self.pocket}
+
+    def snapshot(self, state: MatchState) -> dict:
+        """Return the hand part of the table snapshot (docs/architecture.md, "Card entry").
+
+        The parts are shared with the state, never mutated after they are built; the
+        table deep-copies snapshots at its boundary."""
+        snap = self.base_snapshot(state)
+        pegging_now = self.stage == "pegging" and not state.over
+        snap.update({
+            "plays": {name: [str(c) for c in self.plays[i]] for i, name in enumerate(state.seats)},
+            "order": [p.to_dict() for p in self.peg.order],
+            "cards_left": {name: self.left(i) for i, name in enumerate(state.seats)},
+            "gone": [state.seats[s] for s in self.gone],
+            "can_go": pegging_now and self.go_wrong(state, self.turn) is None,
+            "playable_ranks": pegging.playable_ranks(self.peg) if pegging_now else [],
+            "show_order": [state.seats[s] for s in self.show_order],
+            "shows": list(self.shows),
+            "pocket": self.pocket,
+            "pocket_owner": state.sides[state.pocket_owner()].id,
+        })
+        return snap

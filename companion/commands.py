@@ -1,0 +1,137 @@
+"""Every command the table takes, with the functions that verify and apply it: one table to read.
+
+``verify(state, command, ctx)`` is pure: it validates and normalises the command
+and returns the event, or raises :class:`~companion.errors.RulesError` with one
+sentence and its data (nothing changes). ``apply(state, event)`` folds a stored
+event into the state. Card entry is a second level: the hand in progress is a
+deal hand (:class:`~companion.deal.DealHand`) or a tabletop round
+(:class:`~companion.grid.GridHand`), and :data:`HAND_RULES` says which of its
+methods verifies and applies each card-entry command. ``undo`` is not here: it is
+the table's (:meth:`companion.table.Table.submit`), a fold of the events without
+the undone ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable
+
+from dataclasses import replace
+
+from . import amend, claims, match
+from .deal import DealHand
+from .deal import show
+from .errors import IllegalAction
+from .grid import GridHand
+from .grid import count, placement
+from .hand import ENTRY_COMMANDS, current_hand, next_hand, note_entry
+from .match import Context, MatchState
+from .rulesets import Ruleset
+from .steps import award_all
+
+
+@dataclass(frozen=True)
+class Command:
+    """How one command kind becomes an event, and how that event changes the state."""
+
+    verify: Callable[[MatchState, dict, Context], dict]
+    apply: Callable[[MatchState, dict], None]
+    needs_match: bool = True
+
+
+def hand_class(rules: Ruleset) -> type:
+    """Return the class of the hands of a game of ``rules``: tabletop rounds or deal hands."""
+    return GridHand if rules.grid else DealHand
+
+
+# card entry: (verify, apply) of each command, per kind of hand
+HAND_RULES: dict[str, dict[str, tuple[Callable, Callable]]] = {
+    "cards": {
+        "turnup": (DealHand.verify_turnup, DealHand.apply_turnup),
+        "play": (DealHand.verify_play, DealHand.apply_play),
+        "go": (DealHand.verify_go, DealHand.apply_go),
+        "show": (show.verify_show, show.apply_show),
+        "pocket": (show.verify_pocket, show.apply_pocket),
+        "claim": (DealHand.verify_claim, claims.apply_play_claim),
+        "muggins": (claims.verify_muggins, claims.apply_muggins),
+    },
+    "grid": {
+        "turnup": (GridHand.verify_turnup, GridHand.apply_turnup),
+        "place": (placement.verify_place, placement.apply_place),
+        "layout": (placement.verify_layout, placement.apply_layout),
+        "claim": (count.verify_claim, count.apply_claim),
+        "muggins": (claims.verify_muggins, claims.apply_muggins),
+    },
+}
+
+
+def verify_entry(kind: str, state: MatchState, cmd: dict, ctx: Context) -> dict:
+    """Verify card-entry command ``kind`` against the hand in progress."""
+    hand = current_hand(state)
+    rule = HAND_RULES[hand.kind].get(kind)
+    if rule is None:
+        raise IllegalAction(hand.wrong_command(state, kind))
+    return rule[0](hand, state, cmd)
+
+
+def apply_entry(state: MatchState, ev: dict) -> None:
+    """Fold a card-entry event into the match: the hand's rule returns the new hand and its steps; the
+    steps are scored in order until one ends the game (the hand is kept as it stood then), and a hand or
+    round that is over makes way for the next."""
+    hand = note_entry(state.hand, state, ev)
+    out = HAND_RULES[hand.kind][ev["type"]][1](hand, state, ev)
+    state.hand = award_all(state, out.scored, out.hand)
+    if state.over:
+        return
+    state.phase = state.hand.phase
+    if out.then == "end_round":          # a tabletop round: G4 decides over the target after both counted
+        if state.rules.reach == "highest":
+            state.finish_round_highest()
+            if state.over:
+                return
+        state.hand = replace(state.hand, stage="done")
+    if out.then is not None:
+        next_hand(state)
+
+
+COMMANDS: dict[str, Command] = {
+    "new_match": Command(match.verify_new_match, partial(match.apply_new_match, hands=hand_class), needs_match=False),
+    "new_game": Command(match.verify_new_game, match.apply_new_game),
+    "peg": Command(match.verify_peg, match.apply_peg),
+    **{kind: Command(partial(verify_entry, kind), apply_entry) for kind in ENTRY_COMMANDS},
+}
+
+
+def apply_event(state: MatchState, ev: dict) -> None:
+    """Fold one stored event into ``state`` (in place); the current hand's events are logged beside the
+    state at the hand's start (what an amend refolds: :func:`companion.match.note_hand`)."""
+    kind = ev["type"]
+    if kind == "new_match":
+        state.match_id = ev.get("match_id", state.match_id)
+    elif kind != "amend":
+        match.note_hand(state)
+    state.seq = ev.get("seq", state.seq + 1)
+    state.applied = state.seq
+    state.fresh = []
+    COMMANDS[kind].apply(state, ev)
+    if kind not in ("new_match", "amend") and state.hand_key is not None:
+        state.hand_log.append(ev)
+
+
+def verify_any(state: MatchState, cmd: dict, ctx: Context) -> dict:
+    """Verify a command of any kind (what an amend re-derives the hand's later entries with)."""
+    return COMMANDS[cmd["type"]].verify(state, cmd, ctx)
+
+
+# amend (companion.amend) re-derives the hand through this very table
+COMMANDS["amend"] = Command(partial(amend.verify_amend, verify=verify_any, fold_one=apply_event),
+                            partial(amend.apply_amend, fold_one=apply_event))
+
+
+def fold(events: list[dict]) -> MatchState:
+    """Return the state built from ``events`` (already stripped of undone ones)."""
+    state = MatchState()
+    for ev in events:
+        apply_event(state, ev)
+    return state

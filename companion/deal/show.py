@@ -1,0 +1,134 @@
+"""The shows of a deal game's hand: the order they come in, each show, and the pocket (crib).
+
+The shows are counted in the ruleset's order (the turn order from the dealer's left,
+or the non-dealing team first) and the game stops the moment a score reaches the
+target (C4). A show lists the cards its player held; when they played all of them
+the plays say it. The cards shown are checked against the plays: a card played by
+another player, a card out elsewhere, or a card that would have fitted when its
+player said go is refused with the event to undo back to. The pocket belongs to the
+side the ruleset says (L1, H2–H4) and is scored as a crib.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..claims import claim_of, open_claim
+from ..errors import IllegalAction, InvalidCard
+from ..match import parse_command_card
+from ..names import card_list, seat_named
+from ..scoring import number_words, score_hand
+from ..steps import Outcome, Step
+
+
+def show_order(state: Any) -> tuple[int, ...]:
+    """Return the seats in the order they show: from the dealer's left, the dealer last; with
+    ``show_order="teams"`` the non-dealing team first (stable: a dealing house keeps the turn order)."""
+    order = [state.next_seat(state.dealer, steps=k) for k in range(1, len(state.seats) + 1)]
+    if state.rules.show_order == "teams":
+        dside = state.dealer_side()
+        order.sort(key=lambda s: state.seat_side[s] == dside)
+    return tuple(order)
+
+
+def verify_show(hand: Any, state: Any, cmd: dict) -> dict:
+    """``show {cards?, player?, claimed?}``: the next player's hand, checked against what they played."""
+    if hand.stage != "show":
+        raise hand.wrong_stage(state, "show a hand")
+    held = hand.peg.held
+    seat = hand.show_order[len(hand.shows)]
+    name = state.seats[seat]
+    if cmd.get("player") is not None and seat_named(state, cmd["player"]) != seat:
+        order = ", ".join(state.seats[s] for s in hand.show_order)
+        raise IllegalAction(f"it is {name}'s show next (order: {order})")
+    played = hand.plays[seat]
+    if cmd.get("cards") is None:
+        if len(played) != held:
+            raise IllegalAction(f"{name} played {len(played)} of {held} cards: list the {held} cards {name} held")
+        cards = tuple(played)
+    else:
+        cards = card_list(cmd["cards"], f"{name}'s hand")
+        if len(cards) != held:
+            raise InvalidCard(f"{name}'s hand holds {held} cards, not {len(cards)}")
+        missing = [c for c in played if c not in cards]
+        taken = [c for c in cards if (cr := hand.peg.credit(c)) is not None and cr.seat != seat]
+        if missing and taken:   # cards swapped between players: undo back to the first wrong credit
+            wrong = sorted(((hand.peg.credit(c), c) for c in missing + taken), key=lambda x: x[0].seq)
+            raise IllegalAction(f"{name}'s hand does not match the plays: " + ", ".join(
+                f"{c} was entered as {cr.player}'s at event {cr.seq}" for cr, c in wrong)
+                + f": undo back to event {wrong[0][0].seq} and enter each card for its player",
+                undo_to=wrong[0][0].seq)
+        for c in missing:
+            raise IllegalAction(f"{name} played {c}, so it must be in the hand shown{hand.credit_note(c)}",
+                                undo_to=hand.undo_point(c))
+        hand.check_unseen(c for c in cards if c not in played)
+    for g in hand.peg.goes:
+        if g.seat != seat:
+            continue
+        before = set(played[:g.played])
+        for c in cards:
+            if c not in before and c.value <= 31 - g.count:
+                raise IllegalAction(f"{name} said go at a count of {g.count} while holding {c}, "
+                                    f"which fits ({g.count + c.value}): undo back to the go "
+                                    f"(event {g.seq}) and fix it", undo_to=g.seq)
+    total = score_hand(cards, hand.turnup, game=state.rules).total if state.rules.claim_mode else 0
+    claimed = claim_of(state, cmd, total, name)
+    ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}
+    if cmd.get("cards") is None:
+        ev["from_plays"] = True    # confirmed from the plays: an amend re-derives the cards
+    if claimed is not None:
+        ev["claimed"] = claimed
+    return ev
+
+
+def apply_show(hand: Any, state: Any, ev: dict) -> Outcome:
+    seat = state.seats.index(ev["player"])
+    cards = tuple(parse_command_card(c) for c in ev["cards"])
+    bd = score_hand(cards, hand.turnup, game=state.rules)
+    side = state.seat_side[seat]
+    claimed = ev.get("claimed")
+    pts = bd.total if claimed is None else claimed
+    hand = replace(hand, seen=hand.seen.plus({c: f"shown by {ev['player']}" for c in cards}, keep=True),
+                   shows=hand.shows + ({"player": ev["player"], "side": state.sides[side].id,
+                                        "cards": list(ev["cards"]), "points": pts, "claimed": claimed,
+                                        "breakdown": bd.to_dict()},))
+    text = bd.text if claimed is None or claimed == bd.total else f"{ev['player']} claims {number_words(claimed)}"
+    step = Step(side, pts, "show", text, "show", items=[i.to_dict() for i in bd.items], player=ev["player"])
+    after = replace(hand, pending=open_claim(hand, state, side, claimed, bd.total, ev["player"]))
+    if len(after.shows) == len(after.show_order):
+        after = replace(after, stage="pocket")
+    return Outcome(after, ((step, hand),))
+
+
+def verify_pocket(hand: Any, state: Any, cmd: dict) -> dict:
+    """``pocket {cards, claimed?}``: the four cards of the pocket (crib)."""
+    if hand.stage != "pocket":
+        raise hand.wrong_stage(state, f"show the {state.rules.pocket_name}")
+    cards = card_list(cmd.get("cards"), f"the {state.rules.pocket_name}")
+    if len(cards) != 4:
+        raise InvalidCard(f"the {state.rules.pocket_name} holds 4 cards, not {len(cards)}")
+    hand.check_unseen(cards)
+    total = score_hand(cards, hand.turnup, crib=True, game=state.rules).total if state.rules.claim_mode else 0
+    owner = state.sides[state.pocket_owner()].name
+    claimed = claim_of(state, cmd, total, f"{owner} ({state.rules.pocket_name})")
+    ev = {"type": "pocket", "cards": [str(c) for c in cards]}
+    if claimed is not None:
+        ev["claimed"] = claimed
+    return ev
+
+
+def apply_pocket(hand: Any, state: Any, ev: dict) -> Outcome:
+    cards = tuple(parse_command_card(c) for c in ev["cards"])
+    bd = score_hand(cards, hand.turnup, crib=True, game=state.rules)
+    side = state.pocket_owner()
+    claimed = ev.get("claimed")
+    pts = bd.total if claimed is None else claimed
+    hand = replace(hand, seen=hand.seen.plus({c: f"in the {state.rules.pocket_name}" for c in cards}, keep=True),
+                   pocket={"side": state.sides[side].id, "cards": list(ev["cards"]), "points": pts,
+                           "claimed": claimed, "breakdown": bd.to_dict()})
+    name = state.sides[side].name
+    text = bd.text if claimed is None or claimed == bd.total else f"{name} claims {number_words(claimed)}"
+    step = Step(side, pts, "pocket", text, "pocket", items=[i.to_dict() for i in bd.items], player=name)
+    after = replace(hand, pending=open_claim(hand, state, side, claimed, bd.total, state.rules.pocket_name), stage="done")
+    return Outcome(after, ((step, hand),), then="next_hand")
