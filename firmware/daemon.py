@@ -288,6 +288,29 @@ def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any
         return None
 
 
+def phone_urls(host: str, port: int, addresses: Callable[[], list[str]] | None = None) -> list[str]:
+    """Return the addresses a phone at the table opens, for the start-up log (docs/operation.md).
+
+    Bound to every interface (``0.0.0.0``, ``::``, empty), that is ``http://landsend.local`` (mDNS)
+    and each of this machine's own IPv4 addresses but loopback; bound to one address, just that one.
+    The port is left out where it is 80."""
+    from web.security import local_addresses
+
+    tail = "" if port == 80 else f":{port}"
+    if host not in ("", "0.0.0.0", "::"):
+        return [f"http://{host}{tail}/"]
+    found = [a for a in (addresses or local_addresses)() if not a.startswith("127.")]
+    return [f"http://landsend.local{tail}/"] + [f"http://{a}{tail}/" for a in found]
+
+
+def server_port(server: Any, asked: int) -> int:
+    """Return the port ``server`` listens on (``asked`` unless that was 0: any free port)."""
+    try:
+        return int(server.effective_port) if not asked else asked
+    except (AttributeError, TypeError, ValueError):
+        return asked
+
+
 def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = None,
           stop: threading.Event | None = None, threads: int | None = None, started: float | None = None) -> int:
     """Serve the page with waitress until ``stop`` is set (SIGTERM/SIGINT set it); return the exit status.
@@ -311,6 +334,7 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
     web_thread = threading.Thread(target=server.run, name="waitress", daemon=True)
     web_thread.start()
     log.info("serving http://%s:%d/%s", host, port, " (simulator)" if daemon.sim else "")
+    log.info("phones open %s", " or ".join(phone_urls(host, server_port(server, port))))
     notifier.notify(f"READY=1\nSTATUS=serving on port {port}")
     if started is not None:
         log.info("ready in %.2f s", time.monotonic() - started)

@@ -472,3 +472,23 @@ def test_a_short_menu_press_clears_the_join_lock(tmp_path, monkeypatch):
         assert hub.limiter.retry_after("10.0.0.9") == 0
     finally:
         d.close()
+
+
+def test_the_start_up_log_names_the_addresses_phones_open():
+    from firmware.daemon import phone_urls
+    addresses = lambda: ["127.0.0.1", "192.168.1.23", "10.42.0.1"]     # noqa: E731 - loopback, home Wi-Fi, hotspot
+    assert phone_urls("0.0.0.0", 8000, addresses) == [
+        "http://landsend.local:8000/", "http://192.168.1.23:8000/", "http://10.42.0.1:8000/"]
+    assert phone_urls("0.0.0.0", 80, addresses) == [
+        "http://landsend.local/", "http://192.168.1.23/", "http://10.42.0.1/"]
+    assert phone_urls("192.168.1.23", 8000, addresses) == ["http://192.168.1.23:8000/"]
+
+
+def test_serve_logs_where_the_phones_go(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
+    d = build(DEFAULTS, sim=True, table=Table.memory())
+    with caplog.at_level("INFO", logger="firmware.daemon"):
+        assert serve(d, host="0.0.0.0", port=0, notifier=RecordingNotifier(), stop=ScriptedStop([lambda: True])) == 0
+    line = next(m for m in caplog.messages if m.startswith("phones open "))
+    assert line.startswith("phones open http://landsend.local:")
+    assert "127.0.0.1" not in line
