@@ -87,19 +87,34 @@ def test_whole_page_is_under_160_kb(app):
     # 160 KB: what every phone loads (raised from 150 KB when seats, the amend fixes and the Wi-Fi panel's markup
     # came; at the board's own Wi-Fi's 54 Mbit/s it is well under a second, and the browser caches it after)
     assert total < 160 * 1024
-    # the host's phone also loads what the page imports lazily (the Wi-Fi panel); everything the server could
-    # ever send the page (icons, manifest) fits the budget with that room
+    # what the page loads only when it is needed, counted apart: the host's Wi-Fi panel (wifi.js), and discard
+    # practice with the hand review (practice.js and its stylesheet, the first time the Count tab's practice or
+    # the History tab is opened)
+    own = {ref.rsplit("/", 1)[1] for ref in refs}
     lazy = {name for ref in refs if ref.endswith(".js") for name in imports_of(WEB / ref.lstrip("/"), lazy=True)}
-    lazy -= {ref.rsplit("/", 1)[1] for ref in refs}
-    assert lazy == {"wifi.js"}
-    host = total + sum((WEB / "static" / name).stat().st_size for name in lazy)
-    assert host < 170 * 1024
+    lazy -= own
+    assert lazy == {"wifi.js", "practice.js"}
+    assert all(set(imports_of(WEB / "static" / name)) <= own for name in lazy)    # nothing more behind them
+    styles = {name for ref in refs if ref.endswith(".js") for name in LAZY_STYLE.findall((WEB / ref.lstrip("/")).read_text())}
+    assert styles == {"practice.css"} and not styles & own
+    later = 0
+    for name in sorted(lazy | styles):
+        r = c.get(f"/static/{name}")
+        assert r.status_code == 200, name
+        later += len(r.data)
+        r.close()
+    # the lazy part on its own, and a host's phone that has opened everything (practice, review, Wi-Fi)
+    assert later < 40 * 1024
+    assert total + later < 170 * 1024
+    # everything the server could ever send the page (icons, manifest) fits the budget with that room
     everything = len(html) + sum(p.stat().st_size for p in ASSET_FILES if p.parent.name == "static")
     assert everything < 170 * 1024
 
 
 IMPORT = re.compile(r'^import\s+(?:\{[^}]*\}\s+from\s+)?"\./([\w-]+\.js)";$', re.M)
 LAZY_IMPORT = re.compile(r'\bimport\("\./([\w-]+\.js)"\)')
+# a stylesheet a module adds to the page when it loads a lazy one (practice.css with practice.js)
+LAZY_STYLE = re.compile(r'"/static/([\w-]+\.css)"')
 ANY_IMPORT = re.compile(r"^\s*import\b|\bimport\(", re.M)
 
 
@@ -117,9 +132,9 @@ def test_the_page_loads_its_scripts_as_modules_whose_imports_all_ship():
     html = (WEB / "templates" / "index.html").read_text(encoding="utf-8")
     scripts = re.findall(r"<script\b([^>]*)>", html)
     srcs = [re.search(r'src="/static/([^"]+)"', s) for s in scripts]
-    assert [m.group(1) for m in srcs if m] == ["app.js", "settings.js", "practice.js"]
+    assert [m.group(1) for m in srcs if m] == ["app.js", "settings.js"]
     assert all('type="module"' in s for s, m in zip(scripts, srcs) if m)
-    seen, todo = set(), ["app.js", "settings.js", "practice.js"]
+    seen, todo = set(), ["app.js", "settings.js"]
     while todo:
         name = todo.pop()
         if name in seen:

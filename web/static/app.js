@@ -57,6 +57,22 @@ function taken(old) {
   if (S.view === "history") loadHistory();
 }
 
+// practice.js and practice.css (discard practice, live advice, the hand review) load the first time the Count tab's
+// practice or the History tab is opened: a phone that only plays never needs them, so they stay out of what every
+// phone downloads (tests/test_web_assets.py counts the two apart)
+var practice = null;
+function withPractice(fn) {
+  if (!practice) {
+    var css = document.createElement("link");
+    var styled = new Promise(function (done) { css.onload = css.onerror = done; });
+    css.rel = "stylesheet";
+    css.href = "/static/practice.css";
+    document.head.appendChild(css);
+    practice = Promise.all([import("./practice.js"), styled]).then(function (m) { m[0].init(); return m[0]; });
+  }
+  practice.then(fn, function () {});
+}
+
 // ---- navigation ----
 function go(view) {
   S.view = view;
@@ -65,6 +81,7 @@ function go(view) {
   if (view === "history") loadHistory();
   if (view === "count") renderQuick();
   if (view === "new") renderNew();
+  if (view === "history" || (view === "count" && practice)) withPractice(function (m) { m.opened(view); });
   padForPicker();
   window.scrollTo(0, 0);
 }
@@ -76,6 +93,12 @@ ui.go = go;
 
 // ---- wiring ----
 Array.prototype.forEach.call(document.querySelectorAll("[data-tab]"), function (b) { b.addEventListener("click", function () { go(b.dataset.tab); }); });
+Array.prototype.forEach.call(document.querySelectorAll("[data-pr-mode]"), function (b) {
+  b.addEventListener("click", function () {
+    var on = b.dataset.prMode === "practice";
+    if (on || practice) withPractice(function (m) { m.mode(on); });
+  });
+});
 $("claim").addEventListener("click", function () {
   changeSession("/api/claim", {}).then(function (s) { go("new"); toast("You host this table. Join code " + s.join_code, "info"); }, function (e) { toast(e.message); refreshSession(); });
 });

@@ -1,5 +1,5 @@
 /* Discard and lead practice (Count tab), live advice where allowed, the review of the hand shown
-   (History): asks /api/advise, /api/lead, /api/review, /api/table; changes nothing at the table. */
+   (History), loaded only when one of them is first opened (app.js withPractice): asks /api/advise, /api/lead, /api/review, /api/table; changes nothing at the table. */
 import { h, clear, pretty, cardName, cardLabel, SYM, SUIT_NAME, RANK_NAME, RANKS, SUITS, $ } from "./dom.js";
 
 var boot = JSON.parse(document.getElementById("boot").textContent);
@@ -35,12 +35,6 @@ function rotates(p) { return p.house && p.house_plays && p.players === 3; }
 
 function build() {
   var box = $("practice");
-  // the Count tab gets two modes: counting a shown hand (the quick count) and practising a discard
-  var count = $("view-count");
-  var seg = h("div", { cls: "row seg pr-mode", role: "group", "aria-label": "count or practise" },
-    h("button", { type: "button", "data-pr-mode": "count", cls: "on", onclick: function () { mode(false); } }, "Count a hand"),
-    h("button", { type: "button", "data-pr-mode": "practice", onclick: function () { mode(true); } }, "Practise discards"));
-  count.insertBefore(seg, count.firstChild);
   var sel = h("select", { id: "pr-game", "aria-label": "game" });
   games.forEach(function (p) { sel.appendChild(h("option", { value: p.name, text: p.title })); });
   if (boot.table && games.some(function (p) { return p.name === boot.table.game; })) sel.value = boot.table.game;
@@ -58,7 +52,8 @@ function build() {
   $("pr-owner").addEventListener("change", function () { P.owner = $("pr-owner").value; ask(); });
   $("pr-scores").addEventListener("change", ask);
 }
-function mode(on) {
+// the Count tab's two modes (buttons in index.html): counting a shown hand (the quick count), practising a discard
+export function mode(on) {
   P.on = on;
   Array.prototype.forEach.call(document.querySelectorAll("[data-pr-mode]"), function (b) { b.classList.toggle("on", (b.dataset.prMode === "practice") === on); });
   Array.prototype.forEach.call($("view-count").children, function (el) {
@@ -334,11 +329,10 @@ function drawReview(r) {
   });
 }
 
-build();
-Array.prototype.forEach.call(document.querySelectorAll("[data-tab]"), function (b) {
-  b.addEventListener("click", function () {
-    if (b.dataset.tab === "history") review();
-    if (b.dataset.tab === "count" && P.on) loadTable();
-  });
-});
-render();
+// loaded lazily (app.js withPractice) the first time the practice or the History tab is opened
+export function init() { build(); render(); }
+// a tab was opened: the History tab reviews the hand shown; the practice view rereads the table
+export function opened(view) {
+  if (view === "history") review();
+  if (view === "count" && P.on) loadTable();
+}
