@@ -55,8 +55,10 @@ class Window(NamedTuple):
 
 
 class Pending(NamedTuple):
-    """Points ``side`` missed (an under-claim, or points left unclaimed), open to muggins (L8): where they
-    were claimed (``hand``, ``phase``) and how many entries were made since (``age``)."""
+    """A claim open to muggins (L8), right or short, or points left unclaimed: the points ``side`` missed
+    (0 for a right claim: a call on it is refused with "the claim was right"), where they were claimed
+    (``hand``, ``phase``), how many entries were made since (``age``) and whether a claim was made
+    (``claimed``: the page offers a call on every claim, never saying which were short)."""
 
     side: int
     missed: int
@@ -64,6 +66,7 @@ class Pending(NamedTuple):
     hand: int
     phase: str
     age: int = 0
+    claimed: bool = True
 
 
 def claim_of(state: Any, cmd: dict, total: int, who: str) -> int | None:
@@ -86,9 +89,9 @@ def claim_of(state: Any, cmd: dict, total: int, who: str) -> int | None:
 
 
 def open_claim(hand: Any, state: Any, side: int, claimed: int | None, total: int, who: str) -> tuple:
-    """Return the hand's under-claims open to muggins (L8), with this claim's if it is short of ``total``
-    (open until the entry after the next card, go or count)."""
-    if claimed is not None and claimed < total:
+    """Return the hand's claims open to muggins (L8) with this one, right or short of ``total`` (open until
+    the entry after the next card, go or count)."""
+    if claimed is not None and state.rules.muggins != "none":
         return hand.pending + (Pending(side, total - claimed, who, hand.hand_no, hand.phase),)
     return hand.pending
 
@@ -101,26 +104,42 @@ def age_claims(hand: Any, state: Any, entries: int) -> Any:
     w = hand.window
     if w is not None and state.rules.muggins != "none":
         pending += tuple(Pending(s.side, s.points - (s.claimed or 0), state.sides[s.side].name, hand.hand_no,
-                                 "pegging") for s in w.slots if not s.called and (s.claimed or 0) < s.points)
+                                 "pegging", claimed=s.claimed is not None)
+                         for s in w.slots if not s.called and (s.claimed is not None or s.points))
     pending = tuple(p._replace(age=p.age + entries) for p in pending)
     return replace(hand, window=None, pending=tuple(p for p in pending if p.age < 2))
 
 
-def muggins_open(hand: Any, state: Any) -> dict | None:
-    """Return the under-claim that muggins may still be called on, or None.
+def muggins_calls(hand: Any, state: Any) -> list[dict]:
+    """Return the sides whose claims muggins may be called on now, right or short, in the order claimed.
 
-    In the matching phase that is a claim already made below the points of the
-    last card (or go); points nobody has claimed yet are not announced here."""
+    What phones see (the snapshot's ``muggins_calls``): a call follows every claim, so nothing here says
+    whether a claim was short (L8); a call on a right claim is refused with "the claim was right"."""
+    if state.over or state.rules.muggins == "none":
+        return []
+    sides = [p.side for p in hand.pending if p.claimed]
+    if hand.window is not None:
+        sides += [s.side for s in hand.window.slots if s.claimed is not None and not s.called]
+    seen: list[int] = []
+    for side in sides:
+        if side not in seen:
+            seen.append(side)
+    return [{"side": state.sides[i].id, "who": state.sides[i].name} for i in seen]
+
+
+def under_claim(hand: Any, state: Any) -> dict | None:
+    """Return the under-claim (or points left unclaimed) muggins would take now, or None.
+
+    Not for the page (it would say which claim was short): for the tests' players, who know the cards.
+    In the matching phase that is a claim already made below the points of the last card (or go)."""
     if state.over or state.rules.muggins == "none":
         return None
     if hand.window is not None:
         for slot in hand.window.slots:
             if slot.claimed is not None and not slot.called and slot.claimed < slot.points:
                 return {"side": state.sides[slot.side].id, "who": state.sides[slot.side].name}
-    if not hand.pending:
-        return None
-    p = hand.pending[0]
-    return {"side": state.sides[p.side].id, "who": p.who}
+    p = next((p for p in hand.pending if p.missed), None)
+    return None if p is None else {"side": state.sides[p.side].id, "who": p.who}
 
 
 # --- the matching phase: each card's (and go's) points, claimed --------------------------------
@@ -225,35 +244,43 @@ def next_opponent_side(state: Any, side: int) -> int:
 
 
 def verify_muggins(hand: Any, state: Any, cmd: dict) -> dict:
-    """``muggins {side?}``: called on the last under-claim (or on points nobody claimed, matching phase)."""
+    """``muggins {side?, claimant?}``: called on the last under-claim (or on points nobody claimed, matching
+    phase); ``claimant`` names whose claim is called on. A call on claims that were right is refused with
+    "the claim was right" and changes nothing."""
     if not state.rules.claim_mode:
         raise IllegalAction("muggins is only called in claim mode")
     if state.rules.muggins == "none":
         raise IllegalAction(f"{state.rules.title} plays without muggins")
     caller_v = cmd.get("side", cmd.get("player"))
     caller = None if caller_v is None else side_named(state, caller_v)
-    if hand.window is not None:
-        # claims made short first (those the page shows), then points nobody has claimed yet
-        under = sorted((s for s in hand.window.slots if not s.called and (s.claimed or 0) < s.points),
-                       key=lambda s: s.claimed is None)
-        pick = next((s for s in under if s.side != caller), None)
-        if pick is not None:
-            claimant = pick.side
-            if caller is None:
-                caller = next_opponent_side(state, claimant)
-            return _muggins_event(state, claimant, caller, pick.points - (pick.claimed or 0), caller_v)
-        if under and not any(p.side != caller for p in hand.pending):
-            raise IllegalAction("a side cannot call muggins on itself")
-    if not hand.pending:
-        raise IllegalAction("muggins is called on an under-claim before the entry after the next card, "
-                            "go or count: none is open")
-    p = next((p for p in hand.pending if p.side != caller), None)
-    if p is None:
+    target_v = cmd.get("claimant")
+    target = None if target_v is None else side_named(state, target_v)
+    if target is not None and target == caller:
         raise IllegalAction("a side cannot call muggins on itself")
-    claimant = p.side
+
+    def fits(side: int) -> bool:
+        return side != caller and (target is None or side == target)
+    slots = [s for s in hand.window.slots if not s.called] if hand.window is not None else []
+    # claims made short first (those a call is offered on), then points nobody has claimed yet
+    under = sorted((s for s in slots if fits(s.side) and (s.claimed or 0) < s.points), key=lambda s: s.claimed is None)
+    if under:
+        claimant, missed = under[0].side, under[0].points - (under[0].claimed or 0)
+    else:
+        p = next((p for p in hand.pending if p.missed and fits(p.side)), None)
+        if p is None:
+            claims = [s.side for s in slots if s.claimed is not None] + [p.side for p in hand.pending if p.claimed]
+            if any(fits(side) for side in claims):
+                whose = "" if target is None else f" on {state.sides[target].name}"
+                raise IllegalAction(f"muggins{whose} refused: the claim was right (nothing was missed); "
+                                    "nothing changed")
+            if caller is not None and caller in [s.side for s in slots] + [p.side for p in hand.pending]:
+                raise IllegalAction("a side cannot call muggins on itself")
+            raise IllegalAction("muggins is called on a claim before the entry after the next card, "
+                                "go or count: none is open")
+        claimant, missed = p.side, p.missed
     if caller is None:
         caller = next_opponent_side(state, claimant)
-    return _muggins_event(state, claimant, caller, p.missed, caller_v)
+    return _muggins_event(state, claimant, caller, missed, caller_v)
 
 
 def _muggins_event(state: Any, claimant: int, caller: int, missed: int, named: Any) -> dict:

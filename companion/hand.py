@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from .cards import Card, parse_card
-from .claims import Pending, Window, age_claims, claim_open, muggins_open
+from .claims import Pending, Window, age_claims, claim_open, muggins_calls, under_claim
 from .errors import IllegalAction
 from .match import HOUSE_NAME, MatchState, begin_hand
 from .record import hand_record
@@ -144,13 +144,13 @@ class EntryHand:
                 "expect_player": self.expect_player(state) if not state.over else None,
                 "turnup": str(self.turnup) if self.turnup else None,
                 "seen": sorted((str(c) for c in self.seen), key=_card_sort),
-                "muggins_open": muggins_open(self, state),
+                "muggins_calls": muggins_calls(self, state),
                 "claim_open": claim_open(self, state),
                 "previous": self.previous}
 
-    def muggins_open(self, state: MatchState) -> dict | None:
-        """The under-claim muggins may still be called on (:func:`companion.claims.muggins_open`)."""
-        return muggins_open(self, state)
+    def under_claim(self, state: MatchState) -> dict | None:
+        """The under-claim muggins would take now (:func:`companion.claims.under_claim`; not for the page)."""
+        return under_claim(self, state)
 
 
 def current_hand(state: MatchState) -> EntryHand:

@@ -124,7 +124,7 @@ class RandomPlayer:
     def maybe_muggins(self) -> None:
         if not self.muggins or self.st.over or self.st.hand is None:
             return
-        if self.st.hand.muggins_open(self.st) and self.claim_rng.random() < 0.6:
+        if self.st.hand.under_claim(self.st) and self.claim_rng.random() < 0.6:
             self.send({"type": "muggins"})
 
     def claim_points(self) -> None:

@@ -152,7 +152,7 @@ def _same_but_seq(a, b):
     if sa != sb:
         return False
     ha, hb = a.get("hand") or {}, b.get("hand") or {}
-    mo_a, mo_b = ha.get("muggins_open"), hb.get("muggins_open")
+    mo_a, mo_b = ha.get("muggins_calls"), hb.get("muggins_calls")
     return a == b and la == lb and mo_a == mo_b
 
 

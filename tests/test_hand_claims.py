@@ -18,7 +18,8 @@ from test_grid_play import ZERO_ROWS
 from test_hand_deal import LE_HAND_1, M2_LEAD, refused, scores
 
 PEGGING = [c for c, *_ in LE_HAND_1[:11]]
-NONE_OPEN = "muggins is called on an under-claim before the entry after the next card, go or count: none is open"
+RIGHT = "muggins refused: the claim was right (nothing was missed); nothing changed"
+NONE_OPEN = "muggins is called on a claim before the entry after the next card, go or count: none is open"
 # The points each entry of LE_HAND_1's matching phase makes, by who is credited (Land's End: the opponent).
 # Bob deals, Ann leads: 10H ten (0 for Bob); 5S fifteen 2 for Ann; 6D 0 for Bob; 4C run of three 3 for Ann;
 # 3H run of four 4 for Bob; Bob's go; Ann's go: the go 1 for Bob (Ann played last); KS 0 for Ann;
@@ -48,11 +49,13 @@ def test_lands_end_muggins_scores_the_claimant_double_the_missed_points():
     assert scores(t) == [6, 7]
     t.submit({"type": "show", "claimed": 2})                   # Ann's hand makes 4
     snap = t.snapshot()
-    assert scores(t) == [8, 7] and snap["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    assert scores(t) == [8, 7] and snap["hand"]["muggins_calls"] == [{"side": "p1", "who": "Ann"}]
     t.submit({"type": "muggins"})                              # Bob calls it
     assert scores(t) == [12, 7]                                # claimed 2 + double the missed 2
     assert t.snapshot()["last"]["text"] == "muggins: Ann missed two and scores four more"
-    assert refused(t, {"type": "muggins"}) == NONE_OPEN
+    # the show's claim is closed; Ann's claim on the last card (right) stays open until the next count
+    assert t.snapshot()["hand"]["muggins_calls"] == [{"side": "p1", "who": "Ann"}]
+    assert refused(t, {"type": "muggins", "claimant": "Ann"}) == "muggins on Ann refused: " + RIGHT[17:]
 
 
 def test_cribbage_muggins_gives_the_missed_points_to_the_caller():
@@ -69,7 +72,8 @@ def test_muggins_is_in_time_after_the_next_count_and_too_late_after_the_one_afte
     t = claim_table("lands-end")
     t.submit({"type": "show", "claimed": 3})                   # Ann's hand makes 4: Ann 9
     t.submit({"type": "show", "claimed": 4})                   # Bob's show, the next count: Bob 11 ...
-    assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    # a call is offered on both claims, Ann's short one and Bob's right one, and nothing tells them apart
+    assert t.snapshot()["hand"]["muggins_calls"] == [{"side": "p1", "who": "Ann"}, {"side": "p2", "who": "Bob"}]
     t.submit({"type": "muggins"})                              # ... and Bob may still call it: 9 + 2
     assert scores(t) == [11, 11]
 
@@ -81,7 +85,8 @@ def test_muggins_too_late_is_refused_and_the_claim_stands():
     t.submit({"type": "show", "claimed": 4})                   # Bob's show (the next count): Bob 10
     # the crib 5H 5C JD 10S + 2C: four fifteens (each five with each ten) 8, the pair of fives 2: 10
     t.submit({"type": "pocket", "cards": ["5H", "5C", "JD", "10S"], "claimed": 10})    # the entry after: Bob 20
-    assert refused(t, {"type": "muggins"}) == NONE_OPEN
+    assert refused(t, {"type": "muggins", "claimant": "Ann"}) == NONE_OPEN
+    assert refused(t, {"type": "muggins"}) == RIGHT            # the pocket's claim, right, is open to a call
     assert scores(t) == [8, 20]
 
 
@@ -91,7 +96,7 @@ def test_claim_checks():
     assert refused(t, {"type": "show", "claimed": 5}) == "Ann claims 5, more than the cards make: count again"
     assert refused(t, {"type": "show", "claimed": -1}) == "claimed must be a whole number from 0 to 29"
     t.submit({"type": "show", "claimed": 4})
-    assert refused(t, {"type": "muggins"}) == NONE_OPEN
+    assert refused(t, {"type": "muggins"}) == RIGHT             # Ann's show made 4: a call on it is refused
     t.submit({"type": "show", "claimed": 4})
     t.submit({"type": "pocket", "cards": ["5H", "5C", "JD", "10S"], "claimed": 2})   # makes 10
     assert scores(t) == [10, 13] and t.snapshot()["hand_no"] == 2      # the next hand has started ...
@@ -108,7 +113,9 @@ def test_claim_checks():
 def test_a_side_cannot_call_muggins_on_itself():
     t = claim_table("cribbage")
     t.submit({"type": "show", "claimed": 1})
-    assert refused(t, {"type": "muggins", "player": "Ann"}) == "a side cannot call muggins on itself"
+    assert refused(t, {"type": "muggins", "player": "Ann", "claimant": "Ann"}) == "a side cannot call muggins on itself"
+    # Ann calling without naming whose claim: the only other open claim is Bob's on the last card, right
+    assert refused(t, {"type": "muggins", "player": "Ann"}) == RIGHT
 
 
 def test_without_claim_mode_the_companion_counts():
@@ -140,11 +147,18 @@ def test_a_cards_points_wait_for_their_claim_by_whoever_is_credited():
     assert snap["last"]["text"] == "fifteen" and snap["last"]["points"] == 0     # the count, not the points
     assert snap["hand"]["claim_open"] == {"after": "5S", "player": "Bob", "sides": [
         {"side": "p1", "who": "Ann", "claimed": None, "called": False}]}
-    assert snap["hand"]["muggins_open"] is None                # nobody has claimed yet
+    # nobody has claimed 5S yet; Bob's claim on Ann's 10H ("nothing", right) is open until the next entry (L8)
+    assert snap["hand"]["muggins_calls"] == [{"side": "p2", "who": "Bob"}]
     t.submit({"type": "claim", "points": 2})                   # Ann claims her two
     snap = t.snapshot()
     assert scores(t) == [2, 0] and snap["last"]["text"] == "fifteen for two" and snap["last"]["credited"] == "Ann"
-    assert snap["hand"]["claim_open"]["sides"][0]["claimed"] == 2 and snap["hand"]["muggins_open"] is None
+    assert snap["hand"]["claim_open"]["sides"][0]["claimed"] == 2
+    # the right claim is open to a call too, exactly as a short one would be (the page shows no difference) ...
+    assert snap["hand"]["muggins_calls"] == [{"side": "p2", "who": "Bob"}, {"side": "p1", "who": "Ann"}]
+    before = t.snapshot()
+    assert refused(t, {"type": "muggins"}) == RIGHT                # ... and a call on it is refused
+    assert refused(t, {"type": "muggins", "claimant": "Ann"}) == "muggins on Ann refused: " + RIGHT[17:]
+    assert t.snapshot() == before
 
 
 def test_lands_end_muggins_in_the_matching_phase_doubles_the_missed_points():
@@ -152,13 +166,13 @@ def test_lands_end_muggins_in_the_matching_phase_doubles_the_missed_points():
     t.submit(PEGGING[2])                                       # Bob's 5S: fifteen two, for Ann
     t.submit({"type": "claim", "player": "Ann", "points": 0})  # Ann keeps quiet about it
     snap = t.snapshot()
-    assert scores(t) == [0, 0] and snap["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    assert scores(t) == [0, 0] and snap["hand"]["muggins_calls"] == [{"side": "p2", "who": "Bob"}, {"side": "p1", "who": "Ann"}]
     assert snap["last"]["text"] == "Ann claims nothing"
     t.submit({"type": "muggins"})                              # Bob calls it before the next card
     assert scores(t) == [4, 0]                                 # claimed 0 + double the missed 2
     assert t.snapshot()["last"]["text"] == "muggins: Ann missed two and scores four more"
-    assert t.snapshot()["hand"]["muggins_open"] is None
-    assert refused(t, {"type": "muggins"}) == NONE_OPEN
+    assert t.snapshot()["hand"]["muggins_calls"] == [{"side": "p2", "who": "Bob"}]
+    assert refused(t, {"type": "muggins"}) == RIGHT            # only Bob's right claim on 10H is left
     assert refused(t, {"type": "claim", "player": "Ann", "points": 2}) == "Ann has claimed for 5S already"
 
 
@@ -166,7 +180,8 @@ def test_cribbage_muggins_in_the_matching_phase_gives_the_caller_the_missed_poin
     t = start("cribbage")
     t.submit(PEGGING[2])                                       # Bob's 5S: fifteen two, his own
     t.submit({"type": "claim", "points": 0})
-    assert refused(t, {"type": "muggins", "player": "Bob"}) == "a side cannot call muggins on itself"
+    assert refused(t, {"type": "muggins", "player": "Bob", "claimant": "Bob"}) == "a side cannot call muggins on itself"
+    assert refused(t, {"type": "muggins", "player": "Bob"}) == RIGHT     # Ann's claim on 10H (nothing), right
     t.submit({"type": "muggins", "player": "Ann"})
     assert scores(t) == [2, 0] and t.snapshot()["last"]["text"] == "muggins: Ann takes the two missed"
 
@@ -177,10 +192,12 @@ def test_muggins_is_in_time_until_the_entry_after_the_next_card_and_an_unclaimed
     t.submit({"type": "claim", "points": 1})                   # ... claimed short
     t.submit({"type": "peg", "side": "p2", "points": 1})       # a button press is no entry: nothing closes
     t.submit(PEGGING[3])                                       # Ann's 6D: the next card, still in time (L8)
-    assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    assert t.snapshot()["hand"]["muggins_calls"] == [{"side": "p1", "who": "Ann"}]
     t.submit({"type": "claim", "points": 0})                   # 6D made nothing for Bob
     t.submit(PEGGING[4])                                       # Bob's 4C, the entry after: too late now;
-    assert t.snapshot()["hand"]["muggins_open"] is None        # 4C is a run of three, 3 for Ann, unclaimed
+    # only Bob's (right) claim on 6D is still open to a call; 4C is a run of three, 3 for Ann, unclaimed
+    assert t.snapshot()["hand"]["muggins_calls"] == [{"side": "p2", "who": "Bob"}]
+    assert refused(t, {"type": "muggins", "claimant": "Bob"}) == "muggins on Bob refused: " + RIGHT[17:]
     assert scores(t) == [1, 1]                                 # the claim stands
     t.submit(PEGGING[5])                                       # Ann's 3H: Ann's 3 were never claimed: nothing
     assert scores(t) == [1, 1]
@@ -282,11 +299,11 @@ def test_tabletop_lands_end_lines_are_claimed_in_order_with_muggins():
     assert scores(t) == [7, 0]
     t.submit({"type": "claim", "points": 0})                   # row 2: 5 missed, nobody calls it ...
     t.submit({"type": "claim", "points": 5})                   # ... row 3, the next count: still open (L8)
-    assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    assert t.snapshot()["hand"]["muggins_calls"] == [{"side": "p1", "who": "Ann"}]
     t.submit({"type": "claim", "points": 3})                   # row 4, short by 2: row 2 is too late now
     assert scores(t) == [15, 0]
     t.submit({"type": "claim", "points": 0})                   # row 5: 6 missed
-    assert t.snapshot()["hand"]["muggins_open"] == {"side": "p1", "who": "Ann"}
+    assert t.snapshot()["hand"]["muggins_calls"] == [{"side": "p1", "who": "Ann"}]
     t.submit({"type": "muggins"})                              # on the oldest open claim, row 4's 2 missed:
     res = t.snapshot()["result"]                               # Ann 15 + 4 = 19, she reaches 16 and loses
     assert scores(t) == [19, 0] and res["loser"] == "p1" and res["multipliers"] == {"p2": 4}

@@ -59,7 +59,8 @@ def test_an_under_claim_is_left_open_to_muggins_with_what_was_missed():
     assert (step.points, step.text) == (12, "Ann claims twelve")
     # open to muggins (L8) with where it was claimed: hand 1, the show; no entry made since
     assert out.hand.pending == (claims.Pending(side=0, missed=8, who="Ann", hand=1, phase="show", age=0),)
-    assert claims.muggins_open(out.hand, st) == {"side": "p1", "who": "Ann"}
+    assert claims.under_claim(out.hand, st) == {"side": "p1", "who": "Ann"}
+    assert claims.muggins_calls(out.hand, st) == [{"side": "p1", "who": "Ann"}]
     ev = claims.verify_muggins(out.hand, st, {})
     assert ev == {"type": "muggins", "claimant": "p1", "caller": "p2", "missed": 8, "by_turn": True}
     (mug, _), = claims.apply_muggins(out.hand, st, ev).scored       # cribbage: the caller takes them
@@ -92,7 +93,8 @@ def test_a_card_s_points_are_owed_and_then_claimed_in_counting_order():
     assert ev == {"type": "claim", "side": "p1", "claimed": 2, "by_turn": True}
     out = claims.apply_play_claim(hand, st, ev)
     assert [(s.points, s.kind, s.text) for s, _ in out.scored] == [(2, "play", "Ann claims two")]
-    assert claims.muggins_open(out.hand, st) == {"side": "p1", "who": "Ann"}
+    assert claims.muggins_calls(out.hand, st) == [{"side": "p1", "who": "Ann"}]
+    assert claims.under_claim(out.hand, st) == {"side": "p1", "who": "Ann"}    # 2 of the 3 (one for last)
     with pytest.raises(Exception, match="Ann claims 4, more than the cards make"):
         claims.verify_play_claim(hand, st, {"points": 4})
 

@@ -44,12 +44,24 @@ BEFORE_GO_LEAD = {
 class WithoutGoLeadOption(snapshot_stream.Digest):
     """Digests as if ``go_lead: other_player`` were not among the options (the only option here), and
     without the two event fields issue 14 added since (``by_turn``, ``from_plays``: with them stripped
-    every case gave the old digests, 677d10b)."""
+    every case gave the old digests, 677d10b), with the hand's ``muggins_calls`` (none here: these games
+    are counted, not claimed) under its old name and value, ``muggins_open: null``."""
 
     def add(self, label, value):
         text = json.dumps(value, sort_keys=True, default=repr)
         text = text.replace('"options": {"go_lead": "other_player"}', '"options": {}')
-        super().add(label, _without(json.loads(text), ("by_turn", "from_plays")))
+        super().add(label, _old_muggins(_without(json.loads(text), ("by_turn", "from_plays"))))
+
+
+def _old_muggins(value):
+    if isinstance(value, dict):
+        out = {k: _old_muggins(v) for k, v in value.items() if k != "muggins_calls"}
+        if value.get("muggins_calls") == []:
+            out["muggins_open"] = None
+        return out
+    if isinstance(value, list):
+        return [_old_muggins(v) for v in value]
+    return value
 
 
 def _without(value, keys):

@@ -306,12 +306,17 @@ def test_claim_mode_and_muggins(server, phones):
     expect(ann.locator("#count-known")).to_have_text("Yes: count Bob's hand")
     ann.fill("#claimed", "0")
     ann.click("#count-known")
-    expect(ann.locator("#muggins")).to_have_text("Muggins! Bob under-claimed")
+    # a call is offered on both shows' claims, Ann's right 5 and Bob's short 0, worded alike (L8: the page
+    # never tells which claim was short before someone calls)
+    expect(ann.locator("#muggins button")).to_have_text(["Call muggins on Ann", "Call muggins on Bob"])
     assert scores(server) == [6, 1]
-    ann.click("#muggins")
+    ann.click("#muggins [data-side='p1']")                   # on Ann's claim, which was right: refused
+    expect(ann.locator("#toast")).to_contain_text("the claim was right")
+    assert scores(server) == [6, 1]
+    ann.click("#muggins [data-side='p2']")
     expect(ann.locator("#announce")).to_contain_text("muggins: Bob missed two and scores four more")
     assert scores(server) == [6, 5]
-    assert ann.locator("#muggins").count() == 0
+    expect(ann.locator("#muggins button")).to_have_text(["Call muggins on Ann"])     # Bob's is called
     assert ann.errors == []
 
 
@@ -330,11 +335,11 @@ def test_muggins_in_the_matching_phase(server, phones):
     shot(ann, "claim-play")
     ann.fill("#play-claimed", "0")
     ann.click("#play-claim")
-    expect(ann.locator("#muggins")).to_have_text("Muggins! Ann under-claimed")
+    expect(ann.locator("#muggins button")).to_have_text(["Call muggins on Ann"])
     expect(ann.locator("#muggins")).to_be_in_viewport()
     assert ann.locator("#picker [data-rank='6']").is_visible()  # the next card could still be played
     shot(ann, "muggins-play")
-    ann.click("#muggins")
+    ann.click("#muggins [data-side='p1']")
     expect(ann.locator("#announce")).to_contain_text("muggins: Ann missed two and scores four more")
     expect(ann.locator("[data-score='p1']")).to_have_text("4")
     assert scores(server) == [4, 0]
@@ -342,6 +347,13 @@ def test_muggins_in_the_matching_phase(server, phones):
     pick(ann, "6D")                                           # the next card: the matching phase goes on
     expect(ann.locator("#count")).to_have_text("21")
     expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Bob claims\s*for 6\u2666"))
+    ann.fill("#play-claimed", "0")                             # 6D made nothing: Bob's claim is right ...
+    ann.click("#play-claim")
+    # ... and the call is offered on it just as on Ann's short claim above
+    expect(ann.locator("#muggins button")).to_have_text(["Call muggins on Bob"])
+    ann.click("#muggins [data-side='p2']")
+    expect(ann.locator("#toast")).to_contain_text("muggins on Bob refused: the claim was right")
+    assert scores(server) == [4, 0]
     assert ann.errors == []
 
 
@@ -367,9 +379,9 @@ def test_tabletop_lines_are_claimed_one_by_one_with_muggins(server, phones):
     expect(ann.locator("#layout-toggle")).to_have_count(0)
     ann.fill("#line-claimed", "3")
     ann.click("#line-claim")
-    expect(ann.locator("#muggins")).to_have_text("Muggins! Ann under-claimed")
+    expect(ann.locator("#muggins button")).to_have_text(["Call muggins on Ann"])
     assert scores(server) == [3, 0]
-    ann.click("#muggins")
+    ann.click("#muggins [data-side='p1']")
     expect(ann.locator("#announce")).to_contain_text("muggins: Ann missed two and scores four more")
     expect(ann.locator("#step")).to_have_text("Count the grid: Ann's row 2")
     assert scores(server) == [7, 0]

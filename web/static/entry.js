@@ -19,11 +19,7 @@ export function renderEntry() {
     return;
   }
   show(box, true);
-  if (hd.muggins_open) {
-    box.appendChild(h("button", { type: "button", id: "muggins", cls: "big",
-      onclick: function () { command({ type: "muggins" }).catch(function () {}); } },
-      "Muggins! " + hd.muggins_open.who + " under-claimed"));
-  }
+  mugginsRow(box, hd);
   playClaimRow(box);
   box.appendChild(stepEl(exp));
   if (exp === "turnup") {
@@ -118,6 +114,24 @@ export function renderEntry() {
 }
 // claim mode: a number box that keeps what was typed while the table stays at the same seq (a snapshot
 // arriving from the live stream redraws the page and must not put a half-typed claim back to 0)
+// claim mode: a call follows every claim still open to muggins (L8), right or short alike, so the page never
+// tells which claim was short; the table refuses a call on a right claim ("the claim was right")
+function mugginsRow(box, hd) {
+  var seat = mySeat(), mine = seat && (S.table.sides || []).filter(function (x) {
+    return (x.players || []).indexOf(seat) >= 0; })[0];
+  var calls = (hd.muggins_calls || []).filter(function (c) { return !mine || c.side !== mine.id; });
+  if (!calls.length) return;
+  var row = h("div", { cls: "row", id: "muggins", role: "group", "aria-label": "muggins" });
+  calls.forEach(function (c) {
+    row.appendChild(h("button", { type: "button", "data-side": c.side, onclick: function () {
+      var cmd = { type: "muggins", claimant: c.side };
+      if (seat) cmd.player = seat;
+      command(cmd).catch(function () {});
+    } }, "Call muggins on " + c.who));
+  });
+  box.appendChild(row);
+}
+
 function claimInput(inputId) {
   var key = inputId + ":" + S.table.match_id + ":" + S.table.seq;
   var input = h("input", { id: inputId, type: "number", min: "0", max: "29", inputmode: "numeric",
