@@ -8,6 +8,11 @@ from companion.advice import advise
 from conftest import shot, until
 
 
+def signed(x) -> str:
+    """A net as the page writes it: its sign (a minus sign, not a hyphen), two decimals."""
+    return ("+" if x >= 0 else "\u2212") + f"{abs(float(x)):.2f}"
+
+
 def pick(page, cards):
     for card in cards:
         page.click(f"#pr-picker [data-rank='{card[:-1]}']")
@@ -29,7 +34,10 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
     first = page.locator("#pr-list .pr-row").first
     # with the matching phase counted, throwing 5H 5S stays best, just ahead of 6D KD (docs/advice.md)
     assert first.locator(".pr-throw").inner_text().split() == ["throw", "5\u2665", "5\u2660"]
-    assert first.locator(".pr-net").inner_text() == f"\u2212{-float(want.discards[0].total):.2f}"   # -11.64
+    assert first.locator(".pr-net").inner_text() == f"net \u2212{-float(want.discards[0].total):.2f}"   # -11.64
+    # "net" is explained above the figures, with the one convention: higher is better for you
+    help_ = page.inner_text("#pr-net-help")
+    assert "Higher is better for you" in help_ and "push you toward 16" in help_ and "below zero" in help_
     assert "hand 3.57" in first.inner_text() and "pocket 8.79" in first.inner_text()
     assert f"pegging +{float(want.discards[0].pegging_net):.2f}" in first.inner_text()
     second = page.locator("#pr-list .pr-row").nth(1)
@@ -48,11 +56,14 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
         == {k: float(v) for k, v in dist.items()}
     assert "equally likely" in page.inner_text("#pr-result")
     shot(page, "practice")
-    # another discard opens its own detail; the worst one says how much worse it is
+    assert "the best discard" in page.inner_text("#pr-detail")
+    # another discard opens its own detail; the worst one says its net and how far below the best it is
     page.locator("#pr-list .pr-row").last.locator("button").click()
-    expect(page.locator("#pr-detail")).to_contain_text("worse than the best")
+    expect(page.locator("#pr-detail")).to_contain_text("points below the best discard")
     worst = want.discards[-1]
-    assert f"{float(want.discards[0].total - worst.total):.2f} worse" in page.inner_text("#pr-detail")
+    gap = float(want.discards[0].total - worst.total)
+    assert gap > 0
+    assert f"net \u2212{-float(worst.total):.2f}, {gap:.2f} points below the best discard" in page.inner_text("#pr-detail")
     # cribbage, the non-dealer, with the scores: ranked by the chance of reaching 121 this hand
     page.select_option("#pr-game", "cribbage")
     page.click("#pr-seat [data-seat='1']")
@@ -145,7 +156,18 @@ def test_review_of_a_shown_hand(server, phones):
     rank = 1 + list(a.discards).index(kept)
     text = ann.inner_text()
     assert f"kept hand {float(kept.hand_mean):.2f} on average" in text and f"#{rank} of 15" in text
-    assert f"net {float(a.discards[0].net):.2f}" in ann.locator(".rv-best").inner_text()
+    assert f"net {signed(a.discards[0].net)}" in ann.locator(".rv-best").inner_text()
+    # the net of Ann's throw with the same sign convention, and how far below the best discard it is, in points
+    assert rank > 1 and f"net {signed(kept.net)} (#{rank} of 15, {float(a.discards[0].net - kept.net):.2f} points below the best discard)" in text
+    help_ = page.inner_text("#rv-net-help")
+    assert "Higher is better for you" in help_ and "toward winning count plus" in help_
+    # Bob (the dealer: the crib is his) read with the same convention, from his own seat
+    b = advise("5S AS 3S 4S 8C 6H", game="cribbage", dealer=True)
+    bk = next(d for d in b.discards if {str(c) for c in d.discard} == {"8C", "6H"})
+    brank = 1 + list(b.discards).index(bk)
+    want_b = f"net {signed(bk.net)} (" + ("the best of 15" if brank == 1 else
+                                              f"#{brank} of 15, {float(b.discards[0].net - bk.net):.2f} points below the best discard") + ")"
+    assert want_b in bob.locator(".rv-figs").inner_text()
     assert bob.locator("[data-card='8C']").get_attribute("aria-pressed") == "true"
     # each card Ann played against the model's best: her lead first
     from companion.pegging_advice import rank_plays

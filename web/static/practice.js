@@ -214,13 +214,14 @@ function draw() {
     + "; the " + pocket + " is " + (d.pocket_owner === "you" ? "yours" : d.pocket_owner === "your partner" ? "your side's" : d.pocket_owner + "'s")
     + ". Ranked by " + (d.rank_by === "reach" ? "the chance of reaching " + d.target + " this hand" : "net value") + "."));
   var best = d.discards[0];
+  box.appendChild(netHelp("pr-net-help", d.goal === "avoid", d.target, !!d.pegging));
   var list = h("ol", { cls: "pr-list", id: "pr-list" });
   d.discards.forEach(function (x, i) {
     var row = h("li", { cls: "pr-row" + (i === P.sel ? " sel" : ""), "data-place": i + 1 },
       h("button", { type: "button", cls: "pr-pick", "aria-pressed": i === P.sel ? "true" : "false", onclick: function () { P.sel = i; draw(); } },
         h("span", { cls: "pr-throw" }, "throw ", cards(x.discard)),
         h("span", { cls: "pr-figs" },
-          h("span", { cls: "pr-net", text: signed(total(x)) }),
+          netFig(total(x)),
           h("small", { text: "hand " + num(x.hand_mean) + " \u00b7 " + pocket + " " + num(x.pocket_mean)
             + (x.pegging ? " \u00b7 pegging " + signed(x.pegging.net) : "")
             + (x.reach_probability !== undefined ? " \u00b7 reach " + (100 * x.reach_probability).toFixed(1) + "%" : "") }))));
@@ -228,7 +229,7 @@ function draw() {
     if (i === P.sel) {
       list.appendChild(h("li", { cls: "pr-detail", id: "pr-detail" },
         h("div", null, "keep ", cards(x.keep), " \u2014 average " + num(x.hand_mean) + " points"
-          + (i ? ", " + num(total(best) - total(x)) + " worse than the best" : ", the best")),
+          + (i ? "; net " + signed(total(x)) + ", " + below(total(best) - total(x)) : "; the best discard")),
         chart(x.hand_distribution, "pr-chart"),
         x.pegging ? h("div", { cls: "pr-peg" }, "matching phase: you " + num(x.pegging.you) + ", other "
           + num(x.pegging.other) + " points (" + signed(x.pegging.net) + ")") : null,
@@ -239,6 +240,19 @@ function draw() {
   if (d.discards[P.sel] && d.discards[P.sel].pegging) leads(d, d.discards[P.sel]);
   box.appendChild(h("p", { cls: "muted small", text: "The " + pocket + ": " + d.assumption + "." }));
   if (d.pegging) box.appendChild(h("p", { cls: "muted small", text: "The matching phase: " + d.pegging_assumption + "." }));
+}
+// "net", explained where it is shown: one convention for every player and seat (docs/advice.md)
+function netHelp(id, avoid, target, pegging) {
+  return h("p", { cls: "muted small pr-help", id: id },
+    h("strong", { text: "Net" }), ": what a throw is worth to you, in points. Points that take you toward "
+    + (avoid ? "losing" : "winning") + " count " + (avoid ? "minus" : "plus") + ", points that take another side there count "
+    + (avoid ? "plus" : "minus") + (pegging ? ", the matching phase's included" : "") + ". Higher is better for you"
+    + (avoid ? " (here hand points push you toward " + target + ", so most nets are below zero)" : "") + ".");
+}
+function netFig(x) { return h("span", { cls: "pr-net" }, h("small", { text: "net " }), signed(x)); }
+// the gap to the best discard in points (ranked by the chance of reaching the target, the first may have less net)
+function below(gap) {
+  return gap >= 0 ? num(gap) + " points below the best discard" : num(-gap) + " points more than the first, ranked first by its chance";
 }
 function pct(x) { return (100 * x).toFixed(0) + "%"; }
 function signed(x) { return (x >= 0 ? "+" : "\u2212") + num(Math.abs(x)); }
@@ -258,7 +272,7 @@ function drawPlays(box, a, mid) {
     var chances = p.reply ? ["fifteen", "pair", "run", "thirty-one"].filter(function (k) { return p.reply[k] > 0; })
       .map(function (k) { return k + " " + pct(p.reply[k]); }) : [];
     list.appendChild(h("li", { cls: "pr-play", "data-card": p.card },
-      cardEl(p.card), h("span", { cls: "pr-net", text: " " + signed(p.net) }),
+      cardEl(p.card), netFig(p.net),
       h("small", { text: " you " + num(p.points_you) + " \u00b7 other " + num(p.points_other)
         + (p.reply ? " \u00b7 reply scores " + pct(p.reply.scores) + (chances.length ? " (" + chances.join(", ") + ")" : "") : "") })));
   });
@@ -294,6 +308,8 @@ function drawReview(r) {
   var box = clear($("review"));
   box.hidden = false;
   box.appendChild(h("h2", { text: "Review of hand " + r.hand_no }));
+  var p = games.filter(function (g) { return g.name === r.game; })[0] || {};
+  box.appendChild(netHelp("rv-net-help", p.reach === "loses", p.target, false));
   box.appendChild(h("p", { cls: "muted", text: r.dealer + " dealt; the " + r.pocket_name + " held the cards below. Tap which were yours (" + r.discards + " each) to see what your throw was worth." }));
   r.players.forEach(function (pl) {
     var mine = P.thrown[pl.player] || pl.thrown;
@@ -318,11 +334,11 @@ function drawReview(r) {
     });
     if (pl.known && pl.best) {
       row.appendChild(h("p", { cls: "rv-figs" },
-        "threw ", cards(pl.thrown), ": kept hand " + num(pl.hand_mean) + " on average, net " + num(pl.net)
-        + " (" + (pl.rank === 1 ? "the best of " + pl.of : "#" + pl.rank + " of " + pl.of) + ")"));
+        "threw ", cards(pl.thrown), ": kept hand " + num(pl.hand_mean) + " on average, net " + signed(pl.net)
+        + " (" + (pl.rank === 1 ? "the best of " + pl.of : "#" + pl.rank + " of " + pl.of + ", " + below(pl.best.net - pl.net)) + ")"));
       if (pl.rank !== 1) {
         row.appendChild(h("p", { cls: "rv-best" }, "best: throw ", cards(pl.best.discard), ", keep ", cards(pl.best.keep),
-          " \u2014 hand " + num(pl.best.hand_mean) + ", net " + num(pl.best.net)));
+          " \u2014 hand " + num(pl.best.hand_mean) + ", net " + signed(pl.best.net)));
       }
     }
     box.appendChild(row);
