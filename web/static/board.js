@@ -1,7 +1,6 @@
 /* The board mirror: the peg board's LEDs as the board shows them, below the card picker. */
 import { clear, $ } from "./dom.js";
-import { S } from "./state.js";
-import { renderSides } from "./sides.js";
+import { S, render } from "./state.js";
 
 // The board's frame arrives on the live stream (a "board" event after every frame it draws): the page
 // never polls it. Only while there is no stream (refused, or down) is it read with the table.
@@ -29,11 +28,15 @@ export function drawBoard(frame) {
   S.board = key;
   clear(b);
   b.removeAttribute("hidden");          // an <svg> has no .hidden property
-  $("board-legend").hidden = false;     // what its status lights mean
+  $("board-legend").hidden = false;     // what its status lights mean, in the colours of its palette
+  Array.prototype.forEach.call($("board-legend").querySelectorAll("[data-palette]"), function (p) {
+    p.hidden = p.dataset.palette !== (frame.palette || "standard");
+  });
   var names = {};
   (frame.sides || []).forEach(function (sd) { names[sd.lane] = sd.name; });
   var laneKey = JSON.stringify(frame.sides || null);
-  if (laneKey !== JSON.stringify(S.lanes)) { S.lanes = frame.sides || null; renderSides(); }
+  // the panels and the who-plays chips follow the lanes: redraw both when they change
+  if (laneKey !== JSON.stringify(S.lanes)) { S.lanes = frame.sides || null; render(); }
   (frame.lanes || []).forEach(function (lane, li) {
     // each lane is labelled with the side it shows (panels above are in the same order)
     var name = names[li + 1] || "";

@@ -5,6 +5,7 @@ import { S, joined, preset, command, render, hand, sideName, seenCards } from ".
 import { picker, padForPicker } from "./picker.js";
 import { renderGrid } from "./grid.js";
 import { mySeat } from "./seat.js";
+import { panelPlayers } from "./sides.js";
 
 export function renderEntry() {
   var t = S.table, box = clear($("entry")), exp = t.expect || "none", hd = hand();
@@ -35,14 +36,15 @@ export function renderEntry() {
     // near 31 the player to play may be unable to play: then their go comes first, and a card tapped without
     // a player picked asks whose it is (one tap), so a forgotten go never credits the card to the wrong player
     var mightGo = !S.player && !seat && hd.can_go === true;
-    var row = h("div", { cls: "row seg", role: "group", "aria-label": "who plays" });
+    // the chips in the score panels' order, on one row; with three or four players the go gets its own row
+    var row = h("div", { cls: "row seg" + ((t.players || []).length > 2 ? " many" : ""), role: "group", "aria-label": "who plays" });
     var goBtn = h("button", { type: "button", id: "go", cls: "go" + (mightGo ? " primary" : ""),
       disabled: !S.player && hd.can_go === false ? true : null,
       onclick: function () {
         command(S.player ? { type: "go", player: S.player } : { type: "go" }).then(function () { S.player = null; }, function () {});
       } }, who + " says go");
     if (mightGo) row.appendChild(goBtn);
-    (t.players || []).forEach(function (p) {
+    panelPlayers().forEach(function (p) {
       var left = (hd.cards_left || {})[p];
       row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
         onclick: function () { S.player = p === turn ? null : p; S.whose = null; render(); } }, p + (left !== undefined ? " (" + left + ")" : "")));

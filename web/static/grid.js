@@ -13,6 +13,16 @@ function touches(cells, i) {
   }
   return false;
 }
+// keep the chosen square (or the crib's button) in sight between the header and the card picker that has just
+// opened over the grid's foot, however tall large text makes the picker (the page is padded for it: padForPicker)
+function keepInSight(sel) {
+  var el = document.querySelector(sel), p = $("picker");
+  if (!el) return;
+  var r = el.getBoundingClientRect(), floor = p.hidden ? window.innerHeight : p.getBoundingClientRect().top;
+  var ceiling = $("top").getBoundingClientRect().bottom;
+  if (r.bottom > floor - 8) window.scrollBy(0, r.bottom - floor + 8);
+  else if (r.top < ceiling + 8) window.scrollBy(0, r.top - ceiling - 8);
+}
 export function renderGrid(box) {
   var t = S.table, hd = hand(), g = $("grid-box"), p = preset(t.game);
   var grid = flatGrid(hd.grid);
@@ -38,12 +48,7 @@ export function renderGrid(box) {
       var cls = (c ? "filled" + (/[HD]$/.test(c) ? " red" : "") : "") + (S.gridSel === i ? " sel" : "") + (i === 12 ? " center" : "");
       el.appendChild(h("button", { type: "button", cls: cls, "data-cell": i, disabled: legal ? null : true,
         "aria-label": "row " + (Math.floor(i / 5) + 1) + " (" + rowOwner + "), column " + (i % 5 + 1) + " (" + colOwner + ")" + (c ? ": " + cardLabel(c) : ""),
-        onclick: function () {
-          S.gridSel = i; render();
-          // keep the chosen cell in sight above the card picker that has just opened over the grid's foot
-          var cell = document.querySelector("[data-cell='" + i + "']");
-          if (cell && cell.scrollIntoView) cell.scrollIntoView({ block: "nearest" });
-        } }, c ? pretty(c) : ""));
+        onclick: function () { S.gridSel = i; render(); keepInSight("[data-cell='" + i + "']"); } }, c ? pretty(c) : ""));
     })(i);
   }
   g.appendChild(el);
@@ -52,7 +57,7 @@ export function renderGrid(box) {
     g.appendChild(h("div", { cls: "row" },
       h("span", { text: "Crib: " + (layoutMode ? "" : (hd.crib_count || 0) + " of " + p.grid_crib) }), layoutMode ? cardsEl(crib) : null,
       (placing || layoutMode) ? h("button", { type: "button", id: "to-crib", cls: S.gridSel === "crib" || hd.must_crib ? "on" : null,
-        onclick: function () { S.gridSel = "crib"; render(); } }, "Into the crib") : null));
+        onclick: function () { S.gridSel = "crib"; render(); keepInSight("#to-crib"); } }, "Into the crib") : null));
   }
   var canLayout = layoutMode || (!(hd.places || []).length && (t.expect === "place" || t.expect === "turnup"));
   g.appendChild(h("div", { cls: "row" },

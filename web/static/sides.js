@@ -2,19 +2,33 @@
 import { h, clear, $, show } from "./dom.js";
 import { S, joined, command, sideName } from "./state.js";
 
-export function renderSides() {
-  var t = S.table, box = clear($("sides"));
-  // the panels in the board's lane order (lane 1 first), so the mirror and the panels read alike
-  var lane = {};
+// the panels' order: the board's lane order (lane 1 first), so the mirror and the panels read alike
+function panelOrder() {
+  var t = S.table, lane = {};
   (S.lanes || []).forEach(function (l) { lane[l.id] = l.lane; });
   var order = (t.sides || []).map(function (side, i) { return i; });
-  order.sort(function (a, b) { return (lane[t.sides[a].id] || a) - (lane[t.sides[b].id] || b) || a - b; });
-  order.forEach(function (i) {
+  return order.sort(function (a, b) { return (lane[t.sides[a].id] || a) - (lane[t.sides[b].id] || b) || a - b; });
+}
+// the players in the panels' order, each side's players under its panel (the who-plays chips read the same)
+export function panelPlayers() {
+  var t = S.table, out = [];
+  panelOrder().forEach(function (i) {
+    var side = t.sides[i];
+    (side.players || [side.name]).forEach(function (p) { if ((t.players || []).indexOf(p) >= 0) out.push(p); });
+  });
+  (t.players || []).forEach(function (p) { if (out.indexOf(p) < 0) out.push(p); });
+  return out;
+}
+
+export function renderSides() {
+  var t = S.table, box = clear($("sides"));
+  panelOrder().forEach(function (i) {
     var side = t.sides[i];
     var chips = h("div", { cls: "chips" },
       t.dealer_side === i ? h("span", { cls: "chip dealer", text: "deals" }) : null,
       t.pocket_owner === i && t.pocket_owner !== t.dealer_side ? h("span", { cls: "chip", text: t.pocket_name || "pocket" }) : null,
-      t.turn_side === i && t.turn ? h("span", { cls: "chip", text: t.turn + (t.expect === "place" ? " to place" : " to play") }) : null,
+      t.turn_side === i && t.turn ? h("span", { cls: "chip", text: ((side.players || [side.name]).length > 1 ? t.turn + " " : "")
+        + (t.expect === "place" ? "to place" : "to play") }) : null,     // a partner's name only where it says whose
       side.house ? h("span", { cls: "chip", text: "house" }) : null,
       t.series && t.series.kind !== "single" ? h("span", { cls: "chip", text: (t.series.wins[side.id] || 0) + " won" }) : null);
     var pegs = null;
