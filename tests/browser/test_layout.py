@@ -24,36 +24,19 @@ from conftest import claim, shot, until
 from test_table_page import VIEWPORTS, VP_IDS, box, pick
 
 
-def large_phone(browser, server, viewport):
-    """A fresh phone with the page's large text on (kept on the phone, as a player sets it), hosting the table."""
-    from conftest import PHONE
-    ctx = browser.new_context(viewport=viewport or PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
-    ctx.add_init_script("try { localStorage.setItem('le.large', '1'); } catch (e) {}")
-    page = ctx.new_page()
-    page.set_default_timeout(15000)
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(server.url)
-    page.wait_for_selector("#conn.ok")
-    assert page.evaluate("getComputedStyle(document.body).fontSize") == "20px"
+def host(phones, url: str, viewport: dict, *, large: bool = False):
+    """A phone at ``viewport`` hosting the table on its Table screen, with the page's large text switched on
+    under More > Settings as a player would (kept on the phone)."""
+    page = phones(url)
+    page.set_viewport_size(viewport)
     claim(page)
+    if large:
+        page.click("[data-tab=more]")
+        page.check("#set-large")
+        assert page.evaluate("getComputedStyle(document.body).fontSize") == "20px"
     page.click("[data-tab=table]")
     expect(page.locator("#toast")).to_be_hidden()        # "You host this table" goes after 2.5 s
-    return ctx, page
-
-
-@pytest.fixture
-def large(browser):
-    contexts = []
-
-    def make(server, viewport):
-        ctx, page = large_phone(browser, server, viewport)
-        contexts.append(ctx)
-        return page
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
+    return page
 
 
 def assert_above_picker(page, step: str, selectors: list[str]) -> None:
@@ -87,9 +70,9 @@ def seq(server) -> int:
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
-def test_large_text_keeps_the_count_its_cards_and_the_turn_above_the_picker_in_every_step(server, large,
+def test_large_text_keeps_the_count_its_cards_and_the_turn_above_the_picker_in_every_step(server, phones,
                                                                                          viewport):
-    page = large(server, viewport)
+    page = host(phones, server.url, viewport, large=True)
     t = server.table
     t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob", "stake": 1})
     expect(page.locator("#step-main")).to_have_text("Cut: enter the turn-up")
@@ -156,10 +139,7 @@ WHO_PLAYS = [
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_the_who_plays_chips_follow_the_panels_and_fit_one_row(board_server, phones, viewport):
-    page = phones(board_server.url)
-    page.set_viewport_size(viewport)
-    claim(page)
-    page.click("[data-tab=table]")
+    page = host(phones, board_server.url, viewport)
     for cmd, order in WHO_PLAYS:
         board_server.table.submit({"type": "new_match", **cmd})
         board_server.table.submit({"type": "turnup", "card": "KD"})
@@ -218,11 +198,11 @@ def assert_tappable(page, sel: str, what: str) -> None:
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
-def test_the_grid_its_crib_row_and_its_buttons_stay_reachable_with_large_text(server, large, viewport):
+def test_the_grid_its_crib_row_and_its_buttons_stay_reachable_with_large_text(server, phones, viewport):
     """Table Top Cribbage (a crib beside the grid) and Tabletop Land's End (none), large text: the hint, the
     bottom row of squares, the crib row and its button and the layout button can each be scrolled to and tapped,
     and a square or the crib, once chosen, stays in sight above the picker that opens for its card."""
-    page = large(server, viewport)
+    page = host(phones, server.url, viewport, large=True)
     t = server.table
     for game, crib in (("table-top-cribbage", True), ("lands-end-tabletop", False)):
         t.submit({"type": "new_match", "game": game, "players": ["Ann", "Bob"], "first_dealer": "Bob"})
@@ -269,9 +249,7 @@ def test_the_board_lights_legend_names_what_the_firmware_lights(board_server, ph
     from firmware.render import COLOUR_BLIND, DEALER, OKABE_ITO, PHASE_COLOURS, POCKET, TURN
     bare = phones(server.url)                            # no board: no mirror, no legend
     expect(bare.locator("#board-legend")).to_be_hidden()
-    page = phones(board_server.url)
-    claim(page)
-    page.click("[data-tab=table]")
+    page = host(phones, board_server.url, {"width": 360, "height": 740})
     board_server.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
     legend = page.locator("#board-legend")
     expect(legend).to_be_visible()
