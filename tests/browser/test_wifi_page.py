@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import claim, shot
+from conftest import claim, shot, until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_wifi import AP_ON, SPOT, Air  # noqa: E402
@@ -83,8 +83,10 @@ def test_the_hosts_wifi_screen_scans_tries_moves_and_brings_the_hotspot_back(mak
     expect(page.locator("#wifi-now")).to_have_text(
         "The board runs its own Wi-Fi, Lands End 4F2A: phones open http://10.42.0.1/.")
     expect(page.locator("#wifi-pass")).to_have_text(SPOT.password)
-    page.wait_for_function("document.getElementById('wifi-qr').naturalWidth > 0 && "
-                           "document.getElementById('address-qr').naturalWidth > 0")
+    # (polled from Python: wait_for_function evaluates its string with eval, which the page's CSP refuses
+    # whenever the images are not loaded at the first look)
+    until(page, lambda: page.evaluate("document.getElementById('wifi-qr').naturalWidth > 0 && "
+                                      "document.getElementById('address-qr').naturalWidth > 0"))
     assert decoded(page.locator("#address-qr")) == [server.url + "/"]
     assert decoded(page.locator("#wifi-qr")) == [f"WIFI:T:WPA;S:{SPOT.ssid};P:{SPOT.password};;"]
     expect(page.locator("#card-open")).to_have_attribute("href", "/card.svg")
@@ -135,6 +137,6 @@ def test_other_phones_see_the_address_but_not_the_wifi(make_server, phones, tmp_
     expect(visitor.locator("#address-url")).to_have_text(server.url + "/")
     expect(visitor.locator("#wifi")).to_be_hidden()
     expect(visitor.locator("#card-box")).to_be_hidden()
-    visitor.wait_for_function("document.getElementById('address-qr').naturalWidth > 0")
+    until(visitor, lambda: visitor.evaluate("document.getElementById('address-qr').naturalWidth > 0"))
     assert decoded(visitor.locator("#address-qr")) == [server.url + "/"]
     assert visitor.errors == []
