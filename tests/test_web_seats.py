@@ -103,3 +103,47 @@ def test_a_seat_not_at_the_new_match_belongs_to_nobody(app, host):
     r = ann.cmd({"type": "turnup", "card": "KC"})
     r = ann.cmd({"type": "play", "card": "10S"})
     assert r.get_json()["event"]["player"] == "Cy"
+
+
+def test_seats_survive_a_restart_and_a_release_frees_them_for_good(tmp_path):
+    """A power cut keeps Ann's phone on Ann's seat (and the host's shared choice); after a release and a
+    restart every seat is free."""
+    def started():
+        return create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "DATABASE": str(tmp_path / "t.db"),
+                           "TRUSTED_HOSTS": ["localhost"]})
+
+    def carried(cookie, app, addr):
+        p = Phone.__new__(Phone)
+        p.client = app.test_client()
+        p.client.environ_base["REMOTE_ADDR"] = addr
+        p.client.set_cookie("landsend", cookie, domain="localhost")
+        p.csrf = p.client.get("/api/session").get_json()["csrf"]
+        return p
+
+    a = started()
+    host = Phone(a, "10.0.0.1")
+    host.claim()
+    host.cmd({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    ann, r = join(a, host, "10.0.0.2", seat="Ann")
+    assert r.get_json()["seat"] == "Ann"
+    assert host.post("/api/seat", {"shared": True}).status_code == 200
+    cookies = [p.client.get_cookie("landsend").value for p in (host, ann)]
+    a.extensions["landsend"].close()
+
+    b = started()                                   # the power came back
+    host, ann = (carried(c, b, addr) for c, addr in zip(cookies, ("10.0.0.1", "10.0.0.2")))
+    info = ann.get("/api/session").get_json()
+    assert (info["role"], info["seat"], info["shared_seats"]) == ("player", "Ann", True)
+    assert host.get("/api/session").get_json()["seats"] == {"Ann": 1, "Bob": 0}
+    ann.cmd({"type": "turnup", "card": "KC"})
+    r = ann.cmd({"type": "play", "card": "10S"})    # still Ann's phone: its card is Ann's
+    assert r.status_code == 200 and r.get_json()["event"]["player"] == "Ann"
+    b.extensions["landsend"].release()
+    b.extensions["landsend"].close()
+
+    c = started()
+    host = carried(cookies[0], c, "10.0.0.1")
+    assert host.claim().status_code == 200
+    info = host.get("/api/session").get_json()
+    assert (info["seats"], info["shared_seats"]) == ({"Ann": 0, "Bob": 0}, False)
+    c.extensions["landsend"].close()

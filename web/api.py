@@ -204,7 +204,7 @@ def seat():
             abort(400, "shared is true or false")
         if role() != "host":
             abort(403, "only the host decides whether several phones may share a seat")
-        h.seats.shared = body["shared"]
+        h.seats.allow_shared(body["shared"])
     if "seat" in body:
         _take_seat(h, s["device"], body["seat"])
     elif "shared" not in body:

@@ -39,7 +39,8 @@ class Hub:
         self.faults = faults if faults is not None else []
         self.access = access
         self.limiter = limiter
-        self.seats = Seats()             # which phone is whose (issue 14); freed when the table is released
+        # which phone is whose (issue 14), kept beside the access state; freed when the table is released
+        self.seats = Seats(access.store, access.epoch)
         self.entered_by: dict[int, str] = {}   # seq -> which phone entered it (the newest few, in memory)
         self._seat_epoch = access.epoch
         self.broadcaster = Broadcaster()
@@ -112,7 +113,7 @@ class Hub:
     def _on_access(self, epoch: int) -> None:
         if epoch != self._seat_epoch:        # released: every phone is read-only, and nobody's
             self._seat_epoch = epoch
-            self.seats.clear()
+            self.seats.clear(epoch)
         self.broadcaster.publish("access", {"epoch": epoch, "claimed": self.access.claimed})
         if self._store_fault is not None:      # the access state was stored: the store works again
             self.store_fault(None)

@@ -12,11 +12,25 @@ One phone per seat, unless the host allows more (``shared``). Releasing the
 table (the board's menu hold) frees every seat. A seat is a player's name; a
 phone whose name is no longer at the table (a new match with other players)
 belongs to nobody there.
+
+The seats are kept in the table's database (its ``meta`` row ``web.seats``, beside
+the access state of :mod:`web.security`), so a power cut keeps Ann's phone on Ann's
+seat. Each change is stored before it takes effect: one that cannot be stored raises
+:class:`~companion.errors.StoreError` and changes nothing.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
+from typing import Any
+
+from companion.store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+SEATS_STATE = "web.seats"
 
 
 class SeatTaken(ValueError):
@@ -24,12 +38,39 @@ class SeatTaken(ValueError):
 
 
 class Seats:
-    """The seat of each phone (by device id), thread-safe; kept in memory."""
+    """The seat of each phone (by device id), thread-safe; kept in ``store``'s meta (None: in memory).
 
-    def __init__(self) -> None:
+    ``epoch`` is the access epoch the seats belong to: seats stored under another epoch (the
+    table was released) are not taken back."""
+
+    def __init__(self, store: Any = None, epoch: int = 1) -> None:
+        self.store = store if store is not None else MemoryStore()
         self._lock = threading.Lock()
+        self.epoch = epoch
         self._by_device: dict[str, str] = {}
         self.shared = False
+        raw = self.store.get_meta(SEATS_STATE)
+        if raw is not None:
+            try:
+                data = json.loads(raw)
+                if int(data["epoch"]) == epoch:
+                    self._by_device = {d: s for d, s in data["by_device"].items()
+                                       if isinstance(d, str) and isinstance(s, str)}
+                    self.shared = data.get("shared") is True
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                log.warning("ignoring unreadable seats in the table database: %s", exc)
+
+    def _change(self, what: str, by_device: dict[str, str], shared: bool, epoch: "int | None" = None) -> None:
+        """Store the seats, then take them (under the lock); unchanged if they cannot be stored."""
+        epoch = self.epoch if epoch is None else epoch
+        self.store.put_meta(SEATS_STATE, json.dumps({"epoch": epoch, "by_device": by_device, "shared": shared}),
+                            what=what)
+        self._by_device, self.shared, self.epoch = by_device, shared, epoch
+
+    def allow_shared(self, shared: bool) -> None:
+        """Allow (or not) more than one phone per seat (the host's choice)."""
+        with self._lock:
+            self._change("whether phones may share a seat", dict(self._by_device), bool(shared))
 
     def seat_of(self, device: str, players: "list[str] | None" = None) -> "str | None":
         """Return the seat of ``device``; None when it has none or (given ``players``) it is not at the table."""
@@ -57,7 +98,9 @@ class Seats:
         if seat is None:
             if not dry:
                 with self._lock:
-                    self._by_device.pop(device, None)
+                    if device in self._by_device:
+                        rest = {d: s for d, s in self._by_device.items() if d != device}
+                        self._change("the phone's seat", rest, self.shared)
             return None
         if not isinstance(seat, str) or not seat.strip():
             raise ValueError("seat is a player's name, or null for a phone that belongs to nobody")
@@ -70,12 +113,11 @@ class Seats:
                 if other:
                     raise SeatTaken(f"another phone is already {name}'s: only one phone per seat "
                                     f"unless the host allows more")
-            if not dry:
-                self._by_device[device] = name
+            if not dry and self._by_device.get(device) != name:
+                self._change("the phone's seat", {**self._by_device, device: name}, self.shared)
         return name
 
-    def clear(self) -> None:
-        """Free every seat (the table was released)."""
+    def clear(self, epoch: "int | None" = None) -> None:
+        """Free every seat (the table was released; ``epoch``: the new access epoch)."""
         with self._lock:
-            self._by_device.clear()
-            self.shared = False
+            self._change("the freed seats", {}, False, epoch)
