@@ -5,6 +5,9 @@
   player. Ann's show asks whether K♥ 9♣ 8♣ 4♠ are her cards; "No" and her real cards are refused as not
   matching the plays, with the one amend that fixes it (2♦ was Ann's) offered in one tap: after it the hand
   scores exactly as the same hand entered right.
+* A go tapped by mistake near 31 (Bob's, at 25) is amended away: Bob's 4♦ goes to Ann without a question
+  (only Ann can play after that go), the next refusal (Bob's real go) offers "Fix: remove event 5", and after
+  that one amend the hand scores exactly as the same hand entered right.
 * A card entered on a phone that belongs to a seat goes to that seat.
 * A late card from a phone that was offline is refused with what was entered meanwhile, and the offered
   amend puts both cards on the right players.
@@ -17,8 +20,8 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.table import Table
-from conftest import until
-from test_table_page import VIEWPORTS, VP_IDS, pick, two_phones
+from conftest import shot, until
+from test_table_page import VIEWPORTS, VP_IDS, box, pick, two_phones
 
 
 def right_scores(cmds) -> list[int]:
@@ -40,7 +43,19 @@ def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend(s
         pick(a, card)
     expect(a.locator("#count")).to_have_text("29")
     pick(a, "2D")
-    a.click("#whose [data-whose='Bob']")                 # the wrong answer: it was Ann's, Bob had said go
+    # the likely answer (Bob, to play) is the big primary button at the bottom right, under the thumb; the
+    # other answer names its consequence; nothing of the question hides under the picker or off screen
+    likely, other = a.locator("#whose [data-whose='Bob']"), a.locator("#whose [data-whose='Ann']")
+    expect(likely).to_have_text("Bob's")
+    expect(other).to_have_text("Ann's: Bob said go")
+    assert "primary" in likely.get_attribute("class") and "primary" not in (other.get_attribute("class") or "")
+    bl, bo, bc = box(a, "#whose [data-whose='Bob']"), box(a, "#whose [data-whose='Ann']"), box(a, "#whose-cancel")
+    assert bl["y"] >= max(bo["y"], bc["y"]) + bo["height"] - 1          # a row below the others
+    assert bl["x"] + bl["width"] >= max(bo["x"] + bo["width"], bc["x"] + bc["width"]) - 1
+    vp = a.viewport_size
+    assert bl["y"] + bl["height"] <= vp["height"] and bl["x"] + bl["width"] <= vp["width"]
+    shot(a, f"whose-{vp['width']}")
+    likely.click()                                       # the wrong answer: it was Ann's, Bob had said go
     expect(a.locator("#step-main")).to_have_text("Ann to play")
     for card in ("8C", "5H", "4S", "3C"):                # each tapped for whoever the page says is to play
         pick(a, card)
@@ -65,6 +80,52 @@ def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend(s
                          + [{"type": "play", "card": "2D", "player": "Ann"}]
                          + [{"type": "play", "card": c} for c in ("8C", "5H", "4S", "3C")]
                          + [{"type": "show"}, {"type": "show"}])
+    until(a, lambda: [s["score"] for s in server.table.snapshot()["sides"]] == right)
+    for i, side in enumerate(("p1", "p2")):
+        expect(a.locator(f"[data-score='{side}']")).to_have_text(str(right[i]))
+    assert a.errors == []
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
+def test_a_mistaken_go_near_31_is_amended_away(server, phones, viewport):
+    a, _ = two_phones(server, phones, viewport)
+    for card in ("KH", "QH", "5C"):
+        pick(a, card)
+    expect(a.locator("#count")).to_have_text("25")
+    go = a.locator("#go")
+    expect(go).to_have_text("Bob says go")
+    assert "primary" in go.get_attribute("class")
+    go.click()                                           # the mistake: Bob played 4♦, he had not said go
+    expect(go).to_have_text("Ann says go")
+    pick(a, "4D")                                        # after Bob's go only Ann can play: nothing is asked
+    expect(a.locator("#count")).to_have_text("29")
+    assert a.locator("#whose").count() == 0
+    until(a, lambda: plays(server) == {"Ann": ["KH", "5C", "4D"], "Bob": ["QH"]})
+    a.click("#go")                                       # Ann says go (true: she holds 8♥ 9♠)
+    expect(a.locator("#step-main")).to_have_text("Ann to play")
+    a.click("[data-player='Bob']")
+    expect(go).to_have_text("Bob says go")
+    go.click()                                           # Bob cannot play at 29 either: refused, with the fix
+    expect(a.locator("#toast")).to_contain_text("it is Ann's turn; Bob can say go only if Ann said go")
+    fix = a.locator("#amend-fix")
+    expect(fix).to_have_text("Fix: remove event 5")
+    fix.click()
+    expect(a.locator("#toast")).to_contain_text("event 5 amended: Bob's go removed")
+    until(a, lambda: plays(server) == {"Ann": ["KH", "5C"], "Bob": ["QH", "4D"]})
+    expect(a.locator("#step-main")).to_have_text("Bob to play")
+    expect(a.locator("#count")).to_have_text("29")
+    a.click("#go")                                       # Bob's go, now in its place
+    for card in ("7C", "8H", "6S", "9S"):
+        pick(a, card)
+    until(a, lambda: plays(server) == {"Ann": ["KH", "5C", "8H", "9S"], "Bob": ["QH", "4D", "7C", "6S"]})
+    a.click("#count-known")
+    expect(a.locator("#count-known")).to_have_text("Yes: count Bob's hand")
+    a.click("#count-known")
+    right = right_scores([{"type": "play", "card": c} for c in ("KH", "QH", "5C", "4D")]
+                         + [{"type": "go"}, {"type": "go"}]
+                         + [{"type": "play", "card": c} for c in ("7C", "8H", "6S", "9S")]
+                         + [{"type": "show"}, {"type": "show"}])
+    assert right == [10, 12]
     until(a, lambda: [s["score"] for s in server.table.snapshot()["sides"]] == right)
     for i, side in enumerate(("p1", "p2")):
         expect(a.locator(f"[data-score='{side}']")).to_have_text(str(right[i]))

@@ -174,14 +174,16 @@ function whoseEl(card, turn, play, head) {
   show(box, true);
   if (head) box.appendChild(head);
   box.appendChild(h("p", { cls: "whose-q", id: "whose-q" }, "Whose card is ", cardEl(card), "?"));
-  var row = h("div", { cls: "whose", id: "whose" });
-  whoseAnswers(turn).forEach(function (p) {
+  // Cancel first, the likely answer (the player to play) last and primary: bottom right, under the thumb
+  var row = h("div", { cls: "whose", id: "whose" }), btns = [];
+  whoseAnswers(turn).forEach(function (p, i) {
     var note = between.length ? ": " + between.join(" and ") + " said go" : "";
-    row.appendChild(h("button", { type: "button", "data-whose": p,
+    btns.unshift(h("button", { type: "button", "data-whose": p, cls: i ? null : "big primary",
       onclick: function () { play(card, p); } }, p + "'s" + note));
     between.push(p);
   });
   row.appendChild(h("button", { type: "button", id: "whose-cancel", onclick: function () { S.whose = null; render(); } }, "Cancel"));
+  btns.forEach(function (b) { row.appendChild(b); });
   box.appendChild(row);
   padForPicker();
 }
