@@ -36,7 +36,7 @@ def pick(page, card: str, where: str = "#picker", *, who: str | None = None) -> 
     page.click(f"{where} [data-rank='{card[:-1]}']")
     page.click(f"{where} [data-card='{card}']")
     if where == "#picker" and page.locator("#whose").count():
-        page.click(f"#whose [data-whose='{who}']" if who else "#whose [data-whose] >> nth=0")
+        page.click(f"#whose [data-whose='{who}']" if who else "#whose [data-whose].primary")
 
 
 def scores(server) -> list[int]:
