@@ -32,6 +32,13 @@ def right_scores(cmds) -> list[int]:
     return [s["score"] for s in t.snapshot()["sides"]]
 
 
+def enter(page, cards, count: int) -> None:
+    """Tap ``cards`` each for the player to play, and wait for the count they make."""
+    for card in cards:
+        pick(page, card)
+    expect(page.locator("#count")).to_have_text(str(count))
+
+
 def plays(server) -> dict:
     return server.table.snapshot()["hand"]["plays"]
 
@@ -39,9 +46,7 @@ def plays(server) -> dict:
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend(server, phones, viewport):
     a, _ = two_phones(server, phones, viewport)
-    for card in ("KH", "QH", "9C"):
-        pick(a, card)
-    expect(a.locator("#count")).to_have_text("29")
+    enter(a, ("KH", "QH", "9C"), 29)
     pick(a, "2D")
     # the likely answer (Bob, to play) is the big primary button at the bottom right, under the thumb; the
     # other answer names its consequence; nothing of the question hides under the picker or off screen
@@ -89,9 +94,7 @@ def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend(s
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_a_mistaken_go_near_31_is_amended_away(server, phones, viewport):
     a, _ = two_phones(server, phones, viewport)
-    for card in ("KH", "QH", "5C"):
-        pick(a, card)
-    expect(a.locator("#count")).to_have_text("25")
+    enter(a, ("KH", "QH", "5C"), 25)
     go = a.locator("#go")
     expect(go).to_have_text("Bob says go")
     assert "primary" in go.get_attribute("class")
