@@ -37,8 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations_with_replacement
-from math import comb, prod
+from math import comb
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import DECK, Card, parse_cards
@@ -203,6 +202,9 @@ class _State(NamedTuple):
     over: bool = False
 
 
+_mk = tuple.__new__     # _mk(_State, fields): a state without NamedTuple's keyword __new__ (the walk's hot path)
+
+
 def _holds(st: _State, p: int) -> bool:
     return st.left[p] > 0
 
@@ -238,15 +240,12 @@ def step_play(g: PegGame, st: _State, r: int, credits: list) -> _State:
     if not (left[0] or left[1]):
         credits.append((g.credited(p), g.rules.last_card, "last"))
         return _State(turn=-1, left=left, played=played, over=True)
-    nxt = _State(turn=p, seq=seq, count=count, gone=st.gone, first_go=st.first_go, last=p, left=left, played=played)
+    gone = st.gone
     q = 1 - p
-    holders_gone = all(nxt.gone >> s & 1 for s in (0, 1) if left[s])
-    if holders_gone:
-        return _end_count(g, nxt, credits)
-    if left[q] and not st.gone >> q & 1:
-        return _State(turn=q, seq=seq, count=count, gone=st.gone, first_go=st.first_go, last=p, left=left,
-                      played=played)
-    return nxt
+    if (not left[0] or gone & 1) and (not left[1] or gone & 2):        # every holder has said go
+        return _end_count(g, _mk(_State, (p, seq, count, gone, st.first_go, p, left, played, False)), credits)
+    turn = q if left[q] and not gone >> q & 1 else p
+    return _mk(_State, (turn, seq, count, gone, st.first_go, p, left, played, False))
 
 
 def step_go(g: PegGame, st: _State, credits: list) -> _State:
@@ -270,6 +269,22 @@ def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
     count's ranks ``seq`` (or their :func:`tail`); -1 if it does not fit under 31."""
     return (-1,) + tuple(_peg(count + _VAL[x], seq + (x,))[0] if count + _VAL[x] <= 31 else -1
                          for x in range(1, 14))
+
+
+@lru_cache(maxsize=100_000)
+def _reply_groups(count: int, seq: tuple[int, ...], wq: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Return the ranks of a reply at ``count`` after ``seq`` grouped by its worth ``wq * points``, best first:
+    ``((worth, ranks), ...)``, only ranks that fit; a group of worth 0 only when a worse one follows (the
+    expectation needs the cards above each worth, not the zeros below the last)."""
+    nxt = reply_points(count, seq)
+    by: dict[int, list[int]] = {}
+    for x in range(1, 14):
+        if nxt[x] >= 0:
+            by.setdefault(wq * nxt[x], []).append(x)
+    out = [(v, tuple(by[v])) for v in sorted(by, reverse=True)]
+    if out and out[-1][0] == 0:
+        out.pop()
+    return tuple(out)
 
 
 _C = [[comb(n, k) for k in range(14)] for n in range(53)]
@@ -299,16 +314,26 @@ def policy_scores(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -
     todo = [r for r in ranks if r not in out]
     if not todo:
         return out
-    wp = g.worth(p)
-    now = reply_points(st.count, st.seq)
-    if not replier:
+    fill_scores(out, todo, st.count, st.seq, st.played, st.left[q] if replier else 0, g.worth(p),
+                g.worth(q), -1)
+    return out
+
+
+def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...], played: int, h: int, wp: int,
+                wq: int, sign: int) -> None:
+    """Put the look-ahead score of each rank of ``todo`` into ``out`` (None: it does not fit, or no card of it
+    is left): ``wp`` x its points x C(n, h) + ``sign`` x the replier's expected best ``wq`` x points x C(n, h),
+    the replier holding ``h`` cards (0: no reply, the card's own worth unscaled) drawn from the ``n`` cards
+    not yet played other than this one. ``sign`` is what one unit of the replier's worth is worth to the
+    player: -1 in two-hand games; in three- and four-hand games +1 or -1 by whose the replier's points are."""
+    now = reply_points(count, seq)
+    if not h:
         for r in todo:
             out[r] = wp * now[r] if now[r] >= 0 else None
-        return out
-    wq = g.worth(q)
-    pool = [4 - (st.played >> 3 * x & 7) for x in range(14)]
+        return
+    pool = [4 - (played >> 3 * x & 7) for x in range(14)]
     n1 = sum(pool) - 5                    # 4 - 0 at index 0; less the card just played
-    h = min(st.left[q], n1)
+    h = min(h, n1)
     cn = [row[h] for row in _C[:n1 + 1]]  # C(m, h) for m = 0..n1
     c_all = cn[n1]
     for r in todo:
@@ -317,30 +342,27 @@ def policy_scores(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -
             out[r] = None
             continue
         own = wp * pr * c_all
-        if st.count + _VAL[r] == 31:
+        if count + _VAL[r] == 31:
             out[r] = own
             continue
-        nxt = reply_points(st.count + _VAL[r], tail(st.seq + (r,)))
-        values: dict[int, int] = {}
-        for x in range(1, 14):
-            m = pool[x] - (x == r)
-            if m and nxt[x] >= 0:
-                v = wq * nxt[x]
-                values[v] = values.get(v, 0) + m
         exp = 0
         above = 0             # cards with a better reply than v
-        for v in sorted(values, reverse=True):
-            m = values[v]
-            # P(best reply == v) * C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)
-            if v:
-                exp += v * (cn[n1 - above] - cn[n1 - above - m])
-            above += m
-        out[r] = own - exp
-    return out
+        for v, rs in _reply_groups(count + _VAL[r], tail(seq + (r,)), wq):
+            m = sum([pool[x] for x in rs]) - (r in rs)
+            if m:
+                # P(best reply == v) * C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)
+                if v:
+                    exp += v * (cn[n1 - above] - cn[n1 - above - m])
+                above += m
+        out[r] = own + sign * exp
 
 
-def preference(g: PegGame, st: _State, p: int) -> tuple[int, ...]:
-    """Return the ranks player ``p`` could play now, the policy's favourite first (ties: higher rank first)."""
+def preference(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> tuple[int, ...]:
+    """Return the ranks player ``p`` could play now, the policy's favourite first (ties: higher rank first);
+    only ``ranks`` (the ranks its possible hands hold: scoring the others would be wasted)."""
+    if ranks is not _ALL:
+        scores = policy_scores(g, st, p, ranks)
+        return tuple(sorted((r for r in ranks if scores[r] is not None), key=lambda r: (scores[r], r), reverse=True))
     q = 1 - p
     replier = g.policies[p] == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1
     key = (p, st.seq, st.count, st.played if replier else None, st.left[q] if replier else 0)
@@ -370,6 +392,7 @@ def choose(g: PegGame, st: _State, p: int, ranks: Iterable[int]) -> "int | None"
 
 
 _REMOVED: dict = {}
+_SMALL = 3
 
 
 def _remove(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
@@ -388,6 +411,13 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
     ``stats``, when given, collects the weight of each kind the other player's next action
     makes (only at the first node, which must be the other player's).
     """
+    if stats is None and len(group) <= _SMALL:
+        acc = [0, 0]
+        for theirs, w in group.items():
+            a0, a1 = _single(g, st, mine, theirs)
+            acc[0] += a0 * w
+            acc[1] += a1 * w
+        return acc
     acc = [0, 0]
     wsum = None
     while not st.over and st.turn == 0:
@@ -406,7 +436,7 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         return acc
     # the other player's turn: split the group by what each hand does
     parts: dict = {}
-    order = preference(g, st, 1)
+    order = preference(g, st, 1, set().union(*group) if len(group) < 8 else _ALL)
     for hand, w in group.items():
         for r in order:
             if r in hand:
@@ -440,6 +470,27 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
     return acc
 
 
+def _single(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
+    """Return the points credited to (0, 1) when one known pair of hands plays out from ``st`` (the walk's
+    leaves: most of its nodes hold one hand or a few of the other player)."""
+    a = [0, 0]
+    s = st
+    while not s.over:
+        if s.turn == 0:
+            r = choose(g, s, 0, mine)
+            if r is not None:
+                mine = _remove(mine, r)
+        else:
+            r = choose(g, s, 1, theirs)
+            if r is not None:
+                theirs = _remove(theirs, r)
+        credits: list = []
+        s = step_go(g, s, credits) if r is None else step_play(g, s, r, credits)
+        for who, pts, _ in credits:
+            a[who] += pts
+    return a[0], a[1]
+
+
 def play_out(g: PegGame, st: _State, mine: Sequence[int], theirs: Sequence[int]) -> tuple[int, int]:
     """Return the points credited to (0, 1) when both play the rest from ``st`` by their policies."""
     acc = _walk(g, st, tuple(sorted(mine)), {tuple(sorted(theirs)): 1})
@@ -450,12 +501,21 @@ def hand_groups(avail: Sequence[int], k: int, above: int = 0) -> dict[tuple[int,
     """Return ``{ranks: number of card hands}`` of every k-card hand from ``avail[r]`` cards of rank r,
     only cards of value over ``above`` (the other player said go at a count of 31 - above)."""
     ranks = [r for r in range(1, 14) if avail[r] and _VAL[r] > above]
-    out = {}
-    for combo in combinations_with_replacement(ranks, k):
-        w = prod(comb(avail[r], m) for r, m in Counter(combo).items())
-        if w:
-            out[combo] = w
-    return out
+    out: dict[tuple[int, ...], int] = {}
+
+    def grow(i: int, hand: tuple[int, ...], w: int) -> None:    # rank by rank: m cards of ranks[i], C(avail, m) ways
+        need = k - len(hand)
+        if not need:
+            out[hand] = w
+            return
+        if i == len(ranks):
+            return
+        r = ranks[i]
+        for m in range(min(need, avail[r]), -1, -1):
+            grow(i + 1, hand + (r,) * m, w * _C[avail[r]][m])
+
+    grow(0, (), 1)
+    return dict(sorted(out.items()))
 
 
 # --- results ------------------------------------------------------------------------------
@@ -593,20 +653,24 @@ def infer_gos(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], leader:
 def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
                options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
                dealer: bool = False, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
-               ) -> PegAdvice:
+               seat: "int | None" = None) -> PegAdvice:
     """Rank every legal play of ``hand`` (your cards left) in a two-hand matching phase, best first.
 
     ``played``: every card played so far in the matching phase in order, ``"go"`` (or None)
     where a player said go; the first was led by the non-dealer. ``dealer``: you dealt
-    (so the other player led). ``turnup`` and ``seen`` (e.g. your discards) are cards the
-    other player cannot hold. It must be your turn.
+    (so the other player led); or ``seat`` (0 deals, 1 leads; in three- and four-hand games
+    the seat from the dealer in the direction of play, as :func:`companion.advice.seating`).
+    ``turnup`` and ``seen`` (e.g. your discards) are cards the other player cannot hold. It must
+    be your turn.
 
     :raises InvalidCard: bad or repeated cards.
     :raises IllegalAction: an impossible history, or not your turn.
     :raises UnknownGame: a game without pegging or with more than two players.
     """
     rules = _rules(game, options)
-    seat = 0 if dealer else 1
+    if seat not in (None, 0, 1):
+        raise IllegalAction(f"in {rules.title} you sit at seat 0 (the dealer) or 1, not {seat!r}")
+    seat = (0 if dealer else 1) if seat is None else seat
     g = game_for(rules, seat)
     mine = _cards(hand, "hand")
     if isinstance(played, str):
