@@ -10,12 +10,19 @@ Run from the repository root::
   cribbage alternately): every lead over all 178,365 hands the other player could hold.
 * "mid-count": ``rank_plays`` at a random position after some cards were played at
   random (the other player holding 1 to 3 cards).
+* three- and four-hand (``companion.pegging_multi``): a four-card lead of every such preset
+  (a seeded sample of 1,000 deals of the other players' cards, standard errors reported), and
+  late positions (the others holding at most 2 cards together: exact) against the brute force
+  of tests/test_pegging_multi.py over explicit card deals, checked equal.
 * "discards": ``advise(..., pegging=True)`` on a random six-card deal: 15 discards, each
   with its kept hand's whole matching phase over every hand the other player could keep.
-* "brute force": the explicit-card enumeration of tests/test_pegging_advice.py (its own
-  rules, its own policy in Fractions, every card hand) on mid-count positions where the
-  other player holds at most 2 cards, in the same process; the bench first checks that both
-  give the same figures, then times both on the same positions.
+* "brute force", the baseline: the explicit-card enumeration of tests/test_pegging_advice.py
+  (its own rules, its own policy in Fractions, every card hand) on mid-count positions where
+  the other player holds at most 2 cards, in the same process. At 10, 100 and 1,000 positions
+  the fast path runs on all of them and the brute force on the first 100 at most (10 with
+  ``--quick``; it takes about 0.3 s a position, so 1,000 would be ~5 minutes on its own); both
+  are timed, then the bench checks that they gave the same figures on that subset and reports
+  the ratio brute force / fast on the same positions.
 
 Times are CPU seconds of this process per position (``time.process_time``), p50/p99 over
 the run, after one cold call (reported apart: the policy's caches start empty in a fresh
@@ -43,8 +50,12 @@ from companion import DECK, get_ruleset  # noqa: E402
 from companion.advice import advise  # noqa: E402
 from companion.pegging_advice import rank_plays  # noqa: E402
 from test_pegging_advice import brute_rank, random_position  # noqa: E402
+import test_pegging_multi as multi  # noqa: E402
+from companion.pegging_multi import rank_plays_multi  # noqa: E402
 
 GAMES = ("lands-end", "cribbage")
+MULTI_LEADS = 10        # three- and four-hand rows: positions per game
+BRUTE_SUBSET = 100      # the brute force takes ~0.3 s a position: at most this many of a row's positions
 
 
 def pct(xs, q):
@@ -89,19 +100,13 @@ def main() -> None:
     args = ap.parse_args()
     sizes = (10, 100) if args.quick else (10, 100, 1000)
     deal_sizes = (10,) if args.quick else ((10, 100, 1000) if args.full else (10, 100))
+    brute_max = 10 if args.quick else BRUTE_SUBSET
     rng = random.Random("bench-pegging")
     wall = time.perf_counter()
 
     # cold: the very first lead in this process (empty caches)
     rules, hand, up = lead_positions(1, rng)[0]
     cold = timed(lambda: rank_plays(hand, game=rules, turnup=up))
-
-    # correctness first: fast == brute force on the brute-force positions
-    brute_pos = mid_positions(10 if not args.full else 100, random.Random("bench-brute"), max_other=2)
-    for rules, (mine, theirs, toks, dealer, turnup) in brute_pos:
-        a = rank_plays(mine, game=rules, played=toks, dealer=dealer, turnup=turnup)
-        want = brute_rank(rules, mine, toks, dealer, turnup)
-        assert {p.card.rank: p.points for p in a.plays} == {r: (w[0], w[1]) for r, w in want.items()}
 
     print(f"Pegging advice, {platform.python_implementation()} {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; cold first lead ranking: {1000 * cold:.0f} ms\n")
@@ -118,12 +123,49 @@ def main() -> None:
         deals = [(get_ruleset(GAMES[i % 2]), rng.sample(DECK, 6), rng.random() < 0.5) for i in range(n)]
         print(row("discards with the matching phase", n,
                   [timed(lambda: advise(c, game=r, dealer=d, pegging=True)) for r, c, d in deals]))
-    fast = [timed(lambda: rank_plays(m, game=r, played=t, dealer=d, turnup=u)) for r, (m, _, t, d, u) in brute_pos]
-    slow = [timed(lambda: brute_rank(r, m, t, d, u)) for r, (m, _, t, d, u) in brute_pos]
-    print(row("mid-count (other holds <= 2), fast", len(brute_pos), fast))
-    print(row("the same positions, brute force", len(brute_pos), slow))
-    print(f"\nbrute force / fast on the same {len(brute_pos)} positions: {sum(slow) / sum(fast):.0f}x "
-          f"(figures checked equal first); the whole run took {time.perf_counter() - wall:.0f} s of wall time, "
+    ratios = []
+    for n in sizes:
+        # the baseline: the brute force on the first min(n, brute_max) of the same positions, checked equal first
+        pos = mid_positions(n, rng, max_other=2)
+        sub = pos[:brute_max]
+        got, want = [], []
+        fast = [timed(lambda: got.append(rank_plays(m, game=r, played=t, dealer=d, turnup=u)))
+                for r, (m, _, t, d, u) in pos]
+        slow = [timed(lambda: want.append(brute_rank(r, m, t, d, u))) for r, (m, _, t, d, u) in sub]
+        for a, w in zip(got, want):        # the same figures, or the ratio means nothing
+            assert {p.card.rank: p.points for p in a.plays} == {r: (x[0], x[1]) for r, x in w.items()}
+        print(row("mid-count (other holds <= 2), fast", n, fast))
+        print(row("the first of them, brute force", len(sub), slow))
+        ratios.append((n, len(sub), sum(slow) / sum(fast[:len(sub)]), sum(fast) / len(fast)))
+    # three- and four-hand: leads (a sample of the others' deals), late positions (exact) against their brute force
+    for game in multi.MULTI:
+        rules = get_ruleset(game)
+        pos = lead_positions(MULTI_LEADS, rng)
+        print(row(f"{game} lead (sampled)", MULTI_LEADS,
+                  [timed(lambda: rank_plays_multi(h, game=rules, seat=1, turnup=u)) for _, h, u in pos]))
+    for game in multi.MULTI:
+        rules = get_ruleset(game)
+        pos = []
+        while len(pos) < MULTI_LEADS:
+            seat = 1 + len(pos) % 2
+            p = multi.random_position(rules, rng, seat, max_others=2)
+            if p is not None:
+                pos.append((seat, p))
+        got, want = [], []
+        fast = [timed(lambda: got.append(rank_plays_multi(m, game=rules, seat=s, played=t, turnup=u)))
+                for s, (m, t, u) in pos]
+        slow = [timed(lambda: want.append(multi.brute_rank(rules, s, m, t, u))) for s, (m, t, u) in pos]
+        for a, w in zip(got, want):
+            assert a.exact and {p.card.rank: {k: v for k, v in p.by_side.items() if v} for p in a.plays} == \
+                {r: x[0] for r, x in w.items()}
+        print(row(f"{game} late (others hold <= 2), exact", MULTI_LEADS, fast))
+        print(row(f"the same, brute force over card deals", MULTI_LEADS, slow))
+        ratios.append((f"{game} late", MULTI_LEADS, sum(slow) / sum(fast), sum(fast) / len(fast)))
+    print()
+    for n, k, ratio, mean in ratios:
+        print(f"brute force / fast on the same {k} positions (of the {n}; fast mean over all {n}: "
+              f"{1000 * mean:.2f} ms): {ratio:.0f}x, every figure equal")
+    print(f"the whole run took {time.perf_counter() - wall:.0f} s of wall time, "
           f"load average now {os.getloadavg()[0]:.1f}")
 
 

@@ -231,6 +231,7 @@ class DiscardAdvice:
     pocket_counts: "Mapping[int, int] | None" = None
     pegging: "tuple[Fraction, Fraction] | None" = None     # expected matching-phase points (you, the other side)
     pegging_net: "Fraction | None" = None                   # their value by the goal
+    pegging_stderr: "float | None" = None                   # three- and four-hand: a sample's standard error
 
     @property
     def total(self) -> Fraction:
@@ -265,6 +266,8 @@ class DiscardAdvice:
         if self.pegging is not None:
             d["pegging"] = {"you": float(self.pegging[0]), "other": float(self.pegging[1]),
                             "net": float(self.pegging_net)}
+            if self.pegging_stderr is not None:
+                d["pegging"]["stderr"] = self.pegging_stderr
             d["net_with_pegging"] = float(self.total)
             d["exact"].update({"pegging_you": str(self.pegging[0]), "pegging_other": str(self.pegging[1]),
                                "pegging_net": str(self.pegging_net), "net_with_pegging": str(self.total)})
@@ -292,6 +295,8 @@ class Advice:
         extra = {"pegging": self.pegging}
         if self.pegging:
             from .pegging_advice import ASSUMPTION as PEG, POLICY
+            if self.rules.players != 2:
+                from .pegging_multi import DISCARD_ASSUMPTION as PEG
             extra.update({"pegging_policy": POLICY, "pegging_assumption": PEG})
         return {**extra, "game": self.rules.name, "title": self.rules.title, "cards": [str(c) for c in self.cards],
                 "seat": s.seat, "dealer": s.seat == 0, "pocket_owner": s.owner_words(),
@@ -491,6 +496,9 @@ def advise(cards: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "land
         from .pegging_advice import game_for, pegging_values
         if rules.pegging and rules.players == 2:
             peg_game = game_for(rules, seat_info.seat)
+        elif rules.pegging:
+            from .pegging_multi import multi_game, pegging_values_multi
+            peg_game = multi_game(rules, seat_info.seat)
     for discard in combinations(dealt, rules.discards):
         keep = tuple(c for c in dealt if c not in discard)
         hand = {t: score_hand(keep, t, game=rules).total for t in deal.unseen}
@@ -516,14 +524,16 @@ def advise(cards: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "land
                 reach = Fraction(sum(1 for t in deal.unseen if extra[t] >= need), deal.n)
         hand_mean = Fraction(sum(p * n for p, n in counts.items()), deal.n)
         net = seat_info.goal * hand_mean + seat_info.pocket_sign * Fraction(total, cases)
-        peg = peg_net = None
-        if peg_game is not None:
+        peg = peg_net = peg_se = None
+        if peg_game is not None and rules.players == 2:
             peg = pegging_values(rules, seat_info.seat, keep, dealt)
             peg_net = peg_game.net(peg)
+        elif peg_game is not None:
+            peg, peg_net, peg_se = pegging_values_multi(rules, seat_info.seat, keep, dealt)
         results.append(DiscardAdvice(discard=tuple(discard), keep=keep, hand_counts=dict(sorted(counts.items())),
                                      turnups=deal.n, pocket_points=total, pocket_cases=cases, net=net, reach=reach,
                                      pocket_counts=dict(sorted(pocket_counts.items())) if pocket_distribution else None,
-                                     pegging=peg, pegging_net=peg_net))
+                                     pegging=peg, pegging_net=peg_net, pegging_stderr=peg_se))
     order = {c: i for i, c in enumerate(dealt)}
     goal = seat_info.goal
 

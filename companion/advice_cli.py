@@ -33,7 +33,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
                    help="the current scores, your side's first: adds the chance of reaching the target this hand")
     p.add_argument("--pocket-distribution", action="store_true", help="also give the pocket's whole distribution")
     p.add_argument("--no-pegging", dest="pegging", action="store_false",
-                   help="leave out the matching phase's expected points (two-hand games count them by default)")
+                   help="leave out the matching phase's expected points "
+                        "(counted by default; sampled in three- and four-hand games)")
     p.add_argument("--json", action="store_true", help='print {"discards": [...]} as JSON, best first')
     p.add_argument("--jsonl", action="store_true",
                    help='read {"cards", "game", "dealer" | "seat", "pocket_owner", "scores", "options"} lines '
@@ -97,13 +98,21 @@ def _run(args: argparse.Namespace, io: Streams) -> int:
             line += f" {100 * float(d.reach):>6.1f}%"
         io.stdout.write(line + "\n")
     if peg:
-        credit = "your opponent" if rules.pegging_credit == "next_opponent" else "you"
-        io.stdout.write(f"  peg you/other: the matching phase's expected points credited to you and to the other "
-                        f"side (a point you make goes to {credit}); total: the net with them\n")
+        two = rules.players == 2
+        credit = ("your opponent" if two else "the next opponent in turn order") \
+            if rules.pegging_credit == "next_opponent" else "you"
+        io.stdout.write(f"  peg you/other: the matching phase's expected points credited to your side and to "
+                        f"{'the other side' if two else 'the other sides together'} (a point you make goes to "
+                        f"{credit}); total: the net with them\n")
     io.stdout.write(f"Note: {a.assumption}.\n")
     if peg:
-        from .pegging_advice import ASSUMPTION
-        io.stdout.write(f"Pegging: {ASSUMPTION}; averaged over every turn-up too.\n")
+        if rules.players == 2:
+            from .pegging_advice import ASSUMPTION
+            io.stdout.write(f"Pegging: {ASSUMPTION}; averaged over every turn-up too.\n")
+        else:
+            from .pegging_multi import DISCARD_ASSUMPTION
+            worst = max(d.pegging_stderr for d in a.discards)
+            io.stdout.write(f"Pegging: {DISCARD_ASSUMPTION}; the largest standard error here is {worst:.2f}.\n")
     return 0
 
 

@@ -38,11 +38,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import DECK, Card, parse_cards
 from .errors import IllegalAction, InvalidCard, UnknownGame
 from .rulesets import Ruleset, get_ruleset
+
+if TYPE_CHECKING:
+    from .pegging_multi import MultiAdvice
 
 __all__ = ["POLICY", "POLICIES", "ASSUMPTION", "PegGame", "PlayAdvice", "PegAdvice", "peg_points",
            "rank_plays", "pegging_values", "play_out", "infer_gos"]
@@ -653,7 +656,7 @@ def infer_gos(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], leader:
 def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
                options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
                dealer: bool = False, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
-               seat: "int | None" = None) -> PegAdvice:
+               seat: "int | None" = None) -> "PegAdvice | MultiAdvice":
     """Rank every legal play of ``hand`` (your cards left) in a two-hand matching phase, best first.
 
     ``played``: every card played so far in the matching phase in order, ``"go"`` (or None)
@@ -661,13 +664,18 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
     (so the other player led); or ``seat`` (0 deals, 1 leads; in three- and four-hand games
     the seat from the dealer in the direction of play, as :func:`companion.advice.seating`).
     ``turnup`` and ``seen`` (e.g. your discards) are cards the other player cannot hold. It must
-    be your turn.
+    be your turn. Three- and four-hand games go to :func:`companion.pegging_multi.rank_plays_multi`
+    (exact late in a hand, a seeded sample of the others' deals otherwise: its ``assumption`` says which).
 
     :raises InvalidCard: bad or repeated cards.
     :raises IllegalAction: an impossible history, or not your turn.
-    :raises UnknownGame: a game without pegging or with more than two players.
+    :raises UnknownGame: a game without pegging.
     """
     rules = _rules(game, options)
+    if rules.players != 2 and rules.pegging:
+        from .pegging_multi import rank_plays_multi
+        return rank_plays_multi(hand, game=rules, played=played, seat=(0 if dealer else 1) if seat is None else seat,
+                                turnup=turnup, seen=seen)
     if seat not in (None, 0, 1):
         raise IllegalAction(f"in {rules.title} you sit at seat 0 (the dealer) or 1, not {seat!r}")
     seat = (0 if dealer else 1) if seat is None else seat

@@ -79,8 +79,12 @@ def test_refusals_change_nothing_and_say_why():
     assert rc != 0 and "5H" in err
     rc, out, err = run("lead", "5H", "9C", "JD", "KS", "--turnup", "5H")
     assert rc != 0 and "twice" in err
-    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "-g", "lands-end-3")
-    assert rc != 0 and "two-hand" in err
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "-g", "lands-end-3", "--pone")
+    assert rc != 0 and "--seat" in err
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "-g", "lands-end", "--seat", "1")
+    assert rc != 0 and "--dealer or --pone" in err
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "-g", "lands-end-3", "--seat", "2")
+    assert rc != 0 and "turn of the player at seat 1" in err
     rc, out, err = run("peg-advice", "--hand", "9C,JD,KS", "--played", "KD,go", "--dealer")
     assert rc != 0 and "go" in err
 
@@ -94,3 +98,46 @@ def test_docstring_examples():
     for module in (companion.pegging_advice, companion.pegging_cli):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.attempted and not result.failed
+
+
+# docs/advice.md, "A three-hand position you can check by hand": seat 1 holds 2C 10S at a count of 8.
+THREE = ["--hand", "2C,10S", "--played", "6D,7S,QD,4H,AS,2D,go,AD,8S", "--turnup", "4D", "-g", "lands-end-3",
+         "--seat", "1"]
+
+
+def test_three_hand_worked_example_exact():
+    rc, out, err = run("peg-advice", *THREE, "--json")
+    assert rc == 0, err
+    got = json.loads(out)
+    assert got["exact_enumeration"] and got["other_hands"] == 41 * 40 and got["others_left"] == {"0": 1, "2": 1}
+    assert "exactly" in got["assumption"] and got["count"] == 8 and got["seat"] == 1
+    ten, two = got["plays"]
+    assert ten["card"] == "10S" and two["card"] == "2C"
+    # the next player (seat 2) holds one of the 41 unseen cards: a 9 makes the run 8-10-9 (four nines),
+    # another ten a pair (10C 10D 10H); after the 2, a five makes fifteen (four), a two a pair (2H 2S)
+    assert ten["exact"]["reply"] == {"fifteen": "0", "pair": "3/41", "run": "4/41", "thirty-one": "0", "go": "0",
+                                     "scores": "7/41"}
+    assert two["exact"]["reply"] == {"fifteen": "4/41", "pair": "2/41", "run": "0", "thirty-one": "0", "go": "0",
+                                     "scores": "6/41"}
+    assert ten["exact"]["net"] == "32/41" and two["exact"]["net"] == "371/820"
+    assert ten["exact"]["points_by_side"] == {"seat 0": "18/41", "seat 1": "71/82", "seat 2": "99/82"}
+    # every side's points are the other players' loss by 16 (L5): the net adds the others', less yours
+    assert Fraction(ten["exact"]["net"]) == Fraction(18, 41) + Fraction(99, 82) - Fraction(71, 82)
+    rc, out, err = run("peg-advice", *THREE)
+    assert rc == 0 and "10S" in out.splitlines()[2] and "exactly" in out and "±se" not in out
+
+
+def test_three_and_four_hand_leads_sampled_json():
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "--turnup", "2D", "-g", "lands-end-3", "--json")
+    assert rc == 0, err
+    got = json.loads(out)
+    assert not got["exact_enumeration"] and got["sampled"] == 1000 and got["seat"] == 1
+    assert "sample of 1000" in got["assumption"]
+    assert all(0 < p["stderr"] < 0.25 for p in got["plays"]) and len(got["plays"]) == 4
+    assert got == rank_plays("5H 9C JD KS", game="lands-end-3", seat=1, turnup="2D").to_dict()
+    rc, out, err = run("lead", "5H", "9C", "JD", "KS", "--turnup", "2D", "-g", "lands-end-casino-4", "--seat", "1")
+    assert rc == 0 and "±se" in out and "team A" not in out.splitlines()[0]
+    rc, out, err = run("peg-advice", "--jsonl", stdin=json.dumps({"hand": ["2C", "10S"], "game": "lands-end-3",
+                                                                 "seat": 1, "turnup": "4D",
+                                                                 "played": "6D,7S,QD,4H,AS,2D,go,AD,8S"}) + "\n")
+    assert rc == 0 and json.loads(out)["plays"][0]["exact"]["net"] == "32/41"

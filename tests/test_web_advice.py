@@ -154,8 +154,25 @@ def test_live_pegging_advice_follows_the_table(client, table):
     # practice: any position, no table needed
     r = client.get("/api/lead?cards=9C,JD,KS&game=cribbage&played=5H,10S&turnup=2D")
     assert r.get_json() == rank_plays("9C JD KS", game="cribbage", played="5H 10S", turnup="2D").to_dict()
-    r = client.get("/api/lead?cards=9C,JD,KS&game=lands-end-3")
-    assert r.status_code == 400 and "two-hand" in r.get_json()["error"]
+    r = client.get("/api/lead?cards=9C,JD,KS&game=lands-end-3&seat=1")
+    assert r.status_code == 400 and "hold 4 cards" in r.get_json()["error"]
+
+
+def test_three_hand_leads_and_positions_in_practice(client):
+    r = client.get("/api/lead?cards=5H,9C,JD,KS&game=lands-end-3&seat=1&turnup=2D")
+    assert r.status_code == 200
+    got = r.get_json()
+    assert got == rank_plays("5H 9C JD KS", game="lands-end-3", seat=1, turnup="2D").to_dict()
+    assert not got["exact_enumeration"] and got["sampled"] == 1000 and all(p["stderr"] > 0 for p in got["plays"])
+    # late in the hand: exact (docs/advice.md's three-hand example)
+    r = client.get("/api/lead?cards=2C,10S&game=lands-end-3&seat=1&turnup=4D&played=6D,7S,QD,4H,AS,2D,go,AD,8S")
+    got = r.get_json()
+    assert got["exact_enumeration"] and [p["card"] for p in got["plays"]] == ["10S", "2C"]
+    assert got["plays"][0]["exact"]["reply"]["run"] == "4/41"
+    r = client.get("/api/lead?cards=5H,9C,JD,KS&game=lands-end-3&seat=2&turnup=2D")
+    assert r.status_code == 400 and "turn of the player at seat 1" in r.get_json()["error"]
+    r = client.get("/api/lead?cards=5H,9C,JD,KS&game=lands-end-casino-4&seat=0")
+    assert r.status_code == 400 and "seat" in r.get_json()["error"]
 
 
 @pytest.mark.parametrize("query, error", [

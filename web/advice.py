@@ -94,7 +94,9 @@ def get_lead():
     """Return every play of ``cards`` ranked (the JSON of ``landsend lead --json`` / ``peg-advice --json``).
 
     Practice: ``cards`` (your cards left), ``game``, ``options``, ``dealer``, ``turnup``,
-    ``played`` (cards and ``go`` in order; none for the lead), ``seen`` (your discards).
+    ``played`` (cards and ``go`` in order; none for the lead), ``seen`` (your discards);
+    three- and four-hand games take ``seat`` (from the dealer, 1 leads) and answer with a
+    seeded sample of the other players' deals or, late in a hand, exactly (``assumption``).
     Live: ``player=<name>`` takes the game, the plays so far, the dealer and the turn-up
     from the table's matching phase in progress; 403 unless ``live_advice`` is on.
     """
@@ -110,7 +112,7 @@ def get_lead():
         rules = _practice_rules()
         played = args.get("played", "").replace(",", " ").split()
         a = rank_plays(cards, game=rules, played=played, dealer=bool(_bool("dealer")),
-                       turnup=args.get("turnup") or None, seen=seen)
+                       turnup=args.get("turnup") or None, seen=seen, seat=_int("seat"))
     except RulesError as exc:
         return _advice_refused(exc)
     return jsonify(a.to_dict())

@@ -100,7 +100,7 @@ QUERY: dict[str, dict[str, Form]] = {
                           "owner": whole(0, 7, also=("house",)), "dealer": BOOL, "seat": SEAT,
                           "scores": pattern(r"-?[0-9]{1,4}(,-?[0-9]{1,4}){0,7}", "scores such as 7,3 (yours first)"),
                           "pegging": BOOL},
-    "advice.get_lead": {"cards": CARDS, "game": GAME, "options": OPTIONS, "player": text(64), "dealer": BOOL,
+    "advice.get_lead": {"cards": CARDS, "game": GAME, "options": OPTIONS, "player": text(64), "dealer": BOOL, "seat": SEAT,
                         "turnup": CARD, "seen": CARDS,
                         "played": pattern(r"[0-9A-Za-z, ]{1,120}", "cards and go in order such as 10S,5H,go,KD")},
     "advice.get_review": {"thrown": text(200, many=5), "pegging": BOOL},

@@ -163,13 +163,13 @@ function ask() {
   var box = clear($("pr-result"));
   box.appendChild(h("p", { cls: "muted", text: "counting every turn-up\u2026" }));
   var token = P.asked = (P.asked || 0) + 1;
-  // show and pocket at once, then with the matching phase (two-hand)
+  // show and pocket at once, then with the matching phase
   get("/api/advise?" + q + "&pegging=0").then(function (d) {
     if (token !== P.asked) return;
     P.result = d; P.sel = 0; draw();
     // the dealt cards at the top of the screen, the ranking under them (the picker is folded away)
     window.scrollTo(0, Math.max(0, $("pr-slots").getBoundingClientRect().top + window.pageYOffset - 64));
-    if (p.players !== 2 || !p.pegging) return;
+    if (!p.pegging) return;
     $("pr-summary").appendChild(h("span", { text: " + matching phase\u2026" }));
     return get("/api/advise?" + q).then(function (full) {
       if (token !== P.asked) return;
@@ -261,8 +261,8 @@ function total(x) { return x.pegging ? x.net_with_pegging : x.net; }
 // ---- the kept hand's leads, with the reply's chances ----
 function leads(d, x) {
   var box = $("pr-leads");
-  if (d.dealer) return box.appendChild(h("p", { cls: "muted", text: "The other player leads." }));
-  get("/api/lead?cards=" + x.keep.join(",") + "&game=" + d.game + "&seen=" + x.discard.join(","))
+  if (d.seat !== 1) return box.appendChild(h("p", { cls: "muted", text: d.dealer ? "The other player leads." : "The dealer's left leads." }));
+  get("/api/lead?cards=" + x.keep.join(",") + "&game=" + d.game + "&seat=1&seen=" + x.discard.join(","))
     .then(function (a) { if ($("pr-leads") === box) drawPlays(box, a); }, fail(box));
 }
 function drawPlays(box, a, mid) {
@@ -272,7 +272,7 @@ function drawPlays(box, a, mid) {
     var chances = p.reply ? ["fifteen", "pair", "run", "thirty-one"].filter(function (k) { return p.reply[k] > 0; })
       .map(function (k) { return k + " " + pct(p.reply[k]); }) : [];
     list.appendChild(h("li", { cls: "pr-play", "data-card": p.card },
-      cardEl(p.card), netFig(p.net),
+      cardEl(p.card), netFig(p.net), p.stderr ? h("small", { cls: "pr-se", text: " \u00b1" + num(p.stderr) }) : null,
       h("small", { text: " you " + num(p.points_you) + " \u00b7 other " + num(p.points_other)
         + (p.reply ? " \u00b7 reply scores " + pct(p.reply.scores) + (chances.length ? " (" + chances.join(", ") + ")" : "") : "") })));
   });

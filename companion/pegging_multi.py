@@ -1,0 +1,551 @@
+"""Pegging advice for three- and four-hand games: the same policy, the other players' hands exact or sampled.
+
+The model is :mod:`companion.pegging_advice`'s, played by three or four players
+(docs/advice.md, "Three and four players"):
+
+* **Rules** (M2, M3): play passes in the direction of play; a player who cannot
+  play says go and is skipped until the count restarts, a player with no cards
+  is always skipped; after a go the first player who said go in the count leads
+  the next (from there, the first still holding cards), after a 31 the player
+  after the one who made it. A point is credited to the next opponent in turn
+  order (three-hand: the next player; four-hand: the other partnership), or to
+  the player's own side under ``pegging_credit = self``.
+* **What a point is worth** to a player: a point credited to its own side is
+  worth ``goal(side)`` (+1 where reaching the target wins, -1 where it loses);
+  a point credited to another side ``-goal(that side)`` (in three-hand Land's
+  End a point that goes to another player pushes *that* player toward 16: +1
+  to you; to the four-hand casino house, which wins at 16: -1). The net of a
+  result is the sum over sides of these values.
+* **The policy**, the same for every seat: a card's worth to the player plus
+  what the next player's best single reply (its cards left drawn from the cards
+  not yet played) is worth *to the player*. In two-hand games the reply is always
+  the opponent's, so this is the two-hand policy exactly; here the next player
+  may make points for a third side, which the player welcomes or not by their
+  worth to it.
+* **The other players' hands.** Exact, over every joint deal of their cards left
+  among the cards you have not seen (grouped by rank multisets, each weighted
+  by the card deals it stands for), when there are at most :data:`EXACT_GROUPS`
+  such joint rank groups (late in a hand); otherwise a **seeded sample** of
+  :data:`SAMPLES` joint deals drawn uniformly from the unseen cards (gos
+  respected by rejection), the same deals for every play, with the standard
+  error of each figure reported. Every result says which in its ``assumption``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import sqrt
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+
+from .cards import DECK, Card
+from .errors import IllegalAction, InvalidCard, UnknownGame
+from .pegging_advice import (KINDS, POLICY, _VAL, _cards, _peg, _remove, _rules, fill_scores, hand_groups,
+                             tail)
+from .rulesets import Ruleset
+
+__all__ = ["EXACT_GROUPS", "SAMPLES", "MultiGame", "multi_game", "rank_plays_multi", "MultiAdvice"]
+
+#: Exact enumeration of the other players' joint hands up to this many joint rank groups.
+EXACT_GROUPS = 6000
+#: Otherwise this many joint deals are sampled (seeded by the position: the same position, the same answer).
+SAMPLES = 1000
+
+EXACT = ("the other players' hands are averaged exactly over every way the cards you have not seen could be "
+         "dealt to them, all equally likely (only their gos narrow them); from now on every player follows the "
+         "documented policy (docs/advice.md)")
+SAMPLED = ("the other players' hands are a seeded sample of {n} deals of the cards you have not seen, each deal "
+           "equally likely (only their gos narrow them), the same deals for every play: each figure has a "
+           "standard error (stderr; the largest for a net here is {se:.3f}); from now on every player follows "
+           "the documented policy (docs/advice.md)")
+
+
+class _St(NamedTuple):
+    """Public state of an n-player count: whose turn, the count's tail, the count, who said go (in order),
+    who played last, cards left per player, cards played per rank (3 bits at bit 3r), over."""
+
+    turn: int
+    seq: tuple[int, ...]
+    count: int
+    gone: tuple[int, ...]
+    last: int
+    left: tuple[int, ...]
+    played: int
+    over: bool
+
+
+@dataclass(frozen=True)
+class MultiGame:
+    """The matching phase of a three- or four-hand game: players 0..n-1 in the direction of play, player
+    ``lead`` leads; ``side[i]`` is player i's side, ``credit[i]`` the side credited with its points,
+    ``goal[s]`` +1/-1 per side, ``you`` the advised player."""
+
+    rules: Ruleset
+    positions: tuple[int, ...]            # seat position from the dealer (advice's numbering) of player i
+    side: tuple[str, ...]
+    credit: tuple[str, ...]
+    goal: Mapping[str, int]
+    you: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_cache", {})
+
+    @property
+    def n(self) -> int:
+        return len(self.positions)
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.side + tuple(self.goal)))
+
+    def value(self, p: int, side: str) -> int:
+        """What one point credited to ``side`` is worth to player ``p`` by its goal."""
+        return self.goal[side] if side == self.side[p] else -self.goal[side]
+
+    def net(self, pts: Mapping[str, Any]) -> Any:
+        """The net to you of points credited per side."""
+        return sum(self.value(self.you, s) * v for s, v in pts.items())
+
+    def next_active(self, st: _St, p: int, left: Sequence[int], gone: Sequence[int]) -> "int | None":
+        """The next player after ``p`` (``p`` itself last) holding cards and not gone."""
+        for k in range(1, self.n + 1):
+            j = (p + k) % self.n
+            if left[j] and j not in gone:
+                return j
+        return None
+
+    def holder_from(self, first: int, left: Sequence[int]) -> "int | None":
+        for k in range(self.n):
+            j = (first + k) % self.n
+            if left[j]:
+                return j
+        return None
+
+
+def multi_game(rules: Ruleset, seat: int) -> MultiGame:
+    """Return the :class:`MultiGame` of ``rules`` seen from ``seat`` (a position from the dealer, as
+    :func:`companion.advice.seating`: 0 deals, 1 is the dealer's left and leads; where the house deals
+    without cards, four-hand casino, the players sit at 1..4)."""
+    from .advice import _positions, _side_of, seating
+    if not rules.pegging:
+        raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
+    seating(rules, seat=seat, pocket_owner=0 if rules.pocket_owner == "rotate" else None)   # checks the seat
+    low, high = _positions(rules)
+    positions = tuple(range(low, high + 1))
+    side = tuple(_side_of(rules, pos) for pos in positions)
+    n = len(positions)
+    credit = []
+    for i in range(n):
+        c = side[i]
+        if rules.pegging_credit != "self":
+            c = next((side[(i + k) % n] for k in range(1, n) if side[(i + k) % n] != side[i]), side[i])
+        credit.append(c)
+    goal = {s: (1 if (rules.house_reach if s == "house" else rules.reach) == "wins" else -1)
+            for s in dict.fromkeys(side + (("house",) if rules.house else ()))}
+    return MultiGame(rules, positions, side, tuple(credit), goal, positions.index(seat))
+
+
+# --- the count ----------------------------------------------------------------------------
+
+
+def _new_count(g: MultiGame, leader: "int | None", left: tuple[int, ...], played: int) -> _St:
+    if g.rules.pegging_count == "single" or leader is None:
+        return _St(-1, (), 0, (), -1, left, played, True)
+    return _St(leader, (), 0, (), -1, left, played, False)
+
+
+def _end_count(g: MultiGame, st: _St, credits: list) -> _St:
+    """Nobody can continue under 31: go (last, in a single count) to the last player; the first who said go
+    leads the next count (M2)."""
+    credits.append((g.credit[st.last], g.rules.last_card, "last" if g.rules.pegging_count == "single" else "go"))
+    return _new_count(g, g.holder_from(st.gone[0], st.left), st.left, st.played)
+
+
+def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
+    """Player ``st.turn`` plays rank ``r`` (None: says go); append ``(side credited, points, kind)`` to ``credits``."""
+    p = st.turn
+    if r is None:
+        gone = st.gone + (p,)
+        nxt = st._replace(gone=gone)
+        if all(j in gone for j in range(g.n) if st.left[j]):
+            return _end_count(g, nxt, credits)
+        return nxt._replace(turn=g.next_active(st, p, st.left, gone))
+    count = st.count + _VAL[r]
+    seq = tail(st.seq + (r,))
+    left = st.left[:p] + (st.left[p] - 1,) + st.left[p + 1:]
+    played = st.played + (1 << 3 * r)
+    pts = _peg(count, seq)[0]
+    if pts:
+        credits.append((g.credit[p], pts, "play"))
+    if count == 31:
+        return _new_count(g, g.holder_from((p + 1) % g.n, left), left, played)
+    if not any(left):
+        credits.append((g.credit[p], g.rules.last_card, "last"))
+        return _St(-1, (), count, (), p, left, played, True)
+    nxt = _St(p, seq, count, st.gone, p, left, played, False)
+    if all(j in st.gone for j in range(g.n) if left[j]):
+        return _end_count(g, nxt, credits)
+    return nxt._replace(turn=g.next_active(st, p, left, st.gone))
+
+
+def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
+    """The policy's scores of ``ranks`` for player ``p`` at ``st`` (see the module's docstring); cached."""
+    left = st.left[:p] + (st.left[p] - 1,) + st.left[p + 1:]
+    q = g.next_active(st, p, left, st.gone)
+    h = left[q] if q is not None and q != p else 0
+    wp = g.value(p, g.credit[p])
+    wq = g.value(q, g.credit[q]) if h else 0
+    sign = g.value(p, g.credit[q]) * wq if h else 0          # wq is +1 or -1: value to p per unit of q's worth
+    key = (wp, wq, sign, st.seq, st.count, st.played if h else None, h)
+    out = g._cache.get(key)
+    if out is None:
+        if len(g._cache) > 200_000:
+            g._cache.clear()
+        out = g._cache[key] = {}
+    todo = [r for r in ranks if r not in out]
+    if todo:
+        fill_scores(out, todo, st.count, st.seq, st.played, h, wp, wq, sign)
+    return out
+
+
+def choose(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> "int | None":
+    """The rank player ``p`` plays from its ``ranks`` by the policy (ties: the higher rank), None for go."""
+    ranks = set(ranks)
+    sc = scores(g, st, p, ranks)
+    best = None
+    for r in ranks:
+        s = sc[r]
+        if s is not None and (best is None or (s, r) > (sc[best], best)):
+            best = r
+    return best
+
+
+# --- the walk: every joint deal of the others as one weighted group ----------------------------
+
+
+def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple, acc: dict,
+          stats: "dict | None" = None) -> None:
+    """Add to ``acc`` (side -> sum of weight x points, and ``"sq"``: sum of weight x net^2 per deal) every
+    deal of ``group`` (joint hands of the players, yours left out as ``()`` -> weight) played out from
+    ``st``; ``base``: the points per side made so far on this path (a tuple of (side, points))."""
+    while not st.over and st.turn == g.you:
+        credits: list = []
+        r = choose(g, st, g.you, mine)
+        if r is not None:
+            mine = _remove(mine, r)
+        st = step(g, st, r, credits)
+        base = _add(base, credits)
+    if st.over:
+        w = sum(group.values())
+        pts = dict(base)
+        for s, v in pts.items():
+            acc[s] = acc.get(s, 0) + w * v
+        acc["sq"] = acc.get("sq", 0) + w * g.net(pts) ** 2
+        return
+    p = st.turn
+    sc = scores(g, st, p, set().union(*(hands[p] for hands in group)))
+    order = sorted((r for r in sc if sc[r] is not None), key=lambda r: (sc[r], r), reverse=True)
+    parts: dict = {}
+    for hands, w in group.items():
+        mine_p = hands[p]
+        for r in order:
+            if r in mine_p:
+                h2 = hands[:p] + (_remove(mine_p, r),) + hands[p + 1:]
+                break
+        else:
+            r, h2 = None, hands
+        sub = parts.setdefault(r, {})
+        sub[h2] = sub.get(h2, 0) + w
+    for r, sub in parts.items():
+        credits = []
+        st2 = step(g, st, r, credits)
+        if stats is not None:
+            ws = sum(sub.values())
+            if r is None:
+                stats["go"] = stats.get("go", 0) + ws
+            else:
+                _, fif, pair, run, t31 = _peg(st.count + _VAL[r], st.seq + (r,))
+                for kind, v in (("fifteen", fif), ("pair", pair), ("run", run), ("thirty-one", t31)):
+                    if v:
+                        stats[kind] = stats.get(kind, 0) + ws
+                if fif or pair or run or t31:
+                    stats["scores"] = stats.get("scores", 0) + ws
+        _walk(g, st2, mine, sub, _add(base, credits), acc)
+
+
+def _add(base: tuple, credits: Sequence) -> tuple:
+    if not credits:
+        return base
+    pts = dict(base)
+    for s, v, _ in credits:
+        pts[s] = pts.get(s, 0) + v
+    return tuple(sorted(pts.items()))
+
+
+# --- the other players' hands ---------------------------------------------------------------
+
+
+def joint_groups(avail: Sequence[int], need: Sequence[int], above: Sequence[int], limit: int) -> "dict | None":
+    """Every joint deal of ``need[i]`` cards to each player i (0 for you) from ``avail[r]`` cards of rank r,
+    player i's cards worth over ``above[i]``, as {joint rank hands: card deals}; None past ``limit`` groups."""
+    out: dict = {(): 1}
+    for i, k in enumerate(need):
+        nxt: dict = {}
+        for hands, w in out.items():
+            av = list(avail)
+            for h in hands:
+                for r in h:
+                    av[r] -= 1
+            for h, wh in (hand_groups(av, k, above[i]).items() if k else (((), 1),)):
+                nxt[hands + (h,)] = w * wh
+                if len(nxt) > limit:
+                    return None
+        out = nxt
+    return out
+
+
+def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[int], n: int, seed: Any) -> dict:
+    """``n`` joint deals drawn uniformly from ``unseen`` (rejecting those a player's gos rule out), as
+    {joint rank hands: how many times drawn}."""
+    rng = random.Random(seed)
+    total = sum(need)
+    cards = list(unseen)
+    out: Counter = Counter()
+    tries = 0
+    while sum(out.values()) < n:
+        tries += 1
+        if tries > 200 * n:
+            raise IllegalAction("the other players' gos leave almost no deal of the unseen cards possible")
+        draw = rng.sample(cards, total)
+        hands, i0, ok = [], 0, True
+        for i, k in enumerate(need):
+            h = draw[i0:i0 + k]
+            i0 += k
+            if any(c.value <= above[i] for c in h):
+                ok = False
+                break
+            hands.append(tuple(sorted(c.rank for c in h)))
+        if ok:
+            out[tuple(hands)] += 1
+    return dict(out)
+
+
+# --- results ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MultiPlay:
+    """One legal play: expected points per side, the net to you, the reply's chances, and (sampled) the
+    standard errors."""
+
+    cards: tuple[Card, ...]
+    by_side: Mapping[str, Fraction]
+    you: str
+    net: Fraction
+    reply: "dict[str, Fraction] | None"
+    policy_choice: bool = False
+    stderr: "float | None" = None                 # of the net; None when exact
+
+    @property
+    def card(self) -> Card:
+        return self.cards[0]
+
+    @property
+    def points(self) -> tuple[Fraction, Fraction]:
+        """(points credited to your side, to every other side together)."""
+        mine = self.by_side.get(self.you, Fraction(0))
+        return mine, sum((v for s, v in self.by_side.items() if s != self.you), Fraction(0))
+
+    def to_dict(self) -> dict:
+        you, other = self.points
+        d = {"card": str(self.card), "cards": [str(c) for c in self.cards], "points_you": float(you),
+             "points_other": float(other), "points_by_side": {s: float(v) for s, v in self.by_side.items()},
+             "net": float(self.net), "stderr": self.stderr, "policy_choice": self.policy_choice,
+             "reply": None if self.reply is None else {k: float(v) for k, v in self.reply.items()},
+             "exact": {"points_you": str(you), "points_other": str(other), "net": str(self.net),
+                       "points_by_side": {s: str(v) for s, v in self.by_side.items()}}}
+        if self.reply is not None:
+            d["exact"]["reply"] = {k: str(v) for k, v in self.reply.items()}
+        return d
+
+
+@dataclass(frozen=True)
+class MultiAdvice:
+    """Every legal play of a three- or four-hand position, best first by the net."""
+
+    rules: Ruleset
+    hand: tuple[Card, ...]
+    played: tuple[str, ...]
+    count: int
+    seat: int
+    side: str
+    goal: Mapping[str, int]
+    exact: bool
+    deals: int                                    # joint card deals (exact) or deals sampled
+    others_left: Mapping[int, int]               # seat position -> cards it still holds
+    plays: tuple[MultiPlay, ...]
+    go: bool = False
+    assumption: str = field(default=EXACT)
+
+    @property
+    def hands(self) -> int:
+        return self.deals
+
+    def to_dict(self) -> dict:
+        return {"game": self.rules.name, "title": self.rules.title, "hand": [str(c) for c in self.hand],
+                "played": list(self.played), "count": self.count, "seat": self.seat, "dealer": self.seat == 0,
+                "side": self.side, "goal": "reach" if self.goal[self.side] > 0 else "avoid",
+                "goals": dict(self.goal), "credit": self.rules.pegging_credit, "policy": POLICY,
+                "exact_enumeration": self.exact, "other_hands": self.deals, "sampled": 0 if self.exact else self.deals,
+                "others_left": {str(k): v for k, v in self.others_left.items()},
+                "other_left": sum(self.others_left.values()), "go": self.go,
+                "assumption": self.assumption, "plays": [p.to_dict() for p in self.plays]}
+
+
+def replay(g: MultiGame, hand: Sequence[Card], played: Sequence["Card | None"]):
+    """Replay the plays so far (cards, None for a go) from the leader; returns (state, go thresholds per
+    player, cards played per player)."""
+    held = g.rules.held
+    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (held,) * g.n, 0, False)
+    above = [0] * g.n
+    by: list[list[Card]] = [[] for _ in range(g.n)]
+    for tok in played:
+        if st.over:
+            raise IllegalAction("the matching phase is already over: every card has been played")
+        p = st.turn
+        who = "you" if p == g.you else f"the player at seat {g.positions[p]}"
+        if tok is None:
+            if p == g.you and any(c.value <= 31 - st.count for c in hand):
+                raise IllegalAction(f"you said go at a count of {st.count}, but you hold a card that fits")
+            above[p] = max(above[p], 31 - st.count)
+            st = step(g, st, None, [])
+            continue
+        if tok.value > 31 - st.count:
+            raise IllegalAction(f"{tok} would take the count from {st.count} past 31")
+        if tok.value <= above[p]:
+            raise IllegalAction(f"{who} said go earlier holding only cards over {above[p]}, then played {tok}")
+        by[p].append(tok)
+        st = step(g, st, tok.rank, [])
+    return st, above, by
+
+
+def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end-3",
+                     options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
+                     seat: int = 1, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
+                     samples: "int | None" = None, exact_groups: "int | None" = None, seed: Any = None,
+                     ) -> MultiAdvice:
+    """Rank every legal play of ``hand`` in a three- or four-hand matching phase, best first.
+
+    ``seat``: yours, from the dealer (1 leads). ``played``: every card played so far in order,
+    ``"go"`` where a player said go, from the first lead. ``samples``/``exact_groups``/``seed``
+    override :data:`SAMPLES`, :data:`EXACT_GROUPS` and the position's own seed.
+    """
+    rules = _rules(game, options)
+    g = multi_game(rules, seat)
+    mine = _cards(hand, "hand")
+    if isinstance(played, str):
+        played = played.replace(",", " ").split()
+    toks: list = []
+    for t in played:
+        if t is None or isinstance(t, str) and t.strip().lower() == "go":
+            toks.append(None)
+        else:
+            toks.extend(_cards([t], "played cards"))
+    up = _cards([turnup], "turn-up") if turnup is not None else ()
+    extra = _cards(seen, "seen cards")
+    known = list(mine) + [c for c in toks if c is not None] + list(up) + list(extra)
+    dup = [c for c, k in Counter(known).items() if k > 1]
+    if dup:
+        raise InvalidCard(f"{dup[0]} is given twice (hand, played, turn-up, seen)")
+    if not mine:
+        raise IllegalAction("give the cards you still hold")
+    st, above, by = replay(g, mine, toks)
+    if st.over:
+        raise IllegalAction("the matching phase is over: every card has been played")
+    if len(mine) + len(by[g.you]) != rules.held:
+        raise IllegalAction(f"in {rules.title} you hold {rules.held} cards in the matching phase: "
+                            f"{len(mine)} in hand and {len(by[g.you])} played is {len(mine) + len(by[g.you])}")
+    if st.turn != g.you:
+        raise IllegalAction(f"it is the turn of the player at seat {g.positions[st.turn]}, not yours")
+    kset = set(known)
+    unseen = [c for c in DECK if c not in kset]
+    avail = [0] * 14
+    for c in unseen:
+        avail[c.rank] += 1
+    need = [0 if i == g.you else st.left[i] for i in range(g.n)]
+    limit = EXACT_GROUPS if exact_groups is None else exact_groups
+    group = joint_groups(avail, need, above, limit)
+    exact = group is not None
+    if exact and not group:
+        raise IllegalAction("no deal of the unseen cards fits the other players' gos")
+    if not exact:
+        n = SAMPLES if samples is None else samples
+        seed = seed if seed is not None else "|".join([rules.name, str(seat)] + [str(c) for c in known]
+                                                       + ["go" if t is None else str(t) for t in toks])
+        group = sample_groups(unseen, need, above, n, seed)
+    total = sum(group.values())
+    ranks = tuple(sorted(c.rank for c in mine))
+    fits = sorted({c.rank for c in mine if c.value <= 31 - st.count}, reverse=True)
+    policy = choose(g, st, g.you, set(ranks))
+    results = []
+    for r in fits:
+        credits: list = []
+        st2 = step(g, st, r, credits)
+        stats = {} if st2.count and not st2.over and st2.turn != g.you else None
+        acc: dict = {}
+        _walk(g, st2, _remove(ranks, r), group, _add((), credits), acc, stats)
+        by_side = {s: Fraction(acc.get(s, 0), total) for s in g.sides if s in acc or s in g.goal}
+        net = g.net(by_side)
+        se = None
+        if not exact:
+            var = Fraction(acc["sq"], total) - net ** 2
+            se = sqrt(max(float(var), 0.0) / max(total - 1, 1))
+        reply = None if stats is None else {k: Fraction(stats.get(k, 0), total) for k in KINDS + ("scores",)}
+        results.append(MultiPlay(cards=tuple(c for c in mine if c.rank == r), by_side=by_side, you=g.side[g.you],
+                                 net=net, reply=reply, policy_choice=r == policy, stderr=se))
+    results.sort(key=lambda a: (-a.net, -a.card.rank))
+    if exact:
+        deals = total
+        assumption = EXACT
+    else:
+        deals = total
+        assumption = SAMPLED.format(n=total, se=max((p.stderr for p in results), default=0.0))
+    return MultiAdvice(rules=rules, hand=mine, played=tuple("go" if t is None else str(t) for t in toks),
+                       count=st.count, seat=seat, side=g.side[g.you], goal=dict(g.goal), exact=exact, deals=deals,
+                       others_left={g.positions[i]: st.left[i] for i in range(g.n) if i != g.you},
+                       plays=tuple(results), go=not fits, assumption=assumption)
+
+
+#: Deals sampled for a discard's matching phase (advise): each of its 5 discards walks the whole phase.
+DISCARD_SAMPLES = 400
+
+DISCARD_ASSUMPTION = ("three- and four-hand: each kept hand's matching phase is averaged over a seeded sample of "
+                      f"{DISCARD_SAMPLES} deals of the cards you were not dealt to the other players (the same deals "
+                      "for every discard; `pegging.stderr` is the standard error of its net), every player "
+                      "following the documented policy from the first lead (docs/advice.md)")
+
+
+def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt: Sequence[Card],
+                         samples: "int | None" = None) -> tuple[tuple[Fraction, Fraction], Fraction, float]:
+    """Return ``((points to your side, to the other sides), net, standard error of the net)`` of a whole
+    three- or four-hand matching phase: you keep ``keep`` (of ``dealt``), the other players' hands are a
+    seeded sample of deals of the cards you were not dealt (the same sample for every ``keep`` of one deal,
+    so discards compare on the same deals), every player on the policy from the first lead."""
+    g = multi_game(rules, seat)
+    dset = set(dealt)
+    unseen = [c for c in DECK if c not in dset]
+    need = [0 if i == g.you else rules.held for i in range(g.n)]
+    n = DISCARD_SAMPLES if samples is None else samples
+    group = sample_groups(unseen, need, [0] * g.n, n, "|".join([rules.name, str(seat)] + sorted(map(str, dealt))))
+    held = rules.held
+    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (held,) * g.n, 0, False)
+    acc: dict = {}
+    _walk(g, st, tuple(sorted(c.rank for c in keep)), group, (), acc)
+    total = sum(group.values())
+    by_side = {s: Fraction(acc.get(s, 0), total) for s in g.sides}
+    net = g.net(by_side)
+    var = Fraction(acc.get("sq", 0), total) - net ** 2
+    you = by_side.get(g.side[g.you], Fraction(0))
+    return (you, sum(by_side.values(), Fraction(0)) - you), net, sqrt(max(float(var), 0.0) / max(total - 1, 1))
