@@ -382,7 +382,11 @@ def preference(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> t
 def choose(g: PegGame, st: _State, p: int, ranks: Iterable[int]) -> "int | None":
     """Return the rank player ``p`` plays from ``ranks`` (its cards) by its policy, or None for go."""
     ranks = set(ranks)
-    scores = policy_scores(g, st, p, ranks)
+    return best_rank(policy_scores(g, st, p, ranks), ranks)
+
+
+def best_rank(scores: Mapping[int, "int | None"], ranks: Iterable[int]) -> "int | None":
+    """The rank of ``ranks`` with the highest score (ties: the higher rank); None when none fits (go)."""
     best = None
     for r in ranks:
         s = scores[r]
@@ -458,15 +462,7 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         for who, pts, _ in credits:
             acc[who] += pts * ws
         if stats is not None:
-            if r is None:
-                stats["go"] = stats.get("go", 0) + ws
-            else:
-                _, fif, pair, run, t31 = _peg(st.count + _VAL[r], st.seq + (r,))
-                for kind, v in (("fifteen", fif), ("pair", pair), ("run", run), ("thirty-one", t31)):
-                    if v:
-                        stats[kind] = stats.get(kind, 0) + ws
-                if fif or pair or run or t31:
-                    stats["scores"] = stats.get("scores", 0) + ws
+            count_reply(stats, st.count, st.seq, r, ws)
         sub_acc = _walk(g, st2, mine, sub)
         acc[0] += sub_acc[0]
         acc[1] += sub_acc[1]
@@ -492,6 +488,19 @@ def _single(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ..
         for who, pts, _ in credits:
             a[who] += pts
     return a[0], a[1]
+
+
+def count_reply(stats: dict, count: int, seq: tuple[int, ...], r: "int | None", w: int) -> None:
+    """Add weight ``w`` to ``stats`` for each kind a reply of rank ``r`` (None: go) at ``count`` after ``seq`` makes."""
+    if r is None:
+        stats["go"] = stats.get("go", 0) + w
+        return
+    _, fif, pair, run, t31 = _peg(count + _VAL[r], seq + (r,))
+    for kind, v in (("fifteen", fif), ("pair", pair), ("run", run), ("thirty-one", t31)):
+        if v:
+            stats[kind] = stats.get(kind, 0) + w
+    if fif or pair or run or t31:
+        stats["scores"] = stats.get("scores", 0) + w
 
 
 def play_out(g: PegGame, st: _State, mine: Sequence[int], theirs: Sequence[int]) -> tuple[int, int]:
@@ -653,6 +662,30 @@ def infer_gos(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], leader:
     return out
 
 
+def position_cards(hand: Any, played: Any, turnup: Any, seen: Any) -> tuple[tuple[Card, ...], list, list[Card]]:
+    """Parse a position: ``(your cards, the plays as cards and None for a go, every card you know)``.
+
+    :raises InvalidCard: a bad card or one given twice. :raises IllegalAction: no cards in hand.
+    """
+    mine = _cards(hand, "hand")
+    if isinstance(played, str):
+        played = played.replace(",", " ").split()
+    toks: list = []
+    for t in played:
+        if t is None or isinstance(t, str) and t.strip().lower() == "go":
+            toks.append(None)
+        else:
+            toks.extend(_cards([t], "played cards"))
+    up = _cards([turnup], "turn-up") if turnup is not None else ()
+    known = list(mine) + [c for c in toks if c is not None] + list(up) + list(_cards(seen, "seen cards"))
+    dup = [c for c, n in Counter(known).items() if n > 1]
+    if dup:
+        raise InvalidCard(f"{dup[0]} is given twice (hand, played, turn-up, seen)")
+    if not mine:
+        raise IllegalAction("give the cards you still hold")
+    return mine, toks, known
+
+
 def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
                options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
                dealer: bool = False, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
@@ -680,24 +713,8 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
         raise IllegalAction(f"in {rules.title} you sit at seat 0 (the dealer) or 1, not {seat!r}")
     seat = (0 if dealer else 1) if seat is None else seat
     g = game_for(rules, seat)
-    mine = _cards(hand, "hand")
-    if isinstance(played, str):
-        played = played.replace(",", " ").split()
-    toks: list = []
-    for t in played:
-        if t is None or isinstance(t, str) and t.strip().lower() == "go":
-            toks.append(None)
-        else:
-            toks.extend(_cards([t], "played cards"))
-    up = _cards([turnup], "turn-up") if turnup is not None else ()
-    extra = _cards(seen, "seen cards")
-    known = list(mine) + [c for c in toks if c is not None] + list(up) + list(extra)
-    dup = [c for c, n in Counter(known).items() if n > 1]
-    if dup:
-        raise InvalidCard(f"{dup[0]} is given twice (hand, played, turn-up, seen)")
-    if not mine:
-        raise IllegalAction("give the cards you still hold")
-    st, above, by = replay(g, mine, toks, leader=1 if dealer else 0)
+    mine, toks, known = position_cards(hand, played, turnup, seen)
+    st, above, by = replay(g, mine, toks, leader=1 if seat == 0 else 0)
     if st.over:
         raise IllegalAction("the matching phase is over: every card has been played")
     if len(mine) + len(by[0]) != rules.held:

@@ -41,8 +41,8 @@ from math import sqrt
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import DECK, Card
-from .errors import IllegalAction, InvalidCard, UnknownGame
-from .pegging_advice import (KINDS, POLICY, _VAL, _cards, _peg, _remove, _rules, fill_scores, hand_groups,
+from .errors import IllegalAction, UnknownGame
+from .pegging_advice import (KINDS, POLICY, _VAL, PlayAdvice, best_rank, count_reply, _peg, _remove, _rules, fill_scores, hand_groups, position_cards,
                              tail)
 from .rulesets import Ruleset
 
@@ -213,13 +213,7 @@ def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
 def choose(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> "int | None":
     """The rank player ``p`` plays from its ``ranks`` by the policy (ties: the higher rank), None for go."""
     ranks = set(ranks)
-    sc = scores(g, st, p, ranks)
-    best = None
-    for r in ranks:
-        s = sc[r]
-        if s is not None and (best is None or (s, r) > (sc[best], best)):
-            best = r
-    return best
+    return best_rank(scores(g, st, p, ranks), ranks)
 
 
 # --- the walk: every joint deal of the others as one weighted group ----------------------------
@@ -262,16 +256,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         credits = []
         st2 = step(g, st, r, credits)
         if stats is not None:
-            ws = sum(sub.values())
-            if r is None:
-                stats["go"] = stats.get("go", 0) + ws
-            else:
-                _, fif, pair, run, t31 = _peg(st.count + _VAL[r], st.seq + (r,))
-                for kind, v in (("fifteen", fif), ("pair", pair), ("run", run), ("thirty-one", t31)):
-                    if v:
-                        stats[kind] = stats.get(kind, 0) + ws
-                if fif or pair or run or t31:
-                    stats["scores"] = stats.get("scores", 0) + ws
+            count_reply(stats, st.count, st.seq, r, sum(sub.values()))
         _walk(g, st2, mine, sub, _add(base, credits), acc)
 
 
@@ -359,15 +344,11 @@ class MultiPlay:
         return mine, sum((v for s, v in self.by_side.items() if s != self.you), Fraction(0))
 
     def to_dict(self) -> dict:
-        you, other = self.points
-        d = {"card": str(self.card), "cards": [str(c) for c in self.cards], "points_you": float(you),
-             "points_other": float(other), "points_by_side": {s: float(v) for s, v in self.by_side.items()},
-             "net": float(self.net), "stderr": self.stderr, "policy_choice": self.policy_choice,
-             "reply": None if self.reply is None else {k: float(v) for k, v in self.reply.items()},
-             "exact": {"points_you": str(you), "points_other": str(other), "net": str(self.net),
-                       "points_by_side": {s: str(v) for s, v in self.by_side.items()}}}
-        if self.reply is not None:
-            d["exact"]["reply"] = {k: str(v) for k, v in self.reply.items()}
+        d = PlayAdvice(cards=self.cards, points=self.points, net=self.net, reply=self.reply,
+                       policy_choice=self.policy_choice).to_dict()
+        d["points_by_side"] = {s: float(v) for s, v in self.by_side.items()}
+        d["stderr"] = self.stderr
+        d["exact"]["points_by_side"] = {s: str(v) for s, v in self.by_side.items()}
         return d
 
 
@@ -444,23 +425,7 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
     """
     rules = _rules(game, options)
     g = multi_game(rules, seat)
-    mine = _cards(hand, "hand")
-    if isinstance(played, str):
-        played = played.replace(",", " ").split()
-    toks: list = []
-    for t in played:
-        if t is None or isinstance(t, str) and t.strip().lower() == "go":
-            toks.append(None)
-        else:
-            toks.extend(_cards([t], "played cards"))
-    up = _cards([turnup], "turn-up") if turnup is not None else ()
-    extra = _cards(seen, "seen cards")
-    known = list(mine) + [c for c in toks if c is not None] + list(up) + list(extra)
-    dup = [c for c, k in Counter(known).items() if k > 1]
-    if dup:
-        raise InvalidCard(f"{dup[0]} is given twice (hand, played, turn-up, seen)")
-    if not mine:
-        raise IllegalAction("give the cards you still hold")
+    mine, toks, known = position_cards(hand, played, turnup, seen)
     st, above, by = replay(g, mine, toks)
     if st.over:
         raise IllegalAction("the matching phase is over: every card has been played")
