@@ -163,8 +163,9 @@ def main() -> None:
         ratios.append((f"{game} late", MULTI_LEADS, sum(slow) / sum(fast), sum(fast) / len(fast)))
     print()
     for n, k, ratio, mean in ratios:
-        print(f"brute force / fast on the same {k} positions (of the {n}; fast mean over all {n}: "
-              f"{1000 * mean:.2f} ms): {ratio:.0f}x, every figure equal")
+        where = f"of the {n}; fast mean over all {n}" if isinstance(n, int) else f"{n} positions; fast mean"
+        print(f"brute force / fast on the same {k} positions ({where}: {1000 * mean:.2f} ms): {ratio:.0f}x, "
+              f"every figure equal")
     print(f"the whole run took {time.perf_counter() - wall:.0f} s of wall time, "
           f"load average now {os.getloadavg()[0]:.1f}")
 
