@@ -52,6 +52,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .cards import DECK, Card, parse_cards
 from .errors import IllegalAction, InvalidCard, UnknownGame
+from .positions import positions as _positions, side_of as _side_of
 from .rulesets import Ruleset, get_ruleset
 from .scoring import _RANK_POINTS, _rank_points_key, score_hand
 
@@ -121,21 +122,6 @@ class Seating:
         if self.owns_pocket:
             return "your partner"
         return "the house" if self.owner_side == "house" else "an opponent"
-
-
-def _positions(rules: Ruleset) -> tuple[int, int]:
-    """Return the first and last seat positions that hold cards (0 = dealer)."""
-    if rules.house and not rules.house_plays:
-        return 1, rules.players          # the house deals from position 0 and holds no seat
-    return 0, rules.players - 1
-
-
-def _side_of(rules: Ruleset, pos: int) -> str:
-    if rules.house and pos == 0 and rules.house_deals:
-        return "house"
-    if rules.partnerships:
-        return "team A" if pos % 2 == 0 else "team B"
-    return f"seat {pos}"
 
 
 def seating(rules: Ruleset, *, dealer: "bool | None" = None, seat: "int | None" = None,

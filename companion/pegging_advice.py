@@ -38,14 +38,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import DECK, Card, parse_cards
 from .errors import IllegalAction, InvalidCard, UnknownGame
 from .rulesets import Ruleset, get_ruleset
-
-if TYPE_CHECKING:
-    from .pegging_multi import MultiAdvice
 
 __all__ = ["POLICY", "POLICIES", "ASSUMPTION", "PegGame", "PlayAdvice", "PegAdvice", "peg_points",
            "rank_plays", "pegging_values", "play_out", "infer_gos"]
@@ -174,7 +171,8 @@ def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POL
     if not rules.pegging:
         raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
     if rules.players != 2:
-        raise UnknownGame(f"pegging advice covers the two-hand games; {rules.title} has {rules.players} players")
+        raise UnknownGame(f"this model covers the two-hand games; {rules.title} has {rules.players} players "
+                          f"(companion.pegging_multi)")
     for pol in policies:
         if pol not in POLICIES:
             raise UnknownGame(f"unknown pegging policy {pol!r}: {' or '.join(POLICIES)}")
@@ -689,7 +687,7 @@ def position_cards(hand: Any, played: Any, turnup: Any, seen: Any) -> tuple[tupl
 def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
                options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
                dealer: bool = False, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
-               seat: "int | None" = None) -> "PegAdvice | MultiAdvice":
+               seat: "int | None" = None) -> PegAdvice:
     """Rank every legal play of ``hand`` (your cards left) in a two-hand matching phase, best first.
 
     ``played``: every card played so far in the matching phase in order, ``"go"`` (or None)
@@ -697,18 +695,14 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
     (so the other player led); or ``seat`` (0 deals, 1 leads; in three- and four-hand games
     the seat from the dealer in the direction of play, as :func:`companion.advice.seating`).
     ``turnup`` and ``seen`` (e.g. your discards) are cards the other player cannot hold. It must
-    be your turn. Three- and four-hand games go to :func:`companion.pegging_multi.rank_plays_multi`
-    (exact late in a hand, a seeded sample of the others' deals otherwise: its ``assumption`` says which).
+    be your turn. Three- and four-hand games: :func:`companion.pegging_multi.rank_plays` (which
+    takes every game).
 
     :raises InvalidCard: bad or repeated cards.
     :raises IllegalAction: an impossible history, or not your turn.
-    :raises UnknownGame: a game without pegging.
+    :raises UnknownGame: a game without pegging or with more than two players.
     """
     rules = _rules(game, options)
-    if rules.players != 2 and rules.pegging:
-        from .pegging_multi import rank_plays_multi
-        return rank_plays_multi(hand, game=rules, played=played, seat=(0 if dealer else 1) if seat is None else seat,
-                                turnup=turnup, seen=seen)
     if seat not in (None, 0, 1):
         raise IllegalAction(f"in {rules.title} you sit at seat 0 (the dealer) or 1, not {seat!r}")
     seat = (0 if dealer else 1) if seat is None else seat

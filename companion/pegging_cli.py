@@ -12,8 +12,8 @@ import argparse
 
 from .cli import PROG, Command, Streams, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens, register
 from .errors import RulesError
-from .pegging_advice import PegAdvice, rank_plays
-from .pegging_multi import MultiAdvice
+from .pegging_advice import PegAdvice
+from .pegging_multi import MultiAdvice, rank_plays
 
 FIELDS = {"hand", "game", "options", "dealer", "seat", "played", "turnup", "seen", "turn"}
 _REPLY = (("fifteen", "15"), ("pair", "pair"), ("run", "run"), ("thirty-one", "31"), ("go", "go"))

@@ -42,11 +42,13 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import DECK, Card
 from .errors import IllegalAction, UnknownGame
-from .pegging_advice import (KINDS, POLICY, _VAL, PlayAdvice, best_rank, count_reply, _peg, _remove, _rules, fill_scores, hand_groups, position_cards,
+from .pegging_advice import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, _rules, fill_scores, hand_groups, position_cards,
                              tail)
+from .pegging_advice import rank_plays as two_hand_rank_plays
+from .positions import positions as seat_range, side_of
 from .rulesets import Ruleset
 
-__all__ = ["EXACT_GROUPS", "SAMPLES", "MultiGame", "multi_game", "rank_plays_multi", "MultiAdvice"]
+__all__ = ["EXACT_GROUPS", "SAMPLES", "MultiGame", "multi_game", "rank_plays", "rank_plays_multi", "MultiAdvice"]
 
 #: Exact enumeration of the other players' joint hands up to this many joint rank groups.
 EXACT_GROUPS = 6000
@@ -128,13 +130,15 @@ def multi_game(rules: Ruleset, seat: int) -> MultiGame:
     """Return the :class:`MultiGame` of ``rules`` seen from ``seat`` (a position from the dealer, as
     :func:`companion.advice.seating`: 0 deals, 1 is the dealer's left and leads; where the house deals
     without cards, four-hand casino, the players sit at 1..4)."""
-    from .advice import _positions, _side_of, seating
     if not rules.pegging:
         raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
-    seating(rules, seat=seat, pocket_owner=0 if rules.pocket_owner == "rotate" else None)   # checks the seat
-    low, high = _positions(rules)
+    if rules.players == 2:
+        raise UnknownGame(f"{rules.title} is a two-hand game: companion.pegging_advice ranks its plays")
+    low, high = seat_range(rules)
+    if isinstance(seat, bool) or not isinstance(seat, int) or not low <= seat <= high:
+        raise IllegalAction(f"{rules.title}: your seat is {low}..{high} from the dealer, not {seat!r}")
     positions = tuple(range(low, high + 1))
-    side = tuple(_side_of(rules, pos) for pos in positions)
+    side = tuple(side_of(rules, pos) for pos in positions)
     n = len(positions)
     credit = []
     for i in range(n):
@@ -410,6 +414,21 @@ def replay(g: MultiGame, hand: Sequence[Card], played: Sequence["Card | None"]):
         by[p].append(tok)
         st = step(g, st, tok.rank, [])
     return st, above, by
+
+
+def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
+               options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
+               dealer: bool = False, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
+               seat: "int | None" = None) -> "PegAdvice | MultiAdvice":
+    """Rank every legal play of a position in any game with a matching phase: two-hand games by
+    :func:`companion.pegging_advice.rank_plays` (exact), three- and four-hand games by
+    :func:`rank_plays_multi` (``seat`` from the dealer, default 1 or the dealer with ``dealer``)."""
+    rules = _rules(game, options)
+    if rules.players == 2 or not rules.pegging:
+        return two_hand_rank_plays(hand, game=rules, played=played, dealer=dealer, turnup=turnup, seen=seen,
+                                   seat=seat)
+    return rank_plays_multi(hand, game=rules, played=played, seat=(0 if dealer else 1) if seat is None else seat,
+                            turnup=turnup, seen=seen)
 
 
 def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end-3",

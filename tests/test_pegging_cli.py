@@ -8,7 +8,7 @@ from fractions import Fraction
 from math import comb
 
 from companion import cli
-from companion.pegging_advice import rank_plays
+from companion.pegging_multi import rank_plays
 
 
 def run(*argv: str, stdin: str = ""):

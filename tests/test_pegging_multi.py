@@ -19,8 +19,8 @@ import pytest
 
 from companion import DECK, IllegalAction, get_ruleset, score_peg
 from companion.advice import seating
-from companion.pegging_advice import KINDS, rank_plays
-from companion.pegging_multi import SAMPLES, multi_game, rank_plays_multi
+from companion.pegging_advice import KINDS
+from companion.pegging_multi import SAMPLES, multi_game, rank_plays, rank_plays_multi
 
 MULTI = ["lands-end-3", "lands-end-4", "lands-end-casino-3", "lands-end-casino-4"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.advice import advise
-from companion.pegging_advice import rank_plays
+from companion.pegging_multi import rank_plays
 from companion.review import positions, review_hand
 from companion.rulesets import get_ruleset
 from companion.table import Table

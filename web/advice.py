@@ -11,7 +11,7 @@ from flask import Blueprint, abort, jsonify, request
 
 from companion import RulesError, get_ruleset
 from companion.advice import advise
-from companion.pegging_advice import rank_plays
+from companion.pegging_multi import rank_plays
 from companion.review import live_peg_request, live_request, review_hand
 
 from .guard import hub, parse_json
