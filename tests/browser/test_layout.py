@@ -137,9 +137,10 @@ WHO_PLAYS = [
 ]
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
-def test_the_who_plays_chips_follow_the_panels_and_fit_one_row(board_server, phones, viewport):
-    page = host(phones, board_server.url, viewport)
+@pytest.mark.parametrize("viewport,large", [(VIEWPORTS[0], False), (VIEWPORTS[1], False), (VIEWPORTS[0], True)],
+                         ids=VP_IDS + ["360x740-large"])
+def test_the_who_plays_chips_follow_the_panels_and_fit_one_row(board_server, phones, viewport, large):
+    page = host(phones, board_server.url, viewport, large=large)
     for cmd, order in WHO_PLAYS:
         board_server.table.submit({"type": "new_match", **cmd})
         board_server.table.submit({"type": "turnup", "card": "KD"})
@@ -165,10 +166,13 @@ def test_the_who_plays_chips_follow_the_panels_and_fit_one_row(board_server, pho
         assert all(b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"] for b in boxes), cmd["game"]
         cut = chips.evaluate_all("els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")
         assert cut == [], (cmd["game"], cut)
+        # each says how many cards its player holds (in words for a screen reader)
+        assert chips.first.text_content() == f"{want[0]} 4 cards left"
+        assert chips.first.locator(".sr").bounding_box()["width"] <= 1            # shown: "Ann 4"
         # and the go stays one tap away, whole
         go = page.locator("#go")
         assert go.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), cmd["game"]
-        shot(page, f"who-plays-{cmd['game']}-{viewport['width']}")
+        shot(page, f"who-plays-{cmd['game']}-{viewport['width']}{'-large' if large else ''}")
     assert page.errors == []
 
 

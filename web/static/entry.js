@@ -46,8 +46,10 @@ export function renderEntry() {
     if (mightGo) row.appendChild(goBtn);
     panelPlayers().forEach(function (p) {
       var left = (hd.cards_left || {})[p];
+      // the cards left in small print after the name, so four chips fit one row at 360 px with large text
       row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
-        onclick: function () { S.player = p === turn ? null : p; S.whose = null; render(); } }, p + (left !== undefined ? " (" + left + ")" : "")));
+        onclick: function () { S.player = p === turn ? null : p; S.whose = null; render(); } },
+        p, left !== undefined ? h("small", { cls: "left" }, " " + left, h("span", { cls: "sr", text: left === 1 ? " card left" : " cards left" })) : null));
     });
     if (!mightGo) row.appendChild(goBtn);
     var play = function (card, player) {
