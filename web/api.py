@@ -136,6 +136,8 @@ def _take_seat(h, device: str, seat, *, dry: bool = False) -> None:
         abort(409, str(exc))
     except ValueError as exc:
         abort(400, str(exc))
+    if not dry:
+        h.seats_changed()
 
 
 @bp.get("/session")
@@ -205,6 +207,7 @@ def seat():
         if role() != "host":
             abort(403, "only the host decides whether several phones may share a seat")
         h.seats.allow_shared(body["shared"])
+        h.seats_changed()
     if "seat" in body:
         _take_seat(h, s["device"], body["seat"])
     elif "shared" not in body:

@@ -118,6 +118,10 @@ class Hub:
         if self._store_fault is not None:      # the access state was stored: the store works again
             self.store_fault(None)
 
+    def seats_changed(self) -> None:
+        """Tell every page that a phone's seat changed (each re-reads its session: whose phone confirms a show)."""
+        self.broadcaster.publish("access", {"epoch": self.access.epoch, "claimed": self.access.claimed})
+
     def release(self) -> int:
         """Return the new access epoch after making every phone read-only (the board's menu hold).
 

@@ -9,6 +9,8 @@
   (only Ann can play after that go), the next refusal (Bob's real go) offers "Fix: remove event 5", and after
   that one amend the hand scores exactly as the same hand entered right.
 * A card entered on a phone that belongs to a seat goes to that seat.
+* A phone that belongs to the player confirms its own hand: the other phones show whose phone confirms, and
+  may take over ("Confirm here instead") when that phone is asleep or offline.
 * A late card from a phone that was offline is refused with what was entered meanwhile, and the offered
   amend puts both cards on the right players.
 """
@@ -191,3 +193,36 @@ def test_one_h1_score_panels_read_the_score_first_and_the_settlement_has_no_empt
     heads = a.locator("#result-body th").all_inner_texts()
     assert heads and all(x.strip() for x in heads)
     assert a.errors == []
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
+def test_the_players_own_phone_confirms_its_hand(server, phones, viewport):
+    a, b = two_phones(server, phones, viewport)
+    b.click("[data-tab=more]")
+    b.click("#seat-choice [data-seat='Bob']")
+    expect(b.locator("#seat-now")).to_have_text("This is Bob's phone.")
+    b.click("[data-tab=table]")
+    for c in ("KH", "QH", "5C", "4D"):
+        server.table.submit({"type": "play", "card": c})
+    server.table.submit({"type": "go"})
+    server.table.submit({"type": "go"})
+    for c in ("7C", "8H", "6S", "9S"):
+        server.table.submit({"type": "play", "card": c})
+    # Ann has no phone of her own: any phone confirms her hand (here Bob's)
+    expect(a.locator("#show-q")).to_have_text("Are these Ann's cards?")
+    expect(b.locator("#show-q")).to_have_text("Are these Ann's cards?")
+    b.click("#count-known")
+    # Bob's hand: asked on Bob's phone; the host's phone shows who confirms, with the cards, and asks nothing
+    expect(b.locator("#show-q")).to_have_text("Are these Bob's cards?")
+    expect(a.locator("#show-q")).to_have_text("Bob's phone confirms Bob's cards")
+    assert a.locator("#count-known").count() == 0 and a.locator("#show-no").count() == 0
+    expect(a.locator("#entry .cards")).to_contain_text("Q\u2665")
+    shot(a, f"show-waits-{viewport['width']}")
+    a.click("#show-here")                                # Bob's phone asleep: the host's phone may take over
+    expect(a.locator("#show-q")).to_have_text("Are these Bob's cards?")
+    expect(a.locator("#count-known")).to_be_in_viewport()
+    b.click("#count-known")                              # ... but Bob's phone answers first
+    until(a, lambda: [s["score"] for s in server.table.snapshot()["sides"]] == [10, 12])
+    expect(a.locator("[data-score='p2']")).to_have_text("12")
+    assert server.table.history()[-1]["type"] == "show"
+    assert a.errors == [] and b.errors == []

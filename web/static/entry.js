@@ -73,10 +73,20 @@ export function renderEntry() {
       if (claim) cmd.claimed = Number($("claimed").value);
       return cmd;
     };
+    var key = name + ":" + t.seq, confirm = exp === "show" && played.length === need && S.showEnter !== key;
+    // the player's own phone confirms its hand; the others wait, or take over (a phone asleep or offline)
+    if (confirm && ((S.session || {}).seats || {})[name] > 0 && mySeat() !== name && S.showHere !== key) {
+      box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, name + "'s phone confirms " + name + "'s cards"));
+      box.appendChild(cardsEl(played));
+      box.appendChild(h("button", { type: "button", id: "show-here",
+        onclick: function () { S.showHere = key; render(); } }, "Confirm here instead"));
+      picker(null);
+      return;
+    }
     if (claim) {
       box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
     }
-    if (exp === "show" && played.length === need && S.showEnter !== name + ":" + t.seq) {
+    if (confirm) {
       box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, "Are these " + name + "'s cards?"));
       box.appendChild(cardsEl(played));
       box.appendChild(h("div", { cls: "row" },
