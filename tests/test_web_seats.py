@@ -147,3 +147,20 @@ def test_seats_survive_a_restart_and_a_release_frees_them_for_good(tmp_path):
     info = host.get("/api/session").get_json()
     assert (info["seats"], info["shared_seats"]) == ({"Ann": 0, "Bob": 0}, False)
     c.extensions["landsend"].close()
+
+
+def test_a_seat_change_tells_every_page_to_read_its_session_again(app, host):
+    """Other phones learn that Bob has a phone of his own (they then leave Bob's show to it)."""
+    heard = []
+    b = app.extensions["landsend"].broadcaster
+    publish = b.publish
+    b.publish = lambda kind, data: (heard.append(kind), publish(kind, data))[1]
+    bob, _ = join(app, host, "10.0.0.3")
+    heard.clear()
+    assert bob.post("/api/seat", {"seat": "Bob"}).status_code == 200
+    assert heard == ["access"]
+    assert host.post("/api/seat", {"shared": True}).status_code == 200
+    assert heard == ["access", "access"]
+    assert bob.post("/api/seat", {"seat": "Zed"}).status_code == 400     # refused: nothing changed, nothing told
+    assert heard == ["access", "access"]
+    assert host.get("/api/session").get_json()["seats"] == {"Ann": 0, "Bob": 1}
