@@ -41,6 +41,14 @@ def enter(page, cards, count: int) -> None:
     expect(page.locator("#count")).to_have_text(str(count))
 
 
+def make_bobs(page) -> None:
+    """Make ``page`` Bob's phone under More → Whose phone, and go back to the table."""
+    page.click("[data-tab=more]")
+    page.click("#seat-choice [data-seat='Bob']")
+    expect(page.locator("#seat-now")).to_have_text("This is Bob's phone.")
+    page.click("[data-tab=table]")
+
+
 def plays(server) -> dict:
     return server.table.snapshot()["hand"]["plays"]
 
@@ -140,10 +148,7 @@ def test_a_mistaken_go_near_31_is_amended_away(server, phones, viewport):
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_a_card_entered_on_a_seat_phone_goes_to_its_seat(server, phones, viewport):
     a, b = two_phones(server, phones, viewport)
-    b.click("[data-tab=more]")
-    b.click("#seat-choice [data-seat='Bob']")
-    expect(b.locator("#seat-now")).to_have_text("This is Bob's phone.")
-    b.click("[data-tab=table]")
+    make_bobs(b)
     pick(a, "8S")                                        # Ann's card from the host's phone (nobody's)
     expect(b.locator("#count")).to_have_text("8")
     pick(b, "7H")                                        # Bob's phone: Bob's 7♥, fifteen for Ann (L2)
@@ -198,10 +203,7 @@ def test_one_h1_score_panels_read_the_score_first_and_the_settlement_has_no_empt
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_the_players_own_phone_confirms_its_hand(server, phones, viewport):
     a, b = two_phones(server, phones, viewport)
-    b.click("[data-tab=more]")
-    b.click("#seat-choice [data-seat='Bob']")
-    expect(b.locator("#seat-now")).to_have_text("This is Bob's phone.")
-    b.click("[data-tab=table]")
+    make_bobs(b)
     for c in ("KH", "QH", "5C", "4D"):
         server.table.submit({"type": "play", "card": c})
     server.table.submit({"type": "go"})
