@@ -126,6 +126,27 @@ def test_large_text_keeps_the_count_its_cards_and_the_turn_above_the_picker_in_e
     assert page.errors == []
 
 
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
+@pytest.mark.parametrize("cmd", [
+    {"game": "lands-end-3", "players": ["Ann", "Bob", "Cy"], "first_dealer": "Cy"},
+    {"game": "lands-end-4", "players": ["Ann", "Bob", "Cy", "Dee"], "teams": [["Ann", "Cy"], ["Bob", "Dee"]],
+     "first_dealer": "Dee"}], ids=["three-hand", "four-hand"])
+def test_large_text_keeps_the_count_above_the_picker_with_three_and_four_players(server, phones, viewport, cmd):
+    """Two- or three-line panels and a go row of its own leave less room: the page scrolls the panels up
+    under the header rather than let the picker cover the turn, the count or its cards."""
+    page = host(phones, server.url, viewport, large=True)
+    server.table.submit({"type": "new_match", **cmd})
+    pick(page, "KD")
+    play = ["#step-main", "#count"]
+    assert_above_picker(page, "first card", play)
+    for card, value in (("KH", 10), ("QH", 20), ("9C", 29)):
+        pick(page, card)
+        expect(page.locator("#count")).to_have_text(str(value))
+        assert_above_picker(page, f"after {card} ({value})", play + ["#entry .countrow .cards"])
+    shot(page, f"large-{cmd['game']}-{viewport['width']}")
+    assert page.errors == []
+
+
 WHO_PLAYS = [
     ({"game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"}, ["Ann", "Bob"]),
     # three-hand: Cy plays on the middle lane, so the panels (in the board's lane order) read Ann, Cy, Bob

@@ -8,7 +8,7 @@ import { connect, init as initLive } from "./live.js";
 import { announce } from "./announce.js";
 import { renderSides, renderResult, peg } from "./sides.js";
 import { renderEntry } from "./entry.js";
-import { padForPicker } from "./picker.js";
+import { padForPicker, keepInSight } from "./picker.js";
 import { loadHistory, renderHistory, init as initHistory } from "./history.js";
 import { fillGames, renderNew, init as initNew } from "./newgame.js";
 import { renderQuick, init as initQuick } from "./quick.js";
@@ -46,6 +46,8 @@ function render() {
   $("ng-start").disabled = !joined();
   $("ng-start").textContent = joined() ? "Start" : "Join the table to start a game";
   if (S.view === "history" && S.history) renderHistory();
+  // the matching phase: whose turn, the count and its cards stay above the picker (four players, large text)
+  if (S.view === "table" && t.expect === "play" && joined()) keepInSight("#step", "#entry .countrow");
   keepAwake();
 }
 

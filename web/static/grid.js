@@ -1,7 +1,7 @@
 /* Tabletop: the 5x5 grid, card by card or as a final layout. */
 import { h, clear, $, show, pretty, cardLabel, cardsEl } from "./dom.js";
 import { S, preset, command, render, hand, seenCards, sideName } from "./state.js";
-import { picker } from "./picker.js";
+import { picker, keepInSight } from "./picker.js";
 
 // ---- tabletop: the 5x5 grid ----
 function flatGrid(g) { var out = []; (g || []).forEach(function (row) { out = out.concat(row); }); while (out.length < 25) out.push(null); return out; }
@@ -12,16 +12,6 @@ function touches(cells, i) {
     if ((dr || dc) && rr >= 0 && rr < 5 && cc >= 0 && cc < 5 && cells[rr * 5 + cc]) return true;
   }
   return false;
-}
-// keep the chosen square (or the crib's button) in sight between the header and the card picker that has just
-// opened over the grid's foot, however tall large text makes the picker (the page is padded for it: padForPicker)
-function keepInSight(sel) {
-  var el = document.querySelector(sel), p = $("picker");
-  if (!el) return;
-  var r = el.getBoundingClientRect(), floor = p.hidden ? window.innerHeight : p.getBoundingClientRect().top;
-  var ceiling = $("top").getBoundingClientRect().bottom;
-  if (r.bottom > floor - 8) window.scrollBy(0, r.bottom - floor + 8);
-  else if (r.top < ceiling + 8) window.scrollBy(0, r.top - ceiling - 8);
 }
 export function renderGrid(box) {
   var t = S.table, hd = hand(), g = $("grid-box"), p = preset(t.game);

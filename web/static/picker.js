@@ -38,6 +38,18 @@ export function picker(onPick, target, seenOverride, playable, head) {
   box.appendChild(suits);
   if (!target) padForPicker();
 }
+// keep an element (or the stretch from ``sel`` down to ``last``: the turn line, the count and its cards) in sight
+// between the sticky header and the card picker fixed over the page's foot, however tall large text makes them
+// (the page is padded for the picker: padForPicker); scrolls only when something is hidden
+export function keepInSight(sel, last) {
+  var el = document.querySelector(sel), end = last ? document.querySelector(last) : el, p = $("picker");
+  if (!el || !end) return;
+  var top = el.getBoundingClientRect().top, bottom = end.getBoundingClientRect().bottom;
+  var floor = p.hidden ? window.innerHeight : p.getBoundingClientRect().top;
+  var ceiling = $("top").getBoundingClientRect().bottom;
+  if (bottom > floor - 8) window.scrollBy(0, Math.min(bottom - floor + 8, top - ceiling - 8));
+  else if (top < ceiling + 8) window.scrollBy(0, top - ceiling - 8);
+}
 // the table's picker is fixed above the tab bar (the thumb's reach, and still while the page above it changes);
 // the page gets room at the bottom so nothing hides under it
 export function padForPicker() {
