@@ -24,8 +24,8 @@ Run from the repository root::
   are timed, then the bench checks that they gave the same figures on that subset and reports
   the ratio brute force / fast on the same positions.
 
-Times are CPU seconds of this process per position (``time.process_time``), p50/p99 over
-the run, after one cold call (reported apart: the policy's caches start empty in a fresh
+Times are CPU seconds of this process per position (``time.process_time``) and wall seconds
+(``time.perf_counter``), p50/p99 over the run, after one cold call (reported apart: the policy's caches start empty in a fresh
 process). CPU time, not wall time, because the development machine is shared by several
 engineers' test runs (load average 20-40 on 2 cores while this was written: wall times
 ran 10-30x the CPU time); the load average and the run's wall time are printed too, and
@@ -63,11 +63,17 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+WALL: list = []      # the wall seconds of every timed call, in order (printed beside the CPU figures)
+
+
 def timed(fn):
-    """CPU seconds of ``fn()`` in this process: the shared machine's wall clock runs 10-30x slower under load."""
-    t0 = time.process_time()
+    """CPU seconds of ``fn()`` in this process (the shared machine's wall clock runs far slower under load);
+    its wall seconds go to WALL."""
+    w0, t0 = time.perf_counter(), time.process_time()
     fn()
-    return time.process_time() - t0
+    t = time.process_time() - t0
+    WALL.append(time.perf_counter() - w0)
+    return t
 
 
 def lead_positions(n, rng):
@@ -88,9 +94,11 @@ def mid_positions(n, rng, max_other=3):
     return out
 
 
-def row(name, n, times):
+def row(name, n, times, wall=None):
     ms = [1000 * t for t in times]
-    return f"| {name} | {n} | {pct(ms, 0.5):.1f} ms | {pct(ms, 0.99):.1f} ms | {sum(ms) / 1000:.1f} s |"
+    wall = [1000 * t for t in (wall if wall is not None else WALL[-len(times):])]
+    return (f"| {name} | {n} | {pct(ms, 0.5):.1f} ms | {pct(ms, 0.99):.1f} ms | {pct(wall, 0.5):.1f} ms | "
+            f"{pct(wall, 0.99):.1f} ms | {sum(ms) / 1000:.1f} s |")
 
 
 def main() -> None:
@@ -110,8 +118,8 @@ def main() -> None:
 
     print(f"Pegging advice, {platform.python_implementation()} {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; cold first lead ranking: {1000 * cold:.0f} ms\n")
-    print("| what | positions | p50 | p99 | total |")
-    print("|---|---:|---:|---:|---:|")
+    print("| what | positions | CPU p50 | CPU p99 | wall p50 | wall p99 | CPU total |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         pos = lead_positions(n, rng)
         print(row("lead: a four-card hand's leads", n, [timed(lambda: rank_plays(h, game=r, turnup=u)) for r, h, u in pos]))
@@ -131,10 +139,11 @@ def main() -> None:
         got, want = [], []
         fast = [timed(lambda: got.append(rank_plays(m, game=r, played=t, dealer=d, turnup=u)))
                 for r, (m, _, t, d, u) in pos]
+        fast_wall = WALL[-len(fast):]
         slow = [timed(lambda: want.append(brute_rank(r, m, t, d, u))) for r, (m, _, t, d, u) in sub]
         for a, w in zip(got, want):        # the same figures, or the ratio means nothing
             assert {p.card.rank: p.points for p in a.plays} == {r: (x[0], x[1]) for r, x in w.items()}
-        print(row("mid-count (other holds <= 2), fast", n, fast))
+        print(row("mid-count (other holds <= 2), fast", n, fast, fast_wall))
         print(row("the first of them, brute force", len(sub), slow))
         ratios.append((n, len(sub), sum(slow) / sum(fast[:len(sub)]), sum(fast) / len(fast)))
     # three- and four-hand: leads (a sample of the others' deals), late positions (exact) against their brute force
@@ -154,11 +163,12 @@ def main() -> None:
         got, want = [], []
         fast = [timed(lambda: got.append(rank_plays_multi(m, game=rules, seat=s, played=t, turnup=u)))
                 for s, (m, t, u) in pos]
+        fast_wall = WALL[-len(fast):]
         slow = [timed(lambda: want.append(multi.brute_rank(rules, s, m, t, u))) for s, (m, t, u) in pos]
         for a, w in zip(got, want):
             assert a.exact and {p.card.rank: {k: v for k, v in p.by_side.items() if v} for p in a.plays} == \
                 {r: x[0] for r, x in w.items()}
-        print(row(f"{game} late (others hold <= 2), exact", MULTI_LEADS, fast))
+        print(row(f"{game} late (others hold <= 2), exact", MULTI_LEADS, fast, fast_wall))
         print(row(f"the same, brute force over card deals", MULTI_LEADS, slow))
         ratios.append((f"{game} late", MULTI_LEADS, sum(slow) / sum(fast), sum(fast) / len(fast)))
     print()
