@@ -40,7 +40,7 @@ from fractions import Fraction
 from math import sqrt
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from .cards import DECK, Card
+from .cards import DECK, Card, parse_cards
 from .errors import IllegalAction, UnknownGame
 from .pegging_advice import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, _rules, fill_scores, hand_groups, position_cards,
                              tail)
@@ -533,3 +533,37 @@ def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt:
     var = Fraction(acc.get("sq", 0), total) - net ** 2
     you = by_side.get(g.side[g.you], Fraction(0))
     return (you, sum(by_side.values(), Fraction(0)) - you), net, sqrt(max(float(var), 0.0) / max(total - 1, 1))
+
+
+def infer_gos_multi(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], then: "int | None" = None) -> list[str]:
+    """Return the tokens of a three- or four-hand matching phase (cards, ``"go"``) from its cards alone.
+
+    ``plays``: ``(seat position from the dealer, card)`` in order. A card by a player whose turn it
+    was not means every player between said go first (M2: the turn passes round the table, a player
+    who cannot play says go), which the table's record leaves implicit.
+
+    :raises IllegalAction: a card where nobody could have said go before it.
+    """
+    g = multi_game(rules, 1)                       # whose advice does not matter: only the turns are followed
+    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (rules.held,) * g.n, 0, False)
+    out: list[str] = []
+
+    def gos_until(p: int, c: "Card | None" = None) -> None:
+        """Gos until it is ``p``'s turn with ``c`` fitting under 31 (``p`` too may have said go first)."""
+        nonlocal st
+        for _ in range(2 * g.n):
+            if st.over or st.turn == p and (c is None or c.value <= 31 - st.count):
+                break
+            out.append("go")
+            st = step(g, st, None, [])
+    for pos, card in plays:
+        c = card if isinstance(card, Card) else parse_cards([card], what="played card")[0]
+        p = g.positions.index(pos) if pos in g.positions else -1
+        gos_until(p, c)
+        if st.over or st.turn != p or st.left[p] == 0 or c.value > 31 - st.count:
+            raise IllegalAction(f"{c} cannot have been played by that player at that point")
+        out.append(str(c))
+        st = step(g, st, c.rank, [])
+    if then is not None and then in g.positions:
+        gos_until(g.positions.index(then))
+    return out

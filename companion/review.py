@@ -100,20 +100,24 @@ def live_request(snap: Mapping[str, Any], player: Any) -> dict:
 
 
 @lru_cache(maxsize=64)
-def _review_pegging_cached(rules, plays, dealer, player, kept, turnup, seen):
+def _review_pegging_cached(rules, plays, dealer, player, kept, turnup, seen, seats=None):
     """:func:`review_pegging` remembered: every tap on the review page asks again for the same hand."""
     return review_pegging(rules, [{"player": p, "card": c} for p, c in plays], dealer, player, list(kept), turnup,
-                          list(seen))
+                          list(seen), dict(seats) if seats else None)
 
 
 def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
     """Return the :func:`~companion.pegging_advice.rank_plays` keywords (game, played, dealer, turn-up) for
     ``player``'s next card in the matching phase in progress; the player's cards come from the phone.
 
-    :raises IllegalAction: no matching phase in progress, not a two-hand game, not the player's
-        turn, or a table that does not allow advice during a hand (``live_advice`` off).
+    Three- and four-hand games get ``seat`` (the player's position from the dealer) instead of
+    ``dealer``, for :func:`companion.pegging_multi.rank_plays`.
+
+    :raises IllegalAction: no matching phase in progress, not the player's turn, or a table that
+        does not allow advice during a hand (``live_advice`` off).
     """
     from .pegging_advice import infer_gos
+    from .pegging_multi import infer_gos_multi
     rules = _rules(snap)
     hand = snap.get("hand") or {}
     if not hand_in_progress(snap) or hand.get("stage") != "pegging":
@@ -121,8 +125,6 @@ def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
     if not rules.live_advice:
         raise IllegalAction("this table does not allow advice during a hand (table talk): "
                             "review it after the show, or start a game with the live advice house rule")
-    if rules.players != 2:
-        raise IllegalAction(f"pegging advice covers the two-hand games, not {rules.title}")
     players = list(snap.get("players") or [])
     if not isinstance(player, str) or player not in players:
         raise IllegalAction(f"{player!r} does not hold cards here; players: {', '.join(players)}")
@@ -130,6 +132,10 @@ def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
         raise IllegalAction(f"it is {hand.get('expect_player')}'s turn, not {player}'s")
     dealer = hand.get("dealer") or snap.get("dealer")
     order = hand.get("order") or []
+    if rules.players != 2:
+        pos = positions(snap, dealer, rules)
+        tokens = infer_gos_multi(rules, [(pos[o["player"]], o["card"]) for o in order], then=pos[player])
+        return {"game": rules, "played": tokens, "seat": pos[player], "turnup": hand.get("turnup")}
     tokens = infer_gos(rules, [(0 if o["player"] == player else 1, o["card"]) for o in order],
                        1 if dealer == player else 0)
     return {"game": rules, "played": tokens, "dealer": dealer == player, "turnup": hand.get("turnup")}
@@ -150,22 +156,36 @@ def _word(net: float) -> str:
 
 
 def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: list, turnup: "str | None",
-                   seen: list) -> "list[dict] | None":
-    """Return ``player``'s plays of a two-hand matching phase, each against the best by the model.
+                   seen: list, seats: "Mapping[str, int] | None" = None) -> "list[dict] | None":
+    """Return ``player``'s plays of a matching phase, each against the best by the model.
 
     ``order``: the hand's plays (``{"player", "card"}`` in order); ``kept``: the player's
     four shown cards; ``seen``: other cards the player knew (its thrown cards). Each item:
     ``{"card", "lead", "count", "net", "best", "best_net", "rank", "of", "text"}``, the
     nets as in :func:`companion.pegging_advice.rank_plays` (the other player's hand averaged
-    over every hand it could hold). None where the model does not apply (not two-hand).
+    over every hand it could hold). Three- and four-hand games (``seats``: each player's position
+    from the dealer) by :func:`companion.pegging_multi.rank_plays_multi`: exact late in the count, a
+    seeded sample of the other players' deals before (its ``stderr`` said in ``sampled``).
+    None where the model does not apply (no matching phase).
     """
     from .pegging_advice import infer_gos, rank_plays
-    if not rules.pegging or rules.players != 2 or not order:
+    from .pegging_multi import infer_gos_multi, rank_plays_multi
+    if not rules.pegging or not order or rules.players != 2 and not seats:
         return None
-    who = [(0 if o["player"] == player else 1, o["card"]) for o in order]
     dealt_by_me = dealer == player
-    leader = 1 if dealt_by_me else 0
-    tokens = infer_gos(rules, who, leader)
+    if rules.players == 2:
+        who = [(0 if o["player"] == player else 1, o["card"]) for o in order]
+        tokens = infer_gos(rules, who, 1 if dealt_by_me else 0)
+
+        def ranked(hand, played):
+            return rank_plays(hand, game=rules, played=played, dealer=dealt_by_me, turnup=turnup, seen=seen)
+    else:
+        seat = seats[player]
+        who = [(0 if o["player"] == player else 1, o["card"]) for o in order]
+        tokens = infer_gos_multi(rules, [(seats[o["player"]], o["card"]) for o in order])
+
+        def ranked(hand, played):
+            return rank_plays_multi(hand, game=rules, played=played, seat=seat, turnup=turnup, seen=seen)
     out = []
     hand = [c for c in kept]
     k = 0                                   # index into tokens
@@ -173,7 +193,7 @@ def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: 
         while tokens[k] == "go":
             k += 1
         if p == 0 and card in hand:
-            a = rank_plays(hand, game=rules, played=tokens[:k], dealer=dealt_by_me, turnup=turnup, seen=seen)
+            a = ranked(hand, tokens[:k])
             mine = next(x for x in a.plays if card in [str(c) for c in x.cards])
             best = a.plays[0]
             rank = 1 + sum(1 for x in a.plays if x.net > mine.net)
@@ -185,9 +205,13 @@ def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: 
                 text += f"; the best {'lead' if lead else 'play'} {best.card.pretty}: {_word(float(best.net))}"
             else:
                 text += " (the best)"
+            err = getattr(mine, "stderr", None)
+            if err is not None:
+                text += f" (sampled: {a.deals} deals of the others' cards, \u00b1{err:.2f})"
             out.append({"card": card, "lead": lead, "count": a.count, "net": float(mine.net),
                         "best": str(best.card), "best_net": float(best.net), "rank": rank, "of": len(a.plays),
-                        "text": text, "exact": {"net": str(mine.net), "best_net": str(best.net)}})
+                        "text": text, "exact": {"net": str(mine.net), "best_net": str(best.net)},
+                        "sampled": None if err is None else {"deals": a.deals, "stderr": err}})
             hand.remove(card)
         k += 1
     return out
@@ -201,8 +225,8 @@ def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = No
     player who showed, ``{"player", "kept", "thrown", "known", ...}`` and, once
     the dealt cards are known, the kept discard's figures (``hand_mean``,
     ``pocket_mean``, ``net``, ``rank`` among ``of`` discards) and the best
-    discard's (``best``), all as in ``landsend advise --json``. ``pegging`` adds, in
-    two-hand games, each card a player played against the model's best
+    discard's (``best``), all as in ``landsend advise --json``. ``pegging`` adds each card a
+    player played against the model's best
     (:func:`review_pegging`; a few hundred milliseconds, so the page asks for it second).
 
     :raises IllegalAction: no hand has been shown with its pocket yet; an unknown player.
@@ -252,11 +276,12 @@ def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = No
             row.update({"hand_mean": float(d.hand_mean), "pocket_mean": float(d.pocket_mean), "net": float(d.net),
                         "rank": mine + 1, "of": len(a.discards), "pocket_owner": a.seating.owner_words(),
                         "best": best.to_dict(), "kept_detail": d.to_dict()})
-        if pegging and rules.pegging and rules.players == 2 and hand.get("plays") and len(kept) == rules.held:
+        if pegging and rules.pegging and hand.get("plays") and len(kept) == rules.held:
             try:
                 row["pegging"] = _review_pegging_cached(
                     rules, tuple((o["player"], o["card"]) for o in hand["plays"]), hand["dealer"], name,
-                    tuple(str(c) for c in kept), hand.get("turnup"), tuple(str(c) for c in claimed.get(name, [])))
+                    tuple(str(c) for c in kept), hand.get("turnup"), tuple(str(c) for c in claimed.get(name, [])),
+                    None if rules.players == 2 else tuple(sorted(pos.items())))
             except RulesError as exc:        # a record the model cannot follow (e.g. a corrected entry)
                 row["pegging_error"] = str(exc)
         players.append(row)

@@ -216,3 +216,22 @@ def test_review_in_three_hand_knows_only_who_said():
     ann = out["players"][0]
     a = advise("KH AH 3D 4D 9C", game="lands-end-3", seat=1)
     assert ann["best"]["net"] == float(a.discards[0].net) and ann["pocket_owner"] == "an opponent"
+
+
+def test_live_advice_and_the_review_in_a_three_hand_game(client, table):
+    from test_review_multi import TOKENS, play_hand
+    play_hand(table, until=4)                                # Bob's A♥ made 30; Cy and Bob said go: Ann leads
+    r = client.get("/api/lead?cards=5S,6D,7C&player=Ann")
+    assert r.status_code == 200
+    rules = get_ruleset("lands-end-3", live_advice=True)
+    assert r.get_json() == rank_plays("5S 6D 7C", game=rules, played=TOKENS[:7], seat=1, turnup="2D").to_dict()
+    assert r.get_json()["seat"] == 1 and r.get_json()["played"] == TOKENS[:7]
+    r = client.get("/api/lead?cards=5S,6D,7C&player=Cy")
+    assert r.status_code == 400 and "Ann's turn" in r.get_json()["error"]
+    table.submit({"type": "new_match", "game": "lands-end-3", "players": ["Ann", "Bob", "Cy"], "first_dealer": "Cy"})
+    play_hand(table)
+    r = client.get("/api/review?pegging=1")
+    assert r.status_code == 200
+    ann = next(p for p in r.get_json()["players"] if p["player"] == "Ann")
+    assert [x["card"] for x in ann["pegging"]] == ["KH", "5S", "6D", "7C"]
+    assert ann["pegging"][0]["text"].startswith("you led K\u2665: ")

@@ -123,8 +123,8 @@ def get_review():
     """Return the review of the hand just shown (``companion.review.review_hand``).
 
     ``thrown=<name>:<card>,<card>`` (repeatable) says which pocket cards a
-    player threw; ``pegging=1`` adds each card played against the model's best (two-hand
-    games). 400 before any hand's pocket has been counted.
+    player threw; ``pegging=1`` adds each card played against the model's best (three- and
+    four-hand games: sampled early in the count, as ``/api/lead``). 400 before any hand's pocket has been counted.
     """
     thrown = {}
     for item in request.args.getlist("thrown")[:MAX_THROWN]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from playwright.sync_api import expect
 
 from companion.advice import advise
@@ -179,6 +182,36 @@ def test_review_of_a_shown_hand(server, phones):
     shot(page, "review")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.outside == [] and page.errors == []
+
+
+def test_three_hand_live_advice_and_review_of_the_matching_phase(server, phones):
+    """Three-hand Land's End (tests/test_review_multi.py's hand, checked by hand): Ann asks for her next card
+    after Cy's and Bob's gos, then the review puts each card she played against the model's best."""
+    from companion import get_ruleset
+    from companion.pegging_multi import rank_plays
+    sys.path.insert(0, str(Path(__file__).parents[1]))       # tests/: the hand is tests/test_review_multi.py's
+    from test_review_multi import TOKENS, play_hand
+    play_hand(server.table, until=4)
+    page = phones(server.url)
+    page.click("[data-tab=count]")
+    page.click("[data-pr-mode=practice]")
+    page.select_option("#pr-player", "Ann")
+    page.fill("#pr-peg-cards", "5S 6D 7C")
+    page.click("#pr-peg-ask")
+    want = rank_plays("5S 6D 7C", game=get_ruleset("lands-end-3", live_advice=True), played=TOKENS[:7], seat=1,
+                      turnup="2D")
+    expect(page.locator("#pr-peg-live .pr-play")).to_have_count(len(want.plays), timeout=60_000)
+    assert page.locator("#pr-peg-live .pr-play").first.get_attribute("data-card") == str(want.plays[0].card)
+    server.table.submit({"type": "new_match", "game": "lands-end-3", "players": ["Ann", "Bob", "Cy"],
+                         "first_dealer": "Cy"})
+    play_hand(server.table)
+    page.click("[data-tab=history]")
+    expect(page.locator("#review")).to_contain_text("Review of hand 1")
+    ann = page.locator("#review [data-player='Ann']")
+    expect(ann.locator(".rv-peg")).to_have_count(4, timeout=120_000)
+    assert ann.locator(".rv-peg").first.inner_text().startswith("you led K\u2665: ")
+    assert "deals of the others' cards" in ann.locator(".rv-peg").first.inner_text()
+    assert page.errors == []
 
 
 def test_practice_and_review_have_no_serious_accessibility_violation(server, browser):

@@ -135,7 +135,7 @@ function liveNote() {
   sel.addEventListener("change", function () { P.player = sel.value; if (P.player) $("pr-game").value = t.game; P.cards = []; P.result = null; render(); });
   box.appendChild(h("label", null, "This table allows advice: advise me as ", sel));
   P.live = true;
-  if (t.hand.stage === "pegging" && P.player && t.players.length === 2) {
+  if (t.hand.stage === "pegging" && P.player) {
     var input = h("input", { id: "pr-peg-cards", placeholder: "9C JD KS", maxlength: "20" });
     box.appendChild(h("div", { cls: "row" }, h("label", null, "Your cards left ", input),
       h("button", { type: "button", id: "pr-peg-ask", onclick: function () { askPeg(input.value); } }, "Advise my next card")));
@@ -295,7 +295,7 @@ function review() {
     P.hand = key;
     P.discards = r.discards;
     drawReview(r);
-    if (r.players.length === 2) get("/api/review?" + (q ? q + "&" : "") + "pegging=1").then(function (r2) {
+    get("/api/review?" + (q ? q + "&" : "") + "pegging=1").then(function (r2) {
       if (gen === P.reviewGen && r2.hand_no === r.hand_no) drawReview(r2);
     }, function () {});
   }, function (e) {
