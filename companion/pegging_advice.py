@@ -648,8 +648,10 @@ def infer_gos(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], leader:
     out: list[str] = []
     for p, card in plays:
         c = card if isinstance(card, Card) else parse_cards([card], what="played card")[0]
-        for _ in range(2):
-            if st.over or st.turn == p:
+        # gos until it is p's turn with c fitting under 31: the other said go, or both did and the count
+        # ended (p too may have said go first); nobody says go at 0, where every card fits
+        for _ in range(4):
+            if st.over or st.turn == p and c.value <= 31 - st.count or st.count == 0:
                 break
             out.append("go")
             st = step_go(g, st, [])

@@ -552,8 +552,8 @@ def infer_gos_multi(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], t
         """Gos until it is ``p``'s turn with ``c`` fitting under 31 (``p`` too may have said go first)."""
         nonlocal st
         for _ in range(2 * g.n):
-            if st.over or st.turn == p and (c is None or c.value <= 31 - st.count):
-                break
+            if st.over or st.turn == p and (c is None or c.value <= 31 - st.count) or st.count == 0:
+                break                                  # nobody says go at 0: every card fits
             out.append("go")
             st = step(g, st, None, [])
     for pos, card in plays:

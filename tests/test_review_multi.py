@@ -48,6 +48,18 @@ def test_the_gos_of_a_three_hand_count_come_back_from_its_cards():
         infer_gos_multi(rules, [(1, "AH"), (1, "2H"), (1, "3H"), (1, "4H"), (1, "5H")])   # Ann holds four cards
 
 
+@pytest.mark.parametrize("go_lead, leader", [("last_player", 0), ("other_player", 1)])
+def test_a_count_that_ends_in_two_gos_comes_back_in_two_hand_games(go_lead, leader):
+    """Ann K♥, Bob 10♠ (20), Ann 8♣ (28); Bob cannot play: go; Ann cannot (7♣): go, and the count ends.
+    The next count is led by the player of the last card (Ann, L9 last_player) or the other (Bob)."""
+    from companion.pegging_advice import infer_gos
+    rules = get_ruleset("lands-end", go_lead=go_lead)
+    plays = [(0, "KH"), (1, "10S"), (0, "8C"), (leader, "7C")]
+    assert infer_gos(rules, plays, 0) == ["KH", "10S", "8C", "go", "go", "7C"]
+    with pytest.raises(IllegalAction, match="7C cannot have been played"):
+        infer_gos(rules, plays[:3] + [(1 - leader, "7C")], 0)       # the wrong player to lead the next count
+
+
 def test_live_advice_for_the_player_to_play_in_a_three_hand_game():
     t = play_hand(until=4)                                   # Ann leads the second count
     kw = live_peg_request(t.snapshot(), "Ann")
