@@ -55,7 +55,9 @@ def world(tmp_path):
 def state_of(app, buttons) -> str:
     hub = app.extensions["landsend"]
     return json.dumps([hub.table.snapshot(), hub.table.history(), hub.access.epoch, hub.access.host,
-                       hub.access.join_code, buttons.presses, hub.limiter.retry_after("10.0.0.2")], sort_keys=True)
+                       hub.access.join_code, buttons.presses, hub.limiter.retry_after("10.0.0.2"),
+                       hub.seats.shared, hub.seats._by_device, hub.seats.store.get_meta("web.seats")],
+                      sort_keys=True)
 
 
 def nest(depth: int, inner: str = '"5H"') -> str:
@@ -145,6 +147,8 @@ WRONG = [
     ("/api/seat", {"seat": ["Player 1"]}, "seat is a player's name, or null for a phone that belongs to nobody"),
     ("/api/seat", {"seat": "Zed"}, "'Zed' is not playing; the players are Player 1, Player 2"),
     ("/api/seat", {"shared": "yes"}, "shared is true or false"),
+    ("/api/seat", {"shared": True, "seat": "Nobody"}, "'Nobody' is not playing; the players are Player 1, Player 2"),
+    ("/api/seat", {"shared": False, "seat": 3}, "seat is a player's name, or null for a phone that belongs to nobody"),
     ("/api/join", {"code": "123456", "seat": 7}, "seat is a player's name, or null for a phone that belongs to nobody"),
 ]
 
@@ -242,3 +246,26 @@ def test_history_since_takes_every_plain_whole_number_in_range(world):
     r = client.get("/api/history?since=" + "9" * 4301)
     assert (r.status_code, r.get_json()) == (400, {"error": "since must be a whole number from 0 to "
                                                             "9007199254740991, not '99999999999999999999...'"})
+
+
+def test_a_seat_refused_as_taken_leaves_the_sharing_as_it_was(world):
+    """D8: ``{"shared": false, "seat": ...}`` with the seat held by another phone is a 409 that changes nothing
+    (it used to turn the sharing off before refusing the seat)."""
+    app, client, headers, buttons = world
+    code = client.get("/api/session").get_json()["join_code"]
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.3"
+    other_headers = {"X-CSRF-Token": other.get("/api/session").get_json()["csrf"], "Origin": ORIGIN}
+    assert other.post("/api/join", json={"code": code, "seat": "Player 1"}, headers=other_headers).status_code == 200
+    assert client.post("/api/seat", json={"shared": True}, headers=headers).get_json()["shared_seats"] is True
+    assert client.post("/api/seat", json={"seat": "Player 1"}, headers=headers).status_code == 200   # shared
+    assert client.post("/api/seat", json={"seat": None, "shared": False}, headers=headers).status_code == 200
+    before = state_of(app, buttons)
+    r = client.post("/api/seat", json={"shared": True, "seat": "Nobody"}, headers=headers)
+    assert r.status_code == 400 and state_of(app, buttons) == before
+    assert client.post("/api/seat", json={"shared": True}, headers=headers).status_code == 200
+    before = state_of(app, buttons)
+    r = client.post("/api/seat", json={"shared": False, "seat": "Player 1"}, headers=headers)
+    assert (r.status_code, r.get_json()) == (409, {"error": "another phone is already Player 1's: only one phone "
+                                                            "per seat unless the host allows more"})
+    assert state_of(app, buttons) == before and app.extensions["landsend"].seats.shared is True

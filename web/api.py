@@ -128,10 +128,11 @@ def _players(h) -> list[str]:
     return list(h.table.snapshot().get("players") or [])
 
 
-def _take_seat(h, device: str, seat, *, dry: bool = False) -> None:
-    """Make ``device`` the phone of ``seat`` (None: nobody's); 400 not a player, 409 taken."""
+def _take_seat(h, device: str, seat, *, dry: bool = False, shared: "bool | None" = None) -> None:
+    """Make ``device`` the phone of ``seat`` (None: nobody's; ``shared``: the host's choice with it);
+    400 not a player, 409 taken: either way nothing changes."""
     try:
-        h.seats.take(device, seat, _players(h), dry=dry)
+        h.seats.take(device, seat, _players(h), dry=dry, shared=shared)
     except SeatTaken as exc:
         abort(409, str(exc))
     except ValueError as exc:
@@ -201,16 +202,18 @@ def seat():
     body = json_body()
     s = ensure_session()
     h = hub()
+    shared = body.get("shared")
     if "shared" in body:
-        if not isinstance(body["shared"], bool):
+        if not isinstance(shared, bool):
             abort(400, "shared is true or false")
         if role() != "host":
             abort(403, "only the host decides whether several phones may share a seat")
-        h.seats.allow_shared(body["shared"])
+    if "seat" in body:               # the seat and the sharing are checked, then stored, as one change
+        _take_seat(h, s["device"], body["seat"], shared=shared)
+    elif "shared" in body:
+        h.seats.allow_shared(shared)
         h.seats_changed()
-    if "seat" in body:
-        _take_seat(h, s["device"], body["seat"])
-    elif "shared" not in body:
+    else:
         abort(400, "say the seat (a player's name, or null) or, as the host, shared: true/false")
     return jsonify(session_info())
 

@@ -88,9 +88,11 @@ class Seats:
                     out[p] += 1
         return out
 
-    def take(self, device: str, seat: "str | None", players: list[str], *, dry: bool = False) -> "str | None":
+    def take(self, device: str, seat: "str | None", players: list[str], *, dry: bool = False,
+             shared: "bool | None" = None) -> "str | None":
         """Make ``device`` ``seat``'s phone (None: nobody's); return the seat as the table spells it.
-        ``dry``: only check that it could.
+        ``dry``: only check that it could. ``shared`` (the host's choice, None: unchanged) is checked
+        and stored with the seat, in one change: a refused seat leaves the sharing as it was (D8).
 
         :raises ValueError: ``seat`` is not a player's name at the table.
         :raises SeatTaken: another phone already belongs to that seat and the host allows one.
@@ -98,9 +100,10 @@ class Seats:
         if seat is None:
             if not dry:
                 with self._lock:
-                    if device in self._by_device:
-                        rest = {d: s for d, s in self._by_device.items() if d != device}
-                        self._change("the phone's seat", rest, self.shared)
+                    rest = {d: s for d, s in self._by_device.items() if d != device}
+                    now = self.shared if shared is None else bool(shared)
+                    if rest != self._by_device or now != self.shared:
+                        self._change("the phone's seat", rest, now)
             return None
         if not isinstance(seat, str) or not seat.strip():
             raise ValueError("seat is a player's name, or null for a phone that belongs to nobody")
@@ -108,13 +111,14 @@ class Seats:
         if name is None:
             raise ValueError(f"{seat.strip()!r} is not playing; the players are {', '.join(players)}")
         with self._lock:
-            if not self.shared:
+            now = self.shared if shared is None else bool(shared)
+            if not now:
                 other = [d for d, s in self._by_device.items() if d != device and s.lower() == name.lower()]
                 if other:
                     raise SeatTaken(f"another phone is already {name}'s: only one phone per seat "
                                     f"unless the host allows more")
-            if not dry and self._by_device.get(device) != name:
-                self._change("the phone's seat", {**self._by_device, device: name}, self.shared)
+            if not dry and (self._by_device.get(device) != name or now != self.shared):
+                self._change("the phone's seat", {**self._by_device, device: name}, now)
         return name
 
     def clear(self, epoch: "int | None" = None) -> None:
