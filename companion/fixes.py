@@ -53,8 +53,8 @@ def undo_to(exc: RulesError) -> int | None:
 def amend_fixing(state: MatchState, command: dict, ctx: Context, first: int | None = None) -> dict | None:
     """Return an amend after which ``command`` (just refused) is taken, or None.
 
-    Tried in order: who played each card or said each go of the hand (from event ``first`` on first,
-    the latest suspects last), then each go removed.
+    Tried in order: the go of event ``first`` removed (a go said by mistake), who played each card or
+    said each go of the hand (from event ``first`` on first, the latest suspects last), then each go removed.
     """
     log = state.hand_log if state.hand_key == (state.game_no, state.hand_no) else []
     entries = [e for e in log if e["type"] in ("play", "go")]
@@ -62,7 +62,8 @@ def amend_fixing(state: MatchState, command: dict, ctx: Context, first: int | No
         return None
     if first is not None:
         entries = [e for e in entries if e["seq"] >= first] + [e for e in entries if e["seq"] < first]
-    tries = []
+    tries = [{"type": "amend", "seq": e["seq"], "remove": True} for e in entries
+             if e["seq"] == first and e["type"] == "go"]
     for e in entries:
         for p in state.seats:
             if p != e["player"]:

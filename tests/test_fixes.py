@@ -60,3 +60,19 @@ def test_no_amend_is_offered_when_none_fits():
     enter(t, BEFORE_31)
     exc = refusal(t, {"type": "play", "card": "KD"})          # 29 + 10: over 31 whoever plays it
     assert "amend" not in exc.data
+
+
+def test_a_go_said_by_mistake_is_refused_at_the_count_on_the_screen_with_its_removal_offered():
+    # issue 26 path 3: at 25 Bob's phone says go by mistake (he holds 4D); his 4D at Ann's turn was refused
+    # "at a count of 0" (the count after the go Ann would then owe) and with no fix
+    t = lands_end()
+    enter(t, [{"type": "turnup", "card": "KC"}] + [{"type": "play", "card": c, "player": p}
+                                                   for c, p in (("10S", "Ann"), ("5D", "Bob"), ("10H", "Ann"))])
+    go = t.submit({"type": "go", "player": "Bob"})
+    exc = refusal(t, {"type": "play", "card": "4D", "player": "Bob"})
+    assert str(exc) == (f"Bob said go at a count of 25 (event {go['seq']}), but 4D fits: if Bob's go was a "
+                        f"mistake, undo back to event {go['seq']}")
+    assert exc.data["amend"] == {"type": "amend", "seq": go["seq"], "remove": True}
+    t.submit(exc.data["amend"])
+    t.submit({"type": "play", "card": "4D", "player": "Bob"})
+    assert (t.snapshot()["count"], t.snapshot()["turn"]) == (29, "Ann")

@@ -201,6 +201,11 @@ class DealHand(EntryHand):
             note, back = self.suspect_note(state, seat)
             raise IllegalAction(f"{name} has played all {self.peg.held} cards "
                                 f"({', '.join(str(c) for c in self.plays[seat])}){note}", undo_to=back)
+        said = [g for g in self.peg.goes if g.seat == seat][-1:] if seat in self.gone else []
+        if said and self.count + card.value <= 31:     # a go said by mistake: told at the count on the screen
+            g = said[0]
+            raise IllegalAction(f"{name} said go at a count of {self.count} (event {g.seq}), but {card} fits: "
+                                f"if {name}'s go was a mistake, undo back to event {g.seq}", undo_to=g.seq)
         gos, sim = self.implied(state, seat, f"play {card}")
         if sim.count + card.value > 31:
             raise IllegalAction(f"{name} cannot play {card}: the count would be {sim.count + card.value}, over 31"
