@@ -5,7 +5,7 @@ Run from the repository root::
     .venv/bin/python bench/bench_advice.py            # ~40 s
     .venv/bin/python bench/bench_advice.py --quick    # fewer hands and brute-force deals, ~15 s
 
-"Full analysis" is ``companion.advice.advise`` on one dealt hand: every legal
+"Full analysis" is ``companion.advice.discard.advise`` on one dealt hand: every legal
 discard (15 for six cards, 5 for three/four-hand's five) with the kept hand's
 distribution and mean over every turn-up, and the pocket's exact mean over
 every turn-up and every set of the other players' cards. The brute force scores
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion import DECK, get_ruleset, score_hand  # noqa: E402
 from companion import scoring as _scoring  # noqa: E402
-from companion.advice import _Deal, advise  # noqa: E402
+from companion.advice.discard import _Deal, advise  # noqa: E402
 
 
 def brute_force(rules, dealt):
@@ -73,7 +73,7 @@ def time_hands(game, n, rng, seat, **kw):
 
 
 def cold_process(game, cards, seat):
-    code = (f"import time; t0 = time.perf_counter(); from companion.advice import advise; t1 = time.perf_counter(); "
+    code = (f"import time; t0 = time.perf_counter(); from companion.advice.discard import advise; t1 = time.perf_counter(); "
             f"advise({cards!r}, game={game!r}, seat={seat}); t2 = time.perf_counter(); "
             f"print(t1 - t0, t2 - t1)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -90,7 +90,7 @@ def main() -> None:
     print(f"# advice bench, {platform.python_implementation()} {platform.python_version()}, {platform.machine()}")
 
     imp, first = cold_process("lands-end", "5H 5S 6D JC 4C KD", 0)
-    print(f"\ncold, new process: import companion.advice {imp * 1000:.1f} ms, first six-card analysis "
+    print(f"\ncold, new process: import companion.advice.discard {imp * 1000:.1f} ms, first six-card analysis "
           f"{first * 1000:.1f} ms (fills the rank-points memo)")
 
     rows = []

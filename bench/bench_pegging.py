@@ -10,7 +10,7 @@ Run from the repository root::
   cribbage alternately): every lead over all 178,365 hands the other player could hold.
 * "mid-count": ``rank_plays`` at a random position after some cards were played at
   random (the other player holding 1 to 3 cards).
-* three- and four-hand (``companion.pegging_multi``): a four-card lead of every such preset
+* three- and four-hand (``companion.advice.pegging_multi``): a four-card lead of every such preset
   (a seeded sample of 1,000 deals of the other players' cards, standard errors reported), and
   late positions (the others holding at most 2 cards together: exact) against the brute force
   of tests/test_pegging_multi.py over explicit card deals, checked equal.
@@ -47,11 +47,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from companion import DECK, get_ruleset  # noqa: E402
-from companion.advice import advise  # noqa: E402
-from companion.pegging_advice import rank_plays  # noqa: E402
+from companion.advice.discard import advise  # noqa: E402
+from companion.advice.pegging import rank_plays  # noqa: E402
 from test_pegging_advice import brute_rank, random_position  # noqa: E402
 import test_pegging_multi as multi  # noqa: E402
-from companion.pegging_multi import rank_plays_multi  # noqa: E402
+from companion.advice.pegging_multi import rank_plays_multi  # noqa: E402
 
 GAMES = ("lands-end", "cribbage")
 MULTI_LEADS = 10        # three- and four-hand rows: positions per game

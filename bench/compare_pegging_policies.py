@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion import DECK, get_ruleset  # noqa: E402
-from companion.pegging_advice import _State, game_for, play_out  # noqa: E402
+from companion.advice.pegging import _State, game_for, play_out  # noqa: E402
 
 GAMES = ("lands-end", "cribbage", "reverse-cribbage", "five-card")
 

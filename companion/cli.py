@@ -79,7 +79,7 @@ COMMANDS: dict[str, Command] = {}
 # here, e.g. the engine's ``replay``). One that is not installed is skipped; one
 # that fails to import for another reason is an error. Modules outside companion
 # (``firmware.cli`` registers ``serve``) register themselves before calling main.
-EXTENSION_MODULES: tuple[str, ...] = ("companion.replay", "companion.advice_cli", "companion.pegging_cli")
+EXTENSION_MODULES: tuple[str, ...] = ("companion.replay", "companion.advice.discard_cli", "companion.advice.pegging_cli")
 
 
 def register(command: Command) -> Command:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from companion import DECK, IllegalAction, InvalidCard, UnknownGame, get_ruleset, parse_cards, score_hand
-from companion.advice import ASSUMPTION, advise, seating
+from companion.advice.discard import ASSUMPTION, advise, seating
 
 DEAL_PRESETS = ["lands-end", "lands-end-3", "lands-end-4", "lands-end-casino-2", "lands-end-casino-3",
                 "lands-end-casino-4", "cribbage", "reverse-cribbage", "five-card"]
@@ -223,11 +223,11 @@ def test_means_add_up(preset, rng):
 def test_docstring_examples():
     import doctest
 
-    import companion.advice
+    import companion.advice.discard
     from companion import cli
     cli._load_extensions()       # register the commands in the CLI's own order before importing one of them
-    import companion.advice_cli
-    for module in (companion.advice, companion.advice_cli):
+    import companion.advice.discard_cli
+    for module in (companion.advice.discard, companion.advice.discard_cli):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from companion import cli
-from companion.advice import advise
+from companion.advice.discard import advise
 
 
 def run(*argv: str, stdin: str = ""):
@@ -46,7 +46,7 @@ def test_human_table_lists_every_discard_and_the_assumption():
 
 
 def test_pegging_is_counted_by_default_and_no_pegging_gives_the_plain_ranking():
-    from companion.pegging_advice import pegging_values
+    from companion.advice.pegging import pegging_values
     from companion import get_ruleset, parse_cards
     rc, out, err = run("advise", "5H", "5S", "6D", "JC", "4C", "KD", "--dealer", "--json")
     assert (rc, err) == (0, "")

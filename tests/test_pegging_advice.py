@@ -17,8 +17,8 @@ from itertools import combinations
 import pytest
 
 from companion import DECK, IllegalAction, InvalidCard, UnknownGame, get_ruleset, parse_cards, score_peg
-from companion.advice import seating
-from companion.pegging_advice import KINDS, _peg, game_for, peg_points, rank_plays, tail
+from companion.advice.discard import seating
+from companion.advice.pegging import KINDS, _peg, game_for, peg_points, rank_plays, tail
 
 TWO_HAND = ["lands-end", "lands-end-casino-2", "cribbage", "reverse-cribbage", "five-card"]
 HOUSE_RULES = [
@@ -394,7 +394,7 @@ def test_house_rules_equal_brute_force(preset, options):
 def test_policy_scores_equal_the_written_policy(preset):
     """The fast integer scores (over C(n, h)) equal the policy written out with Fractions, at every depth."""
     from math import comb as C
-    from companion.pegging_advice import policy_scores, replay
+    from companion.advice.pegging import policy_scores, replay
     rules = get_ruleset(preset)
     rng = random.Random(f"policy-{preset}")
     seen_h = Counter()
@@ -428,7 +428,7 @@ def test_policy_scores_equal_the_written_policy(preset):
 @pytest.mark.parametrize("preset,dealer", [("five-card", True)])
 def test_discard_pegging_value_equals_brute_force(preset, dealer):
     """A kept hand's whole matching phase, over every card hand the other player could keep (16,215 of them)."""
-    from companion.pegging_advice import pegging_values
+    from companion.advice.pegging import pegging_values
     rules = get_ruleset(preset)
     rng = random.Random(f"discard-peg-{preset}-{dealer}")
     dealt = rng.sample(DECK, rules.dealt)

@@ -8,7 +8,7 @@ from fractions import Fraction
 from math import comb
 
 from companion import cli
-from companion.pegging_multi import rank_plays
+from companion.advice.pegging_multi import rank_plays
 
 
 def run(*argv: str, stdin: str = ""):
@@ -92,10 +92,10 @@ def test_refusals_change_nothing_and_say_why():
 def test_docstring_examples():
     import doctest
 
-    import companion.pegging_advice
+    import companion.advice.pegging
     cli._load_extensions()
-    import companion.pegging_cli
-    for module in (companion.pegging_advice, companion.pegging_cli):
+    import companion.advice.pegging_cli
+    for module in (companion.advice.pegging, companion.advice.pegging_cli):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.attempted and not result.failed
 

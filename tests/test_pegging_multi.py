@@ -18,9 +18,9 @@ from itertools import combinations
 import pytest
 
 from companion import DECK, IllegalAction, get_ruleset, score_peg
-from companion.advice import seating
-from companion.pegging_advice import KINDS
-from companion.pegging_multi import SAMPLES, multi_game, rank_plays, rank_plays_multi
+from companion.advice.discard import seating
+from companion.advice.pegging import KINDS
+from companion.advice.pegging_multi import SAMPLES, multi_game, rank_plays, rank_plays_multi
 
 MULTI = ["lands-end-3", "lands-end-4", "lands-end-casino-3", "lands-end-casino-4"]
 
@@ -439,8 +439,8 @@ def test_seats_and_refusals():
 def test_discard_pegging_is_the_mean_over_its_sampled_deals(preset, seat):
     """advise's three-/four-hand matching phase: the brute force plays every sampled deal out on explicit cards
     (suits given arbitrarily: the matching phase scores ranks only) and averages; the same figures exactly."""
-    from companion.advice import advise
-    from companion.pegging_multi import pegging_values_multi, sample_groups
+    from companion.advice.discard import advise
+    from companion.advice.pegging_multi import pegging_values_multi, sample_groups
     rules = get_ruleset(preset)
     dealt = random.Random(f"discard-{preset}").sample(DECK, rules.dealt)
     keep = dealt[:rules.held]
@@ -467,7 +467,7 @@ def test_discard_pegging_is_the_mean_over_its_sampled_deals(preset, seat):
     by_side = {s: Fraction(v, n) for s, v in tot.items()}
     you = by_side.get(g.side[g.you], 0)
     from unittest import mock
-    with mock.patch("companion.pegging_multi.sample_groups", lambda *a: deals):
+    with mock.patch("companion.advice.pegging_multi.sample_groups", lambda *a: deals):
         (p_you, p_other), net, se = pegging_values_multi(rules, seat, keep, dealt)
     assert (p_you, p_other) == (you, sum(by_side.values()) - you)
     assert net == sum(g.value(g.you, s) * v for s, v in by_side.items()) and se > 0

@@ -10,8 +10,8 @@ Cy 2S 28; Ann go (7C), Bob has no cards, Cy go (JD): Ann leads 7C 7, Cy JD 17, t
 import pytest
 
 from companion.errors import IllegalAction
-from companion.pegging_multi import infer_gos_multi, rank_plays_multi
-from companion.review import live_peg_request, positions, review_hand
+from companion.advice.pegging_multi import infer_gos_multi, rank_plays_multi
+from companion.advice.review import live_peg_request, positions, review_hand
 from companion.rulesets import get_ruleset
 from companion.table import Table
 
@@ -52,7 +52,7 @@ def test_the_gos_of_a_three_hand_count_come_back_from_its_cards():
 def test_a_count_that_ends_in_two_gos_comes_back_in_two_hand_games(go_lead, leader):
     """Ann K♥, Bob 10♠ (20), Ann 8♣ (28); Bob cannot play: go; Ann cannot (7♣): go, and the count ends.
     The next count is led by the player of the last card (Ann, L9 last_player) or the other (Bob)."""
-    from companion.pegging_advice import infer_gos
+    from companion.advice.pegging import infer_gos
     rules = get_ruleset("lands-end", go_lead=go_lead)
     plays = [(0, "KH"), (1, "10S"), (0, "8C"), (leader, "7C")]
     assert infer_gos(rules, plays, 0) == ["KH", "10S", "8C", "go", "go", "7C"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from companion.advice import advise
-from companion.pegging_multi import rank_plays
-from companion.review import positions, review_hand
+from companion.advice.discard import advise
+from companion.advice.pegging_multi import rank_plays
+from companion.advice.review import positions, review_hand
 from companion.rulesets import get_ruleset
 from companion.table import Table
 from web import create_app

@@ -10,9 +10,9 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, request
 
 from companion import RulesError, get_ruleset
-from companion.advice import advise
-from companion.pegging_multi import rank_plays
-from companion.review import live_peg_request, live_request, review_hand
+from companion.advice.discard import advise
+from companion.advice.pegging_multi import rank_plays
+from companion.advice.review import live_peg_request, live_request, review_hand
 
 from .guard import hub, parse_json
 
@@ -120,7 +120,7 @@ def get_lead():
 
 @bp.get("/review")
 def get_review():
-    """Return the review of the hand just shown (``companion.review.review_hand``).
+    """Return the review of the hand just shown (``companion.advice.review.review_hand``).
 
     ``thrown=<name>:<card>,<card>`` (repeatable) says which pocket cards a
     player threw; ``pegging=1`` adds each card played against the model's best (three- and

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from companion.advice import advise
+from companion.advice.discard import advise
 from conftest import shot, until
 
 
@@ -77,7 +77,7 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
     assert "reach" in page.inner_text("#pr-list .pr-row >> nth=0")
     assert "chance of reaching 121" in page.inner_text("#pr-summary")
     # the non-dealer leads: the kept hand's leads ranked, with the reply's chances
-    from companion.pegging_advice import rank_plays
+    from companion.advice.pegging import rank_plays
     crib = advise("5H 5S 5D 5C KH QH", game="cribbage", dealer=False, scores=[110, 100], pegging=True)
     keep, thrown = crib.discards[0].keep, crib.discards[0].discard
     leads = rank_plays(keep, game="cribbage", seen=thrown)
@@ -123,7 +123,7 @@ def test_live_advice_is_a_table_setting_off_by_default(server, phones):
     page.fill("#pr-peg-cards", "5H 9C JD QD")
     page.click("#pr-peg-ask")
     from companion import get_ruleset
-    from companion.pegging_advice import rank_plays
+    from companion.advice.pegging import rank_plays
     want = rank_plays("5H 9C JD QD", game=get_ruleset("lands-end", live_advice=True), played="KS", dealer=True,
                       turnup="2D")
     expect(page.locator("#pr-peg-live .pr-play")).to_have_count(len(want.plays), timeout=60_000)
@@ -173,7 +173,7 @@ def test_review_of_a_shown_hand(server, phones):
     assert want_b in bob.locator(".rv-figs").inner_text()
     assert bob.locator("[data-card='8C']").get_attribute("aria-pressed") == "true"
     # each card Ann played against the model's best: her lead first
-    from companion.pegging_advice import rank_plays
+    from companion.advice.pegging import rank_plays
     lead = rank_plays("KH AH 3D 4D", game="cribbage", turnup="2C", seen="9C 7H")
     kh = next(p for p in lead.plays if str(p.card) == "KH")
     expect(ann.locator(".rv-peg")).to_have_count(4, timeout=120_000)
@@ -188,7 +188,7 @@ def test_three_hand_live_advice_and_review_of_the_matching_phase(server, phones)
     """Three-hand Land's End (tests/test_review_multi.py's hand, checked by hand): Ann asks for her next card
     after Cy's and Bob's gos, then the review puts each card she played against the model's best."""
     from companion import get_ruleset
-    from companion.pegging_multi import rank_plays
+    from companion.advice.pegging_multi import rank_plays
     sys.path.insert(0, str(Path(__file__).parents[1]))       # tests/: the hand is tests/test_review_multi.py's
     from test_review_multi import TOKENS, play_hand
     play_hand(server.table, until=4)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 
-from .cli import PROG, Command, Streams, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens, register
-from .errors import RulesError
-from .pegging_advice import PegAdvice
+from ..cli import PROG, Command, Streams, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens, register
+from ..errors import RulesError
+from .pegging import PegAdvice
 from .pegging_multi import MultiAdvice, rank_plays
 
 FIELDS = {"hand", "game", "options", "dealer", "seat", "played", "turnup", "seen", "turn"}

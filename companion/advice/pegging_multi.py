@@ -1,6 +1,6 @@
 """Pegging advice for three- and four-hand games: the same policy, the other players' hands exact or sampled.
 
-The model is :mod:`companion.pegging_advice`'s, played by three or four players
+The model is :mod:`companion.advice.pegging`'s, played by three or four players
 (docs/advice.md, "Three and four players"):
 
 * **Rules** (M2, M3): play passes in the direction of play; a player who cannot
@@ -40,13 +40,13 @@ from fractions import Fraction
 from math import sqrt
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from .cards import DECK, Card, parse_cards
-from .errors import IllegalAction, UnknownGame
-from .pegging_advice import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, _rules, fill_scores, hand_groups, position_cards,
-                             tail)
-from .pegging_advice import rank_plays as two_hand_rank_plays
+from ..cards import DECK, Card, parse_cards
+from ..errors import IllegalAction, UnknownGame
+from ..rulesets import Ruleset
+from .pegging import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, _rules, fill_scores, hand_groups, position_cards,
+                      tail)
+from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
-from .rulesets import Ruleset
 
 __all__ = ["EXACT_GROUPS", "SAMPLES", "MultiGame", "multi_game", "rank_plays", "rank_plays_multi", "MultiAdvice"]
 
@@ -128,12 +128,12 @@ class MultiGame:
 
 def multi_game(rules: Ruleset, seat: int) -> MultiGame:
     """Return the :class:`MultiGame` of ``rules`` seen from ``seat`` (a position from the dealer, as
-    :func:`companion.advice.seating`: 0 deals, 1 is the dealer's left and leads; where the house deals
+    :func:`companion.advice.discard.seating`: 0 deals, 1 is the dealer's left and leads; where the house deals
     without cards, four-hand casino, the players sit at 1..4)."""
     if not rules.pegging:
         raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
     if rules.players == 2:
-        raise UnknownGame(f"{rules.title} is a two-hand game: companion.pegging_advice ranks its plays")
+        raise UnknownGame(f"{rules.title} is a two-hand game: companion.advice.pegging ranks its plays")
     low, high = seat_range(rules)
     if isinstance(seat, bool) or not isinstance(seat, int) or not low <= seat <= high:
         raise IllegalAction(f"{rules.title}: your seat is {low}..{high} from the dealer, not {seat!r}")
@@ -421,7 +421,7 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
                dealer: bool = False, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
                seat: "int | None" = None) -> "PegAdvice | MultiAdvice":
     """Rank every legal play of a position in any game with a matching phase: two-hand games by
-    :func:`companion.pegging_advice.rank_plays` (exact), three- and four-hand games by
+    :func:`companion.advice.pegging.rank_plays` (exact), three- and four-hand games by
     :func:`rank_plays_multi` (``seat`` from the dealer, default 1 or the dealer with ``dealer``)."""
     rules = _rules(game, options)
     if rules.players == 2 or not rules.pegging:

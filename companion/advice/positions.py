@@ -1,7 +1,7 @@
 """Seat positions and sides of a deal game, counted from the dealer in the direction of play.
 
-Shared by the discard advice (:mod:`companion.advice`) and the three- and four-hand
-pegging advice (:mod:`companion.pegging_multi`): position 0 deals, 1 is the dealer's
+Shared by the discard advice (:mod:`companion.advice.discard`) and the three- and four-hand
+pegging advice (:mod:`companion.advice.pegging_multi`): position 0 deals, 1 is the dealer's
 left (and leads); where the house deals without cards (four-hand casino) the players
 sit at 1..4.
 
@@ -13,7 +13,7 @@ sit at 1..4.
 
 from __future__ import annotations
 
-from .rulesets import Ruleset
+from ..rulesets import Ruleset
 
 
 def positions(rules: Ruleset) -> tuple[int, int]:

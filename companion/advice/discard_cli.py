@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .advice import advise
-from .cli import PROG, Command, Streams, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens, register
-from .errors import RulesError
+from ..cli import PROG, Command, Streams, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens, register
+from ..errors import RulesError
+from .discard import advise
 
 FIELDS = {"cards", "game", "options", "dealer", "seat", "pocket_owner", "scores", "pocket_distribution", "pegging"}
 
@@ -107,7 +107,7 @@ def _run(args: argparse.Namespace, io: Streams) -> int:
     io.stdout.write(f"Note: {a.assumption}.\n")
     if peg:
         if rules.players == 2:
-            from .pegging_advice import ASSUMPTION
+            from .pegging import ASSUMPTION
             io.stdout.write(f"Pegging: {ASSUMPTION}; averaged over every turn-up too.\n")
         else:
             from .pegging_multi import DISCARD_ASSUMPTION

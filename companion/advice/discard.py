@@ -50,11 +50,11 @@ from itertools import combinations, combinations_with_replacement
 from math import comb, prod
 from typing import Any, Iterable, Mapping, Sequence
 
-from .cards import DECK, Card, parse_cards
-from .errors import IllegalAction, InvalidCard, UnknownGame
+from ..cards import DECK, Card, parse_cards
+from ..errors import IllegalAction, InvalidCard, UnknownGame
+from ..rulesets import Ruleset, get_ruleset
+from ..scoring import _RANK_POINTS, _rank_points_key, score_hand
 from .positions import positions as _positions, side_of as _side_of
-from .rulesets import Ruleset, get_ruleset
-from .scoring import _RANK_POINTS, _rank_points_key, score_hand
 
 __all__ = ["Advice", "DiscardAdvice", "Seating", "ASSUMPTION", "advise", "seating"]
 
@@ -280,7 +280,7 @@ class Advice:
         s = self.seating
         extra = {"pegging": self.pegging}
         if self.pegging:
-            from .pegging_advice import ASSUMPTION as PEG, POLICY
+            from .pegging import ASSUMPTION as PEG, POLICY
             if self.rules.players != 2:
                 from .pegging_multi import DISCARD_ASSUMPTION as PEG
             extra.update({"pegging_policy": POLICY, "pegging_assumption": PEG})
@@ -454,7 +454,7 @@ def advise(cards: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "land
     ties. Without them discards are ranked by net value. ``pocket_distribution``
     adds the pocket's whole distribution (slower: the pocket is then counted
     turn-up by turn-up). ``pegging`` adds each kept hand's expected matching-phase
-    points to each side (:func:`companion.pegging_advice.pegging_values`: every hand
+    points to each side (:func:`companion.advice.pegging.pegging_values`: every hand
     the other player could keep, both on the documented policy; two-hand games)
     and ranks by the net including them (``total``).
 
@@ -479,7 +479,7 @@ def advise(cards: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "land
     heels = rules.heels if seat_info.deals else 0
     peg_game = None
     if pegging:
-        from .pegging_advice import game_for, pegging_values
+        from .pegging import game_for, pegging_values
         if rules.pegging and rules.players == 2:
             peg_game = game_for(rules, seat_info.seat)
         elif rules.pegging:

@@ -40,9 +40,9 @@ from functools import lru_cache
 from math import comb
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from .cards import DECK, Card, parse_cards
-from .errors import IllegalAction, InvalidCard, UnknownGame
-from .rulesets import Ruleset, get_ruleset
+from ..cards import DECK, Card, parse_cards
+from ..errors import IllegalAction, InvalidCard, UnknownGame
+from ..rulesets import Ruleset, get_ruleset
 
 __all__ = ["POLICY", "POLICIES", "ASSUMPTION", "PegGame", "PlayAdvice", "PegAdvice", "peg_points",
            "rank_plays", "pegging_values", "play_out", "infer_gos"]
@@ -172,7 +172,7 @@ def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POL
         raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
     if rules.players != 2:
         raise UnknownGame(f"this model covers the two-hand games; {rules.title} has {rules.players} players "
-                          f"(companion.pegging_multi)")
+                          f"(companion.advice.pegging_multi)")
     for pol in policies:
         if pol not in POLICIES:
             raise UnknownGame(f"unknown pegging policy {pol!r}: {' or '.join(POLICIES)}")
@@ -181,7 +181,7 @@ def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POL
 
 def _goal(rules: Ruleset, seat: int) -> int:
     """+1 when the side at two-hand ``seat`` wins by reaching the target, -1 when it loses by it (as
-    :func:`companion.advice.seating`: a dealing house, seat 0 of the two-hand casino, follows ``house_reach``)."""
+    :func:`companion.advice.discard.seating`: a dealing house, seat 0 of the two-hand casino, follows ``house_reach``)."""
     reach = rules.house_reach if rules.house and seat == 0 else rules.reach
     return 1 if reach == "wins" else -1
 
@@ -695,9 +695,9 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
     ``played``: every card played so far in the matching phase in order, ``"go"`` (or None)
     where a player said go; the first was led by the non-dealer. ``dealer``: you dealt
     (so the other player led); or ``seat`` (0 deals, 1 leads; in three- and four-hand games
-    the seat from the dealer in the direction of play, as :func:`companion.advice.seating`).
+    the seat from the dealer in the direction of play, as :func:`companion.advice.discard.seating`).
     ``turnup`` and ``seen`` (e.g. your discards) are cards the other player cannot hold. It must
-    be your turn. Three- and four-hand games: :func:`companion.pegging_multi.rank_plays` (which
+    be your turn. Three- and four-hand games: :func:`companion.advice.pegging_multi.rank_plays` (which
     takes every game).
 
     :raises InvalidCard: bad or repeated cards.

@@ -1,7 +1,7 @@
 """Advice at a real table: the hand just shown reviewed, and advice for the hand in progress.
 
 Both read a table snapshot (``Table.snapshot()``, schema in docs/architecture.md)
-and call :func:`companion.advice.advise` with the seat, the pocket's owner and
+and call :func:`companion.advice.discard.advise` with the seat, the pocket's owner and
 the scores the table knows. Pure functions: the web layer passes the snapshot in.
 
 * :func:`review_hand`: for each player whose dealt cards are known -- the cards
@@ -19,10 +19,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Mapping
 
-from .advice import advise
-from .cards import parse_cards
-from .errors import IllegalAction, InvalidCard, RulesError
-from .rulesets import Ruleset, get_ruleset
+from ..cards import parse_cards
+from ..errors import IllegalAction, InvalidCard, RulesError
+from ..rulesets import Ruleset, get_ruleset
+from .discard import advise
 
 __all__ = ["positions", "review_hand", "live_request", "hand_in_progress", "review_pegging", "live_peg_request"]
 
@@ -74,7 +74,7 @@ def hand_in_progress(snap: Mapping[str, Any]) -> bool:
 
 
 def live_request(snap: Mapping[str, Any], player: Any) -> dict:
-    """Return the :func:`~companion.advice.advise` keywords (game, seat, owner, scores) for ``player``'s hand in progress.
+    """Return the :func:`~companion.advice.discard.advise` keywords (game, seat, owner, scores) for ``player``'s hand in progress.
 
     :raises IllegalAction: no deal game in progress, an unknown player, or a
         table that does not allow advice during a hand (``live_advice`` off).
@@ -107,16 +107,16 @@ def _review_pegging_cached(rules, plays, dealer, player, kept, turnup, seen, sea
 
 
 def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
-    """Return the :func:`~companion.pegging_advice.rank_plays` keywords (game, played, dealer, turn-up) for
+    """Return the :func:`~companion.advice.pegging.rank_plays` keywords (game, played, dealer, turn-up) for
     ``player``'s next card in the matching phase in progress; the player's cards come from the phone.
 
     Three- and four-hand games get ``seat`` (the player's position from the dealer) instead of
-    ``dealer``, for :func:`companion.pegging_multi.rank_plays`.
+    ``dealer``, for :func:`companion.advice.pegging_multi.rank_plays`.
 
     :raises IllegalAction: no matching phase in progress, not the player's turn, or a table that
         does not allow advice during a hand (``live_advice`` off).
     """
-    from .pegging_advice import infer_gos
+    from .pegging import infer_gos
     from .pegging_multi import infer_gos_multi
     rules = _rules(snap)
     hand = snap.get("hand") or {}
@@ -162,13 +162,13 @@ def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: 
     ``order``: the hand's plays (``{"player", "card"}`` in order); ``kept``: the player's
     four shown cards; ``seen``: other cards the player knew (its thrown cards). Each item:
     ``{"card", "lead", "count", "net", "best", "best_net", "rank", "of", "text"}``, the
-    nets as in :func:`companion.pegging_advice.rank_plays` (the other player's hand averaged
+    nets as in :func:`companion.advice.pegging.rank_plays` (the other player's hand averaged
     over every hand it could hold). Three- and four-hand games (``seats``: each player's position
-    from the dealer) by :func:`companion.pegging_multi.rank_plays_multi`: exact late in the count, a
+    from the dealer) by :func:`companion.advice.pegging_multi.rank_plays_multi`: exact late in the count, a
     seeded sample of the other players' deals before (its ``stderr`` said in ``sampled``).
     None where the model does not apply (no matching phase).
     """
-    from .pegging_advice import infer_gos, rank_plays
+    from .pegging import infer_gos, rank_plays
     from .pegging_multi import infer_gos_multi, rank_plays_multi
     if not rules.pegging or not order or rules.players != 2 and not seats:
         return None
