@@ -98,3 +98,19 @@ def test_companion_modules_import_each_other_without_cycles():
                 reach(d, seen)
         return seen
     assert {m for m in graph if m in reach(m, set())} == set()
+
+
+def test_the_rules_never_read_the_advice():
+    # the advice wing (companion/advice/) reads the rules it advises on; no rule reads it back, and of the rest
+    # of companion only the console (the composition root of the subcommands) names it
+    files = [p for p in (ROOT / "companion").rglob("*.py")]
+    graph = {_module_name(p): _companion_imports(p) for p in files}
+    wing = {m for m in graph if m == "advice" or m.startswith("advice.")}
+    assert {"advice.discard", "advice.pegging", "advice.pegging_multi", "advice.review"} <= wing
+    readers = {m for m, deps in graph.items() if m not in wing and deps & wing}
+    assert readers <= {"cli"}, readers
+    for rules in ("deal", "deal.pegging", "deal.show", "grid", "grid.count", "grid.placement",
+                  "claims", "scoring", "match", "rulesets", "stats", "cards"):
+        assert not graph[rules] & wing, rules
+    # and the wing reads the rules: the discard advice scores with companion.scoring
+    assert "scoring" in graph["advice.discard"]
