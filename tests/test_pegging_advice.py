@@ -1,6 +1,6 @@
 """Pegging advice: exact figures against a brute force over explicit card hands running the same policy.
 
-The brute force here shares no code with companion/pegging_advice.py beyond the
+The brute force here shares no code with companion/advice/pegging.py beyond the
 rules it reads: it plays explicit cards, scores them with ``score_peg``, says go
 and resets by its own transcription of C3/L9, decides by its own transcription
 of the documented policy (Fractions, not integer scaling) and enumerates every
@@ -446,7 +446,7 @@ def test_discard_pegging_value_equals_brute_force(preset, dealer):
 
 
 def test_goals_match_the_discard_advice_seating():
-    """game_for's goals are advice.seating's for every two-hand preset and seat (pegging_advice cannot import it)."""
+    """game_for's goals are advice.discard.seating's for every two-hand preset and seat (advice.pegging cannot import it)."""
     for preset in TWO_HAND:
         rules = get_ruleset(preset)
         for seat in (0, 1):

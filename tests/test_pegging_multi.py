@@ -1,7 +1,7 @@
 """Three- and four-hand pegging advice: exact figures against a brute force over explicit card deals, and the
 sampled approximation against the exact figures within its stated standard error.
 
-The brute force shares no code with companion/pegging_multi.py beyond the rules it reads and
+The brute force shares no code with companion/advice/pegging_multi.py beyond the rules it reads and
 ``advice.seating`` (sides and goals): it plays explicit cards scored by ``score_peg``, follows
 its own transcription of M2/M3 (turns, gos, who leads, who is credited) and of the documented
 policy (Fractions over explicit reply pools), and enumerates every joint deal of explicit cards
