@@ -84,22 +84,40 @@ def as_entered(ev: dict) -> dict:
     return cmd
 
 
+def _named(value: Any, missing: str) -> str:
+    """Return a command's card(s) as words: ``missing`` when absent, every item as text when it is a list (a
+    command is described before it is verified, so its fields may be of any type)."""
+    if value is None:
+        return missing
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value) or missing
+    return str(value)
+
+
 def describe(cmd: dict) -> str:
-    """Return a short phrase naming an entry ("Bob's 2D", "Ann's go", "the turn-up KC")."""
-    kind, who = cmd["type"], cmd.get("player")
+    """Return a short phrase naming an entry ("Bob's 2D", "Ann's go", "the turn-up KC").
+
+    Absent-safe: a command not yet verified (an insert, a late command) may lack any field.
+
+    >>> describe({"type": "play", "card": "2D", "player": "Bob"}), describe({"type": "play"})
+    ("Bob's 2D", 'a card, for the player to play')
+    """
+    kind, who = cmd.get("type"), cmd.get("player")
     owner = f"{who}'s " if who else ""
     if kind == "play":
-        return f"{owner}{cmd['card']}" if who else f"{cmd['card']}, for the player to play"
+        card = _named(cmd.get("card"), "a card")
+        return f"{owner}{card}" if who else f"{card}, for the player to play"
     if kind == "go":
         return f"{owner}go" if who else "a go by the player to play"
     if kind == "turnup":
-        return f"the turn-up {cmd['card']}"
+        return f"the turn-up {_named(cmd.get('card'), '(no card)')}"
     if kind == "show":
-        return f"{owner}hand" + (f" {' '.join(cmd['cards'])}" if cmd.get("cards") else " (the cards played)")
+        return f"{owner}hand" + (f" {_named(cmd['cards'], '')}" if cmd.get("cards") else " (the cards played)")
     if kind == "pocket":
-        return f"the pocket {' '.join(cmd['cards'])}"
+        return f"the pocket {_named(cmd.get('cards'), '(no cards)')}"
     if kind == "place":
-        return f"{cmd['card']} " + ("into the crib" if cmd.get("crib") else f"at row {cmd.get('row')}, col {cmd.get('col')}")
+        return f"{_named(cmd.get('card'), 'a card')} " + (
+            "into the crib" if cmd.get("crib") else f"at row {cmd.get('row')}, col {cmd.get('col')}")
     if kind == "layout":
         return "the layout"
     if kind == "claim":

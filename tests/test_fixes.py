@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from companion import IllegalAction
+from companion.commands import COMMANDS
 from companion.errors import StaleCommand
+from companion.table import Table
+from engine_play import new_table
 from test_amend import AFTER_31, BEFORE_31, WRONG_31, enter, lands_end, scores
 
 
@@ -76,3 +79,45 @@ def test_a_go_said_by_mistake_is_refused_at_the_count_on_the_screen_with_its_rem
     t.submit(exc.data["amend"])
     t.submit({"type": "play", "card": "4D", "player": "Bob"})
     assert (t.snapshot()["count"], t.snapshot()["turn"]) == (29, "Ann")
+
+
+# --- a late command that lacks a field (issue 24): refused as stale, never a crash ----------------------
+
+KINDS = sorted(set(COMMANDS) | {"undo"})
+
+
+def _mid_hand(game: str) -> tuple[Table, int]:
+    """Return a table one entry into a hand and the seq a phone saw before that entry."""
+    t = new_table(game, ["Ann", "Bob"], first_dealer="Bob")
+    t.submit({"type": "turnup", "card": "KC"})
+    seen = t.snapshot()["seq"]
+    t.submit({"type": "place", "card": "5H", "row": 2, "col": 1} if t.state.rules.grid
+             else {"type": "play", "card": "5H"})
+    return t, seen
+
+
+@pytest.mark.parametrize("game", ["lands-end", "table-top-cribbage"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stale_command_missing_its_fields_is_refused_as_stale_and_changes_nothing(game, kind):
+    # {"type": "turnup", "if_seq": 0} once the table had moved on was a KeyError (HTTP 500): the stale note
+    # described the command it would insert before verifying it
+    t, seen = _mid_hand(game)
+    before = (t.snapshot(), t.history())
+    with pytest.raises(StaleCommand) as err:
+        t.submit({"type": kind, "if_seq": seen})
+    assert [m["seq"] for m in err.value.data["meanwhile"]] == [seen + 1]
+    assert "amend" not in err.value.data          # nothing to insert: the command is not a whole entry
+    assert (t.snapshot(), t.history()) == before
+
+
+@pytest.mark.parametrize("kind", ["turnup", "play", "pocket", "place", "show"])
+@pytest.mark.parametrize("fields", [{"card": 5}, {"cards": 5}, {"cards": [1, None]}, {"card": ["5H"]},
+                                    {"player": ["Ann"]}])
+def test_an_insert_of_a_malformed_entry_is_refused_by_its_own_rule(kind, fields):
+    # an amend describes the entry it inserts to name it in a refusal: any field, any type, is read safely
+    t, _ = _mid_hand("lands-end")
+    before = (t.snapshot(), t.history())
+    with pytest.raises(IllegalAction) as err:
+        t.submit({"type": "amend", "seq": before[0]["seq"], "insert": {"type": kind, **fields}})
+    assert str(err.value).startswith(f"cannot amend event {before[0]['seq']}: ")
+    assert (t.snapshot(), t.history()) == before
