@@ -175,7 +175,7 @@ class Daemon:
 
 def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None, table: Any = None,
           strip: Strip | None = None, pin_factory: Any = None, clock: Callable[[], float] | None = None,
-          web: bool = True) -> Daemon:
+          web: bool = True, notices: "list[str] | tuple[str, ...]" = ()) -> Daemon:
     """Return a :class:`Daemon` with table, strip, render loop (running), buttons and web app.
 
     :param sim: simulated strip and ``MockFactory`` buttons with a :class:`~firmware.buttons.SimClock`.
@@ -185,8 +185,10 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
     :param pin_factory: gpiozero pin factory for the buttons (default: MockFactory in sim, gpiozero's choice otherwise).
     :param clock: the buttons' clock (default: SimClock in sim, ``time.monotonic`` otherwise).
     :param web: build the web app (tests of the board alone pass False).
+    :param notices: problems found before the daemon started, shown on the page as faults (the image's
+        settings file refused at boot: :func:`firmware.firstboot.setup_faults`).
     """
-    faults: list[str] = []
+    faults: list[str] = list(notices)
     closers: list[Callable[[], None]] = []
     state_dir = None
     if table is None:
@@ -420,8 +422,12 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
     # before build() lights the board: a stop during start-up must still turn the LEDs off
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    from firmware.firstboot import STATUS, setup_faults
+    notices = setup_faults(Path(os.environ.get("LANDSEND_SETUP_STATUS") or STATUS))
+    for notice in notices:
+        log.warning("%s", notice)
     try:
-        daemon = build(config, sim=args.sim, db=db)
+        daemon = build(config, sim=args.sim, db=db, notices=notices)
     except StoreError as exc:   # a damaged, empty or unwritable database: nothing was started
         stderr.write(f"landsend serve: {exc}\n")
         return 2
