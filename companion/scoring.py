@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from .cards import DECK, Card, parse_card, parse_cards
 from .errors import IllegalAction, InvalidCard
 from .rulesets import Ruleset, get_ruleset
 
 __all__ = [
-    "Item", "Breakdown", "PegScore", "GridScore",
+    "Item", "Breakdown", "PegScore", "GridScore", "FlushRule", "FLUSH_RULES",
     "score_hand", "score_peg", "score_line", "score_grid", "number_words",
 ]
 
@@ -270,6 +270,44 @@ def show_text(items: Sequence[Item]) -> str:
     return ", ".join(phrases[:-1]) + ", and " + phrases[-1]
 
 
+class FlushRule(NamedTuple):
+    """What a show's flush scores under one value of a ruleset's ``hand_flush`` / ``pocket_flush``.
+
+    The one encoding of the flush rules: scoring, the exact distributions
+    (:mod:`companion.stats`) and the discard advice all read :data:`FLUSH_RULES`.
+    """
+
+    with_starter: bool      # every held card and the starter in one suit: held + 1 (C5)
+    held_alone: bool        # every held card in one suit, the starter not: held (a hand's flush; not a crib's, C5)
+    four_of_five: bool      # G7: any four of the four held cards and the starter in one suit: 4, all five 5
+
+    def points(self, held: int, in_suit: int, starter_in_suit: bool) -> int:
+        """Return the flush points of a show of ``held`` cards, ``in_suit`` of them in one suit and the starter
+        in it or not (for the suit that holds the most of them; any other scores nothing).
+
+        >>> FLUSH_RULES["five"].points(4, 4, False), FLUSH_RULES["hand"].points(4, 4, False)
+        (0, 4)
+        >>> FLUSH_RULES["four"].points(4, 3, True), FLUSH_RULES["four"].points(4, 4, True)
+        (4, 5)
+        """
+        if in_suit == held:
+            if starter_in_suit:
+                return held + 1 if self.with_starter else 0
+            return held if self.held_alone else 0
+        if self.four_of_five and held == 4 and in_suit == 3 and starter_in_suit:
+            return 4
+        return 0
+
+
+#: Every flush rule by its name in the rulesets (``hand_flush``, ``pocket_flush``).
+FLUSH_RULES: dict[str, FlushRule] = {
+    "hand": FlushRule(with_starter=True, held_alone=True, four_of_five=False),
+    "five": FlushRule(with_starter=True, held_alone=False, four_of_five=False),
+    "four": FlushRule(with_starter=True, held_alone=True, four_of_five=True),
+    "none": FlushRule(with_starter=False, held_alone=False, four_of_five=False),
+}
+
+
 class _HandRules:
     """The few fields of a ruleset that a show needs, looked up once per ruleset."""
 
@@ -278,16 +316,16 @@ class _HandRules:
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
         self.held = rules.held
-        # flush rule as (points needing the starter too, points for the held cards alone)
-        self.hand_flush = _FLUSH_RULES[rules.hand_flush]
-        self.pocket_flush = _FLUSH_RULES[rules.pocket_flush]
-        self.pocket_four = rules.pocket_flush == "four"     # G7: any four of the five in one suit
+        # the flush rules as (with the starter, held cards alone); four of five is counted by _four_of_five
+        hand, pocket = FLUSH_RULES[rules.hand_flush], FLUSH_RULES[rules.pocket_flush]
+        self.hand_flush = (False, False) if hand.four_of_five else (hand.with_starter, hand.held_alone)
+        self.pocket_flush = (False, False) if pocket.four_of_five else (pocket.with_starter, pocket.held_alone)
+        self.pocket_four = pocket.four_of_five
         self.nobs = rules.nobs
         self.zero = rules.zero_bonus
         self.zero_pocket = rules.zero_bonus if rules.zero_bonus_pocket else 0
 
 
-_FLUSH_RULES = {"hand": (True, True), "five": (True, False), "four": (False, False), "none": (False, False)}
 _HAND_RULES: dict = {}
 _JACK_OF = {c.suit: c for c in DECK if c.rank == 11}
 

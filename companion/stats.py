@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Mapping
 
 from .errors import UnknownGame
 from .rulesets import Ruleset, get_ruleset
-from .scoring import _rank_points
+from .scoring import FLUSH_RULES, _rank_points
 
 __all__ = ["Distribution", "distribution", "hand_classes", "line_classes"]
 
@@ -37,7 +37,6 @@ log = logging.getLogger(__name__)
 
 JACK = 11
 RANKS = range(1, 14)
-_FLUSH = {"hand": (True, True), "five": (True, False), "none": (False, False)}
 
 Progress = Callable[[int, int], None]
 
@@ -99,7 +98,7 @@ def hand_classes(starter_rank: int, held: Iterable[int], rules: Ruleset, *, crib
         return {}
     per_suit = prod(comb(avail[r], m) for r, m in mult.items())   # the starter's suit fixed
     base = _rank_points(held + (starter_rank,))
-    with_top, alone = _FLUSH[rules.pocket_flush if crib else rules.hand_flush]
+    flush = FLUSH_RULES[rules.pocket_flush if crib else rules.hand_flush]
     distinct = len(mult) == k
     has_jack = JACK in mult
     # all held cards in the starter's suit (impossible if one shares its rank)
@@ -110,16 +109,30 @@ def hand_classes(starter_rank: int, held: Iterable[int], rules: Ruleset, *, crib
     if rules.nobs and has_jack and starter_rank != JACK:
         nobs_all = comb(3, mult[JACK] - 1) * prod(comb(avail[r], m) for r, m in mult.items() if r != JACK)
     top_nobs = 1 if rules.nobs and has_jack else 0
+    # all held cards but one in the starter's suit (G7's flush of four with the starter): the odd card is any
+    # rank of the hand in one of the three other suits, the rest distinct ranks other than the starter's
+    near, near_nobs = 0, 0
+    if flush.points(k, k - 1, True):
+        for odd in mult:
+            rest = dict(mult)
+            rest[odd] -= 1
+            if all(m <= 1 for m in rest.values()) and not rest.get(starter_rank):
+                near += 3
+                if rules.nobs and rest.get(JACK) and starter_rank != JACK:
+                    near_nobs += 3
     classes: dict[int, int] = {}
 
     def add(points: int, n: int) -> None:
         if n:
             classes[points] = classes.get(points, 0) + 4 * n    # 4 starter suits
 
-    add(base + ((k + 1) if with_top else 0) + top_nobs, top_flush)
-    add(base + (k if alone else 0), other_flush)
-    add(base + 1, nobs_all - top_flush * top_nobs)
-    add(base, per_suit - top_flush - other_flush - (nobs_all - top_flush * top_nobs))
+    nobs_only = nobs_all - top_flush * top_nobs - near_nobs
+    add(base + flush.points(k, k, True) + top_nobs, top_flush)
+    add(base + flush.points(k, k, False), other_flush)
+    add(base + flush.points(k, k - 1, True) + 1, near_nobs)
+    add(base + flush.points(k, k - 1, True), near - near_nobs)
+    add(base + 1, nobs_only)
+    add(base, per_suit - top_flush - other_flush - near - nobs_only)
     bonus = rules.zero_bonus if (not crib or rules.zero_bonus_pocket) else 0
     if bonus and 0 in classes:
         classes[bonus] = classes.get(bonus, 0) + classes.pop(0)

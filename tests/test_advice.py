@@ -81,6 +81,7 @@ def test_every_figure_equals_brute_force(preset):
     {"zero_bonus_pocket": True, "zero_bonus": 3, "nobs": False},
     {"pocket_flush": "hand", "hand_flush": "five"},
     {"pocket_flush": "none", "hand_flush": "none", "zero_bonus": 0},
+    {"pocket_flush": "four"},       # G7's flush of four as a house rule: any four of the pocket and turn-up
 ])
 def test_house_rules_change_the_figures_exactly(options):
     rules = get_ruleset("lands-end", **options)
@@ -90,7 +91,8 @@ def test_house_rules_change_the_figures_exactly(options):
     dealt = tuple(rng.sample(hearts, 3) + rng.sample([c for c in DECK if c.suit != "H"], 3))
     a = advise(dealt, game=rules, dealer=True, scores=[9, 4], pocket_distribution=True)
     same_suit = next(d for d in a.discards if len({c.suit for c in d.discard}) == 1)
-    for d in (same_suit, a.discards[0]):
+    mixed = next(d for d in a.discards if len({c.suit for c in d.discard}) == 2)
+    for d in (same_suit, mixed, a.discards[0]):
         hand, pocket, hits = brute(rules, dealt, d.discard, need=7, heels=rules.heels, mine=True)
         assert dict(hand) == dict(d.hand_counts)
         assert dict(pocket) == dict(d.pocket_counts)

@@ -239,3 +239,18 @@ def test_rank_only_parts_do_not_change_with_suits(deal, new_suits):
         return sorted((i.kind, tuple(sorted(c.rank for c in i.cards)), i.points)
                       for i in bd.items if i.kind in RANK_ONLY)
     assert rank_part(a) == rank_part(b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(DECK), min_size=5, max_size=5, unique=True),
+       st.sampled_from(["hand", "five", "four", "none"]), st.booleans())
+def test_a_shows_flush_is_the_one_flush_table(cards, rule, crib):
+    """score_hand's flush item is what scoring.FLUSH_RULES says (the table stats and the advice count with)."""
+    from companion.scoring import FLUSH_RULES
+    if rule == "four" and not crib:
+        crib = True                     # a hand's flush is never G7's four of five
+    rules = get_ruleset("cribbage", **({"pocket_flush": rule} if crib else {"hand_flush": rule}))
+    held, starter = cards[:4], cards[4]
+    suit, in_suit = Counter(c.suit for c in held).most_common(1)[0]     # a tie (2 and 2) scores nothing anyway
+    flush = [it.points for it in score_hand(held, starter, crib=crib, game=rules).items if it.kind == "flush"]
+    assert sum(flush) == FLUSH_RULES[rule].points(4, in_suit, starter.suit == suit)

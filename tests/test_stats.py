@@ -47,6 +47,32 @@ def test_full_distributions_are_pinned(key):
     assert [d.counts[k] for k in range(len(d.counts))] == PINNED[key]["counts"]
 
 
+def test_the_variations_crib_counts_a_flush_of_four():
+    """G7: the table-top-cribbage-31 crib differs from the plain one only by its flushes of four, counted by hand.
+
+    Four crib cards of one suit, the centre card not (4 suits x C(13, 4) x 39 centre cards), now score 4 instead
+    of 0; three crib cards of the centre card's suit and one not (52 centres x C(12, 3) x 39) score 4 instead of 0.
+    """
+    plain, g7 = distribution("table-top-cribbage", crib=True), distribution("table-top-cribbage-31", crib=True)
+    assert g7.hands == plain.hands == 12_994_800
+    points = lambda d: sum(k * n for k, n in d.counts.items())          # noqa: E731
+    assert points(g7) - points(plain) == 4 * (4 * 715 * 39 + 52 * 220 * 39)
+    # a flush of five, nobs or none: the highest hands are the same
+    assert [g7.counts[k] for k in (24, 28, 29)] == [plain.counts[k] for k in (24, 28, 29)]
+
+
+def test_stats_of_the_variations_crib_on_the_command_line():
+    import io
+
+    from companion.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["stats", "--game", "table-top-cribbage-31", "--crib", "--json"], stdout=out, stderr=err) == 0
+    got = json.loads(out.getvalue())
+    assert err.getvalue() == ""
+    assert (got["what"], got["hands"]) == ("crib", 12_994_800)
+    assert [got["counts"][str(k)] for k in range(len(got["counts"]))] == PINNED["table-top-cribbage-31 crib"]["counts"]
+
+
 def test_deal_counts():
     assert distribution("five-card").hands == 1_082_900          # 52 x C(51, 3)
     assert distribution("five-card", crib=True).hands == 12_994_800
@@ -85,10 +111,12 @@ SMALL_RANKS = (3, 4, 5, 10, 11)     # fives, fifteens, runs, jacks (nobs) and ev
 
 
 @pytest.mark.parametrize("game,crib", [("cribbage", False), ("cribbage", True), ("lands-end", False),
-                                       ("lands-end", True), ("five-card", False)])
+                                       ("lands-end", True), ("five-card", False), ("table-top-cribbage-31", True),
+                                       ("lands-end pocket_flush=four", True), ("lands-end pocket_flush=hand", True)])
 def test_enumerator_matches_brute_force_on_a_restricted_deck(game, crib):
     """Every deal (starter + hand) from the 20 cards of ranks 3, 4, 5, 10, J, scored one by one."""
-    rules = get_ruleset(game)
+    game, _, option = game.partition(" ")
+    rules = get_ruleset(game, **dict([option.split("=")]) if option else {})
     size = 4 if crib else rules.held
     small = [c for c in DECK if c.rank in SMALL_RANKS]
     brute = Counter()

@@ -53,7 +53,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..cards import DECK, Card, parse_cards
 from ..errors import IllegalAction, InvalidCard, UnknownGame
 from ..rulesets import Ruleset, get_ruleset
-from ..scoring import _RANK_POINTS, _rank_points_key, score_hand
+from ..scoring import _RANK_POINTS, FLUSH_RULES, _rank_points_key, score_hand
 from .positions import positions as _positions, side_of as _side_of
 
 __all__ = ["Advice", "DiscardAdvice", "Seating", "ASSUMPTION", "advise", "seating"]
@@ -63,7 +63,6 @@ ASSUMPTION = ("the pocket is averaged over every turn-up and every set of cards 
               "could put in it from the cards you have not seen, all assumed equally likely "
               "(real players throw better than at random)")
 
-_FLUSH = {"hand": (True, True), "five": (True, False), "none": (False, False)}
 _JACK = 11
 _SHIFT = 4
 
@@ -359,12 +358,12 @@ class _Deal:
         kx = _key(c.rank for c in discard)
         rank_sum = sum(w * _rp(kx + kz) for kz, w in self.z_table())
         total = rank_sum * (k + 1)               # each (k+1)-card set is k+1 (cards, turn-up) cases
-        with_top, alone = _FLUSH[rules.pocket_flush]
-        suits = {c.suit for c in discard}
-        if len(suits) == 1 and with_top:
-            u = len(self.by_suit.get(next(iter(suits)), ()))
-            same = comb(u, k)                    # the other cards all of the discard's suit
-            total += same * (5 * (u - k) + (4 * (n - u) if alone else 0))
+        flush = FLUSH_RULES[rules.pocket_flush]
+        for suit, pool in self.by_suit.items():
+            u, mine = len(pool), sum(c.suit == suit for c in discard)
+            for j in range(k + 1):           # j of the k other cards in the suit, the turn-up in it or not
+                total += u * comb(u - 1, j) * comb(n - u, k - j) * flush.points(4, mine + j, True)
+                total += (n - u) * comb(u, j) * comb(n - u - 1, k - j) * flush.points(4, mine + j, False)
         if rules.nobs:
             dset = set(discard)
             for t in self.unseen:
@@ -390,9 +389,7 @@ class _Deal:
                 if wj:
                     hj[r] += wj
             hists[rho] = (h, hj)
-        with_top, alone = _FLUSH[rules.pocket_flush]
-        suits = {c.suit for c in discard}
-        flush_suit = next(iter(suits)) if len(suits) == 1 and with_top else None
+        flush = FLUSH_RULES[rules.pocket_flush]
         zero = rules.zero_bonus if rules.zero_bonus_pocket else 0
         out: dict[Card, Counter] = {}
         for t in self.unseen:
@@ -405,14 +402,23 @@ class _Deal:
                 for r, w in hj.items():
                     hist[r + own] -= w
                     hist[r + own + 1] += w
-            if flush_suit is not None and (t.suit == flush_suit or alone):
-                pts = 5 if t.suit == flush_suit else 4
-                pool = [c for c in self.by_suit.get(flush_suit, ()) if c is not t]
-                kt = 1 << (_SHIFT * (t.rank - 1))
-                for ys in combinations(pool, k):
-                    r = _rp(kx + kt + _key(c.rank for c in ys)) + own + (1 if open_jack and j in ys else 0)
-                    hist[r] -= 1
-                    hist[r + pts] += 1
+            kt = 1 << (_SHIFT * (t.rank - 1))
+            for suit, cards in self.by_suit.items():
+                # the sets of other cards that make a flush in this suit: moved up by its points
+                mine = sum(c.suit == suit for c in discard)
+                scores = [(n_in, pts) for n_in in range(k + 1) if (pts := flush.points(4, mine + n_in, t.suit == suit))]
+                if not scores:
+                    continue
+                pool = [c for c in cards if c is not t]
+                off = [c for c in self.unseen if c.suit != suit and c is not t]
+                for n_in, pts in scores:
+                    for ins in combinations(pool, n_in):
+                        for outs in combinations(off, k - n_in):
+                            ys = ins + outs
+                            r = (_rp(kx + kt + _key(c.rank for c in ys)) + own
+                                 + (1 if open_jack and j in ys else 0))
+                            hist[r] -= 1
+                            hist[r + pts] += 1
             if zero and hist.get(0):
                 hist[zero] += hist.pop(0)
             out[t] = +hist
