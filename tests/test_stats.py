@@ -47,6 +47,20 @@ def test_full_distributions_are_pinned(key):
     assert [d.counts[k] for k in range(len(d.counts))] == PINNED[key]["counts"]
 
 
+def test_every_preset_is_pinned():
+    from companion.rulesets import RULESETS
+    wanted = {f"{name} {'line' if r.grid else 'hand'}" for name, r in RULESETS.items()}
+    wanted |= {f"{name} crib" for name, r in RULESETS.items() if not r.grid or r.grid_crib}
+    assert wanted == set(PINNED)
+    # the three- and four-hand and casino variations and reverse cribbage count a show as their two-hand game does
+    # (reverse cribbage differs in who wins, not in what a hand scores): the same numbers, pinned apart
+    for game, like in [("lands-end-3", "lands-end"), ("lands-end-4", "lands-end"), ("lands-end-casino-2", "lands-end"),
+                       ("lands-end-casino-3", "lands-end"), ("lands-end-casino-4", "lands-end"),
+                       ("reverse-cribbage", "cribbage")]:
+        for what in ("hand", "crib"):
+            assert PINNED[f"{game} {what}"] == PINNED[f"{like} {what}"], (game, what)
+
+
 def test_the_variations_crib_counts_a_flush_of_four():
     """G7: the table-top-cribbage-31 crib differs from the plain one only by its flushes of four, counted by hand.
 
