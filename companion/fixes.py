@@ -1,6 +1,6 @@
 """What to offer when an entry is refused: the amend that fixes it, what was entered meanwhile.
 
-A refusal that today says "undo back to event N" can often be fixed by one
+A refusal that names an event to undo back to (its ``undo_to``) can often be fixed by one
 amend (:mod:`companion.amend`): a card credited to the wrong player, a go that
 should not be there. :func:`amend_fixing` tries the likely amends on a copy
 of the state (the suspects from event N on first) and returns the first after
@@ -15,7 +15,6 @@ Both only read the state; nothing here changes the table.
 from __future__ import annotations
 
 import copy
-import re
 
 from .amend import AMENDABLE, describe, as_entered
 from .errors import RulesError
@@ -42,12 +41,18 @@ def _passes(state: MatchState, amend: dict, command: dict, ctx: Context) -> bool
         return False
 
 
-def undo_to(exc: RulesError) -> int | None:
-    """Return the event a refusal says to undo back to (its ``undo_to`` field, else its sentence)."""
-    if exc.data.get("undo_to") is not None:
-        return exc.data["undo_to"]
-    m = re.search(r"undo back to (?:the go \()?event (\d+)", str(exc))
-    return int(m.group(1)) if m else None
+def offer_amend(state: MatchState, command: dict, ctx: Context, exc: RulesError) -> None:
+    """Add to refusal ``exc`` of ``command`` the amend that fixes it (``exc.data["amend"]``), when the
+    refusal names an event to undo back to (its ``undo_to``: a wrong credit) and offers no amend yet.
+
+    Read from the refusal's data, never from its sentence.
+    """
+    back = exc.data.get("undo_to")
+    if back is None or "amend" in exc.data:
+        return
+    fix = amend_fixing(state, command, ctx, back)
+    if fix is not None:
+        exc.data["amend"] = fix
 
 
 def amend_fixing(state: MatchState, command: dict, ctx: Context, first: int | None = None) -> dict | None:

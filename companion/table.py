@@ -353,10 +353,7 @@ class Table:
                 try:
                     event = h.verify(self._state, command, ctx)
                 except RulesError as exc:       # a wrong credit: offer the one amend that fixes it
-                    if "amend" not in exc.data and "undo back to" in str(exc):
-                        fix = _fixes.amend_fixing(self._state, command, ctx, _fixes.undo_to(exc))
-                        if fix is not None:
-                            exc.data["amend"] = fix
+                    _fixes.offer_amend(self._state, command, ctx, exc)
                     raise
                 # verify() validated the command: the event is folded into the live state
                 # (no copy per command); if applying or storing fails, the state is refolded.

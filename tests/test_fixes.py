@@ -3,11 +3,15 @@ phone's card missed while it was on its way."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from companion import IllegalAction
 from companion.commands import COMMANDS
 from companion.errors import StaleCommand
+from companion.fixes import offer_amend
+from companion.match import Context
 from companion.table import Table
 from engine_play import new_table
 from test_amend import AFTER_31, BEFORE_31, WRONG_31, enter, lands_end, scores
@@ -19,17 +23,37 @@ def refusal(t, cmd):
     return err.value
 
 
-def test_a_show_that_disagrees_with_the_plays_offers_the_amend_that_fixes_it():
+BOB_SHOWS = {"type": "show", "cards": ["10D", "8C", "4S", "3C"]}
+
+
+def bob_shows_after_a_wrong_31():
+    """Return the table where Ann's 2D went to Bob at 31 and Ann has shown, the entries, and Bob's refused show."""
     t = lands_end()
     evs = enter(t, BEFORE_31 + [WRONG_31] + AFTER_31)
     t.submit({"type": "show"})
-    bob = {"type": "show", "cards": ["10D", "8C", "4S", "3C"]}
-    exc = refusal(t, bob)
+    return t, evs, refusal(t, BOB_SHOWS)
+
+
+def test_a_show_that_disagrees_with_the_plays_offers_the_amend_that_fixes_it():
+    t, evs, exc = bob_shows_after_a_wrong_31()
+    bob = BOB_SHOWS
     assert exc.data["amend"] == {"type": "amend", "seq": evs[4]["seq"], "player": "Ann"}
     t.submit(exc.data["amend"])
     t.submit(bob)
     assert scores(t) == {"Ann": 10, "Bob": 4}
 
+
+def test_the_amend_is_offered_from_the_refusals_undo_to_never_from_its_words():
+    t, evs, exc = bob_shows_after_a_wrong_31()
+    bob = BOB_SHOWS
+    assert exc.data["undo_to"] == evs[4]["seq"]
+    ctx = Context(rng=random.Random(0), now="2026-01-01T00:00:00+00:00")
+    worded = IllegalAction(str(exc))                      # the sentence alone: nothing to go by
+    offer_amend(t.state, bob, ctx, worded)
+    assert worded.data == {}
+    bare = IllegalAction("refused", undo_to=evs[4]["seq"])    # the data alone: the fix is found
+    offer_amend(t.state, bob, ctx, bare)
+    assert bare.data["amend"] == {"type": "amend", "seq": evs[4]["seq"], "player": "Ann"}
 
 def test_swapped_hands_of_four_cards_each_are_pointed_out_with_the_plays_involved():
     # every card after the wrong 31 went to the other player: Ann is credited 10S 9H 8C 4S, four cards
