@@ -53,6 +53,13 @@ _SCHEMA = (
         match_id TEXT PRIMARY KEY,
         ledger TEXT NOT NULL
     ) WITHOUT ROWID""",
+    # derived: what the season views keep of a match that is over (companion.season), so they read one row
+    # per match instead of folding its events; written by the code version that made it, rebuilt otherwise
+    """CREATE TABLE IF NOT EXISTS summaries (
+        match_id TEXT PRIMARY KEY,
+        version TEXT NOT NULL,
+        body TEXT NOT NULL
+    ) WITHOUT ROWID""",
     # what the table keeps beside its matches (the page's secret key, who holds the table): appended, never
     # overwritten, so a value that cannot be stored (a full disk) is refused and the last stored one stands
     """CREATE TABLE IF NOT EXISTS meta (
@@ -72,6 +79,7 @@ class MemoryStore:
         self._clients: dict[str, tuple[str, int]] = {}
         self._checkpoints: dict[str, dict[int, tuple[int, bytes]]] = {}
         self._closed: dict[str, dict] = {}
+        self._summaries: dict[str, tuple[str, str]] = {}
         self._meta: dict[str, str] = {"created": _now()}   # a new table every time
 
     @staticmethod
@@ -177,6 +185,15 @@ class MemoryStore:
     def put_closed(self, match_id: str, ledger: dict) -> None:
         """Record the ledger of every match up to and including ``match_id`` (migrating an older file)."""
         self._closed[match_id] = dict(ledger)
+
+    def summaries(self, version: str) -> dict[str, dict]:
+        """Return the summaries of ``version`` (:meth:`put_summary`) by match id, oldest match first."""
+        return {m: json.loads(self._summaries[m][1]) for m in self._by_match
+                if m in self._summaries and self._summaries[m][0] == version}
+
+    def put_summary(self, match_id: str, version: str, body: dict) -> None:
+        """Record the season's summary of ``match_id`` (derived data), made by code ``version``."""
+        self._summaries[match_id] = (version, json.dumps(body))
 
     def matches(self, last: int | None = None) -> list[str]:
         """Return every match id (or the ``last`` newest), oldest first."""
@@ -409,6 +426,20 @@ class SQLiteStore:
     def put_closed(self, match_id: str, ledger: dict) -> None:
         """Record the ledger of every match up to and including ``match_id`` (migrating an older file)."""
         self._write([("INSERT OR REPLACE INTO closed (match_id, ledger) VALUES (?, ?)", (match_id, json.dumps(ledger)))])
+
+    def summaries(self, version: str) -> dict[str, dict]:
+        """Return the summaries of ``version`` (:meth:`put_summary`) by match id, oldest match first
+        (one read)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.match_id, s.body FROM summaries s JOIN matches m ON m.match_id = s.match_id "
+                "WHERE s.version = ? ORDER BY m.ord", (version,)).fetchall()
+        return {m: json.loads(body) for m, body in rows}
+
+    def put_summary(self, match_id: str, version: str, body: dict) -> None:
+        """Record the season's summary of ``match_id`` (derived data), made by code ``version``."""
+        self._write([("INSERT OR REPLACE INTO summaries (match_id, version, body) VALUES (?, ?, ?)",
+                      (match_id, version, json.dumps(body, separators=(",", ":"))))])
 
     def matches(self, last: int | None = None) -> list[str]:
         """Return every match id (or the ``last`` newest), oldest first."""

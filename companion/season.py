@@ -1,0 +1,541 @@
+"""The night and the season: every game the table has kept, per player, and who pays whom tonight.
+
+Three layers, each a plain function of values:
+
+* :func:`summarize_match` folds one match's stored events once into what the
+  views need (each game's sides, result and money, its score race hand by
+  hand, every show and pocket; the host's events). A match that is over is
+  summarised once and the summary kept in the store (:meth:`Season.summaries`),
+  so a view reads one row per match and refolds nothing.
+* :func:`group_nights` cuts the games into nights: a night is the games of one
+  sitting, from the first game after a break of :data:`BREAK_HOURS` or more,
+  or after the host's ``new_evening``; marking a night settled (``settle``)
+  closes it, so the next game starts another.
+* :func:`settle_up` says who pays whom in the fewest payments (exact), and
+  :func:`night_report` / :func:`season_report` give the figures per player
+  (players as people: :mod:`companion.players`).
+
+Money is counted exactly (fractions: a partnership's stake is split between
+its two players) and written as numbers with at most the cents the stakes make.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+from fractions import Fraction
+from pathlib import Path
+
+from .commands import COMMANDS, apply_event
+from .errors import StoreError
+from .match import HOUSE_NAME, MatchState
+from .players import Identity
+
+BREAK_HOURS = 4           # a game that starts this long after the last one ended starts a new night
+HOST_EVENTS = ("rename", "merge", "new_evening", "settle")
+EXACT_UP_TO = 16          # settle-up is exact (subset DP) for up to this many players owed or owing
+
+
+def _summary_version() -> str:
+    """Return a fingerprint of the code a summary is made by: a summary made by other code is remade."""
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in ("season.py", "match.py", "commands.py", "steps.py"):
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+SUMMARY_VERSION = _summary_version()
+
+
+def money(value: Fraction) -> int | float:
+    """Return an exact amount as a JSON number (a whole number when it is one)."""
+    value = Fraction(value)
+    return int(value) if value.denominator == 1 else float(value)
+
+
+# --- one match ----------------------------------------------------------------------------------
+
+def _live(events: list[dict]) -> list[dict]:
+    """Return the events that stand (undos and what they undid removed; the first is never undone)."""
+    stack: list[dict] = []
+    for ev in events:
+        if ev.get("type") == "undo":
+            if len(stack) > 1:
+                stack.pop()
+        else:
+            stack.append(ev)
+    return stack
+
+
+_STAGE = {"pegging": "p", "show": "s", "pocket": "s", "count": "s", "grid": "s"}
+
+
+def _game_record(state: MatchState, start: str, end: str, end_seq: int, cards: dict) -> dict:
+    """Return what the season keeps of the game ``state`` holds (finished or not)."""
+    rules = state.rules
+    ids = [s.id for s in state.sides]
+    race, shows = [], []
+    for st in state.steps:
+        if st.get("points"):
+            race.append([st["hand"], ids.index(st["side"]), st["points"], st["score"],
+                         _STAGE.get(st.get("step"), "o")])
+        if st.get("kind") in ("show", "pocket"):
+            side = state.sides[ids.index(st["side"])]
+            who = st.get("player")
+            players = [who] if who in side.players else list(side.players)
+            zero = sum(i.get("points", 0) for i in st.get("items") or [] if i.get("kind") == "zero")
+            key = (st["hand"], st["kind"], who)
+            shows.append({"hand": st["hand"], "kind": st["kind"], "players": players, "points": st["points"],
+                          "counted": st["points"] - zero, "zero": bool(zero),
+                          "cards": cards.get(key, [[], None])[0], "starter": cards.get(key, [[], None])[1]})
+    result = None
+    if state.result is not None:
+        r = state.result
+        result = {"winners": list(r["winners"]), "losers": list(r["losers"]),
+                  "multipliers": dict(r["multipliers"]), "settlement": dict(r["settlement"]),
+                  "skunk": r.get("skunk", 0)}
+    return {"game": state.game_no, "preset": rules.name, "title": rules.title, "stake": state.stake,
+            "start": start, "end": end, "end_seq": end_seq,
+            "skunks": bool(rules.skunks), "zero_bonus": bool(rules.zero_bonus),
+            "sides": [{"id": s.id, "name": s.name, "players": list(s.players), "house": s.house, "score": s.score}
+                      for s in state.sides],
+            "result": result, "race": race, "shows": shows}
+
+
+def summarize_match(events: list[dict]) -> dict:
+    """Return the season's summary of one match from its stored events (undos included).
+
+    ``{"match_id", "start", "end", "games": [...], "host": [...]}``: each game
+    with its sides (players, house), final scores, result (winners, losers,
+    multipliers, settlement by side, skunk), ``race`` (every scoring step as
+    ``[hand, side index, points, score after, stage]``, stage ``p`` pegging,
+    ``s`` a show, pocket or grid line, ``o`` anything else: heels, a peg by
+    hand), ``shows`` (each hand and pocket shown: its players, points, what
+    the cards counted, whether it was a zero hand, the cards and starter);
+    ``host`` the host's events that stand (rename, merge, new evening, settle)
+    with their ``seq`` and time. A game where nothing was scored is left out.
+    """
+    live = _live(events)
+    state = MatchState()
+    games: list[dict] = []
+    host: list[dict] = []
+    cards: dict = {}
+    game = None            # [start, last at, last seq] of the game being folded
+
+    def close() -> None:
+        if game is not None and (state.steps or state.result is not None):
+            games.append(_game_record(state, game[0], game[1], game[2], cards))
+
+    def note_cards(ev: dict) -> None:
+        if ev.get("type") in ("show", "pocket") and isinstance(ev.get("cards"), list):
+            turnup = getattr(state.hand, "turnup", None)
+            who = ev.get("player") if ev["type"] == "show" else None
+            if ev["type"] == "pocket":
+                who = state.sides[state.pocket_owner()].name
+            cards[(state.hand_no, ev["type"], who)] = [list(ev["cards"]), str(turnup) if turnup else None]
+
+    for ev in live:
+        kind = ev.get("type")
+        if kind in HOST_EVENTS:
+            host.append({k: v for k, v in ev.items() if k not in ("undone", "steps")})
+        if kind not in COMMANDS:
+            continue
+        if kind in ("new_match", "new_game"):
+            close()
+            cards = {}
+            game = [ev.get("at", ""), ev.get("at", ""), ev.get("seq", 0)]
+        note_cards(ev)
+        for redo in ev.get("redo") or [] if kind == "amend" else []:
+            note_cards(redo)
+        apply_event(state, ev)
+        if game is not None and kind not in HOST_EVENTS:
+            game[1], game[2] = ev.get("at", game[1]), ev.get("seq", game[2])
+    close()
+    return {"match_id": live[0].get("match_id") if live else None,
+            "start": live[0].get("at", "") if live else "", "end": live[-1].get("at", "") if live else "",
+            "games": games, "host": host}
+
+
+# --- who pays whom ---------------------------------------------------------------------------
+
+def settle_up(balances: dict[str, Fraction]) -> list[tuple[str, str, Fraction]]:
+    """Return the payments ``(payer, payee, amount)`` that settle ``balances`` (won +, lost -; they sum
+    to 0) in the fewest payments.
+
+    The fewest is the number of people owed or owing less the most groups they
+    split into that each sum to zero (each group of k settles in k - 1
+    payments, and no fewer can settle it): found exactly over the subsets for
+    up to :data:`EXACT_UP_TO` people. Within a group the largest debt pays the
+    largest credit first. Ties are broken by name, so the answer is the same
+    every time.
+
+    >>> settle_up({"Ann": Fraction(5), "Bob": Fraction(-2), "Cy": Fraction(-3)})
+    [('Cy', 'Ann', Fraction(3, 1)), ('Bob', 'Ann', Fraction(2, 1))]
+
+    :raises ValueError: the balances do not sum to zero.
+    """
+    vals = {p: Fraction(v) for p, v in balances.items() if Fraction(v) != 0}
+    if sum(vals.values(), Fraction(0)) != 0:
+        raise ValueError(f"the balances do not sum to zero: {sum(vals.values(), Fraction(0))}")
+    people = sorted(vals, key=lambda p: (vals[p], p))
+    groups = _zero_groups(people, vals) if len(people) <= EXACT_UP_TO else [people]
+    payments = []
+    for group in groups:
+        left = {p: vals[p] for p in group}
+        while any(left.values()):
+            payer = min(left, key=lambda p: (left[p], p))
+            payee = max(left, key=lambda p: (left[p], [-ord(c) for c in p]))
+            amount = min(-left[payer], left[payee])
+            payments.append((payer, payee, amount))
+            left[payer] += amount
+            left[payee] -= amount
+    return payments
+
+
+def _zero_groups(people: list[str], vals: dict[str, Fraction]) -> list[list[str]]:
+    """Return ``people`` split into the most groups that each sum to zero (a DP over the subsets)."""
+    n = len(people)
+    full = (1 << n) - 1
+    total = [Fraction(0)] * (1 << n)
+    for mask in range(1, 1 << n):
+        low = (mask & -mask).bit_length() - 1
+        total[mask] = total[mask & (mask - 1)] + vals[people[low]]
+    best = [0] * (1 << n)            # the most zero-sum groups the people of mask split into
+    came = [0] * (1 << n)            # the person whose removal gave it
+    for mask in range(1, 1 << n):
+        b, c = -1, 0
+        for i in range(n):
+            if mask >> i & 1 and best[mask ^ (1 << i)] > b:
+                b, c = best[mask ^ (1 << i)], i
+        best[mask] = b + (1 if total[mask] == 0 else 0)
+        came[mask] = c
+    # walk back: a group closes each time the people left sum to zero again
+    groups, current, mask = [], [], full
+    while mask:
+        i = came[mask]
+        current.append(people[i])
+        mask ^= 1 << i
+        if total[mask] == 0:
+            groups.append(sorted(current))
+            current = []
+    return groups
+
+
+# --- nights ------------------------------------------------------------------------------
+
+def _time(iso: str) -> _dt.datetime | None:
+    try:
+        return _dt.datetime.fromisoformat(iso)
+    except (TypeError, ValueError):
+        return None
+
+
+def group_nights(matches: list[dict], *, break_hours: float = BREAK_HOURS) -> list[dict]:
+    """Return the nights of ``matches`` (summaries, oldest first): ``{"night", "start", "end",
+    "settled", "settled_at", "games": [game summaries]}``.
+
+    A game belongs to the night it ends in. A night begins with the first game, with a game that
+    starts ``break_hours`` or more after the game before it ended, and with the first game that
+    ends after the host's ``new_evening`` or ``settle`` (which marks the night before it settled).
+    """
+    nights: list[dict] = []
+    fresh = True                 # the next game starts a night
+    last_end = None
+    for m in matches:
+        items = [(g["end_seq"], 1, g) for g in m["games"]] + [(e.get("seq", 0), 0, e) for e in m.get("host", [])]
+        for _, is_game, item in sorted(items, key=lambda t: (t[0], t[1])):
+            if not is_game:
+                fresh = _mark(nights, item) or fresh
+                continue
+            start = _time(item["start"])
+            if last_end is not None and start is not None and (start - last_end).total_seconds() >= break_hours * 3600:
+                fresh = True
+            if fresh:
+                nights.append({"night": len(nights) + 1, "start": item["start"], "end": item["end"],
+                               "settled": False, "settled_at": None, "games": []})
+                fresh = False
+            nights[-1]["games"].append(item)
+            nights[-1]["end"] = item["end"]
+            last_end = _time(item["end"]) or last_end
+    return nights
+
+
+def _mark(nights: list[dict], ev: dict) -> bool:
+    """Apply a host's night event; return True when it starts a new night."""
+    if ev.get("type") == "settle":
+        if nights and not nights[-1]["settled"]:
+            nights[-1]["settled"], nights[-1]["settled_at"] = True, ev.get("at")
+        return True
+    return ev.get("type") == "new_evening"
+
+
+# --- per player ---------------------------------------------------------------------------------
+
+def _share(value) -> Fraction:
+    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
+class _Game:
+    """One game summary read through an identity: its sides as people, each person's money."""
+
+    def __init__(self, g: dict, ids: Identity) -> None:
+        self.g = g
+        self.sides = [[ids.saw(p) for p in s["players"]] for s in g["sides"]]
+        self.side_ids = [s["id"] for s in g["sides"]]
+        r = g["result"]
+        self.finished = r is not None
+        self.won = {i for i, sid in enumerate(self.side_ids) if r and sid in r["winners"]}
+        self.lost = {i for i, sid in enumerate(self.side_ids) if r and sid in r["losers"]}
+        self.money: dict[str, Fraction] = {}
+        self.flows: list[tuple[int, int, Fraction]] = []     # (paying side, receiving side, amount)
+        if r:
+            settle = {sid: _share(v) for sid, v in r["settlement"].items()}
+            for i, people in enumerate(self.sides):
+                for p in people:
+                    self.money[p] = self.money.get(p, Fraction(0)) + settle.get(self.side_ids[i], 0) / len(people)
+            payers, takers = sorted(self.lost), sorted(self.won)
+            if len(payers) == 1:
+                self.flows = [(payers[0], t, settle[self.side_ids[t]]) for t in takers]
+            else:
+                self.flows = [(p, takers[0], -settle[self.side_ids[p]]) for p in payers]
+
+    def side_of(self, person: str) -> int | None:
+        for i, people in enumerate(self.sides):
+            if person in people:
+                return i
+        return None
+
+    def people(self) -> list[str]:
+        return [p for people in self.sides for p in people]
+
+
+def _avg(total: Fraction, n: int) -> float | None:
+    return None if not n else round(float(Fraction(total) / n), 2)
+
+
+def _identity(matches: list[dict]) -> Identity:
+    return Identity(e for m in matches for e in m.get("host", []) if e.get("type") in ("rename", "merge"))
+
+
+def night_report(matches: list[dict], *, night: int | None = None, break_hours: float = BREAK_HOURS) -> dict:
+    """Return one night (default the last) with its standing per player and its settle-up.
+
+    ``{"night", "nights", "start", "end", "settled", "settled_at", "open", "in_play", "players": [{"name",
+    "money", "games", "wins", "losses"}], "payments": [{"from", "to", "amount"}], "games": [...]}``;
+    ``players`` by money won, most first. With no game yet: ``night`` is None and the lists are empty.
+
+    :raises ValueError: no such night.
+    """
+    ids = _identity(matches)
+    nights = group_nights(matches, break_hours=break_hours)
+    if not nights:
+        if night is not None:
+            raise ValueError(f"no night {night}: the table has not kept a game yet")
+        return {"night": None, "nights": 0, "start": None, "end": None, "settled": False, "settled_at": None,
+                "open": False, "in_play": False, "players": [], "payments": [], "games": []}
+    if night is None:
+        night = len(nights)
+    if not isinstance(night, int) or isinstance(night, bool) or not 1 <= night <= len(nights):
+        raise ValueError(f"no night {night!r}: the nights are 1 to {len(nights)}")
+    n = nights[night - 1]
+    games = [_Game(g, ids) for g in n["games"]]
+    per: dict[str, dict] = {}
+    for gm in games:
+        for i, people in enumerate(gm.sides):
+            for p in people:
+                row = per.setdefault(p, {"money": Fraction(0), "games": 0, "wins": 0, "losses": 0})
+                if gm.finished:
+                    row["games"] += 1
+                    row["wins"] += i in gm.won
+                    row["losses"] += i in gm.lost
+                    row["money"] += gm.money.get(p, 0)
+    payments = settle_up({p: r["money"] for p, r in per.items()})
+    listed = []
+    for k, gm in enumerate(games, start=1):
+        g = gm.g
+        listed.append({"n": k, "title": g["title"], "preset": g["preset"], "stake": g["stake"], "end": g["end"],
+                       "finished": gm.finished,
+                       "sides": [{"name": ids.name(people[0]) if len(people) == 1 else
+                                  " & ".join(ids.name(p) for p in people),
+                                  "score": s["score"], "house": s["house"],
+                                  "won": i in gm.won, "lost": i in gm.lost}
+                                 for i, (people, s) in enumerate(zip(gm.sides, g["sides"]))],
+                       "money": {ids.name(p): money(v) for p, v in gm.money.items()}})
+    return {"night": night, "nights": len(nights), "start": n["start"], "end": n["end"],
+            "settled": n["settled"], "settled_at": n["settled_at"],
+            "open": night == len(nights) and not n["settled"],
+            "in_play": any(not gm.finished for gm in games),
+            "players": [{"name": ids.name(p), "money": money(r["money"]), "games": r["games"], "wins": r["wins"],
+                         "losses": r["losses"]}
+                        for p, r in sorted(per.items(), key=lambda kv: (-kv[1]["money"], ids.name(kv[0])))],
+            "payments": [{"from": ids.name(a), "to": ids.name(b), "amount": money(v)} for a, b, v in payments],
+            "games": listed}
+
+
+def season_report(matches: list[dict], *, player: str | None = None, break_hours: float = BREAK_HOURS) -> dict:
+    """Return the season per player: money over the nights, games, wins, losses, skunks, the hands, head to head.
+
+    ``{"nights": [{"night", "date", "settled", "games"}], "players": [...]}``, each player ``{"name", "house",
+    "money", "nights", "games", "wins", "losses", "skunks_won", "skunked", "hands", "average_hand", "pockets",
+    "average_pocket", "best_hand", "twenty_nines", "zero_hands", "by_night": [{"night", "money", "total"}],
+    "head_to_head": [{"opponent", "games", "wins", "losses", "money"}]}``, by money won, most first.
+    Skunks count in the games whose bands are skunks (cribbage and reverse cribbage; their lines move
+    with the target, S3); ``skunks_won`` where the player's side received a skunk's multiplier,
+    ``skunked`` where it paid one. ``zero_hands`` counts the hands that counted nothing in the games that
+    pay a zero hand (Land's End, L3); a pocket is each player's of the side that owned it.
+
+    :raises ValueError: ``player`` names nobody who has played.
+    """
+    ids = _identity(matches)
+    nights = group_nights(matches, break_hours=break_hours)
+    per: dict[str, dict] = {}
+
+    def row(p: str) -> dict:
+        return per.setdefault(p, {
+            "money": Fraction(0), "nights": 0, "games": 0, "wins": 0, "losses": 0, "skunks_won": 0, "skunked": 0,
+            "hands": 0, "hand_points": 0, "pockets": 0, "pocket_points": 0, "best": None, "t29": 0, "zeros": 0,
+            "by_night": {}, "h2h": {}})
+
+    for n in nights:
+        for g in n["games"]:
+            gm = _Game(g, ids)
+            for s in g["shows"]:
+                for p in s["players"]:
+                    r = row(ids.key(p))
+                    if s["kind"] == "show":
+                        r["hands"] += 1
+                        r["hand_points"] += s["points"]
+                        r["zeros"] += s["zero"] and g["zero_bonus"]
+                        if r["best"] is None or s["counted"] > r["best"]["points"]:
+                            r["best"] = {"points": s["counted"], "cards": s["cards"], "starter": s["starter"],
+                                         "night": n["night"], "date": g["end"][:10], "title": g["title"]}
+                    else:
+                        r["pockets"] += 1
+                        r["pocket_points"] += s["points"]
+                    r["t29"] += s["counted"] == 29
+            if not gm.finished:
+                continue
+            for i, people in enumerate(gm.sides):
+                for p in people:
+                    r = row(p)
+                    r["games"] += 1
+                    r["wins"] += i in gm.won
+                    r["losses"] += i in gm.lost
+                    r["money"] += gm.money.get(p, 0)
+                    r["by_night"][n["night"]] = r["by_night"].get(n["night"], Fraction(0)) + gm.money.get(p, 0)
+                    if g["skunks"] and g["result"]["skunk"]:
+                        r["skunks_won"] += i in gm.won
+                        r["skunked"] += i in gm.lost
+                    for j, others in enumerate(gm.sides):
+                        if j == i:
+                            continue
+                        for q in others:
+                            h = r["h2h"].setdefault(q, {"games": 0, "wins": 0, "losses": 0, "money": Fraction(0)})
+                            h["games"] += 1
+                            h["wins"] += i in gm.won and j in gm.lost
+                            h["losses"] += i in gm.lost and j in gm.won
+                            for a, b, amount in gm.flows:
+                                share = amount / (len(gm.sides[a]) * len(gm.sides[b]))
+                                h["money"] += share if (a, b) == (j, i) else -share if (a, b) == (i, j) else 0
+    if player is not None:
+        key = ids.key(player)
+        if key not in per:
+            raise ValueError(f"no player {player!r} has played at this table")
+        keys = [key]
+    else:
+        keys = sorted(per, key=lambda p: (-per[p]["money"], ids.name(p)))
+    out = []
+    for p in keys:
+        r = per[p]
+        total, by_night = Fraction(0), []
+        for n in nights:
+            if n["night"] in r["by_night"]:
+                total += r["by_night"][n["night"]]
+                by_night.append({"night": n["night"], "date": n["start"][:10],
+                                 "money": money(r["by_night"][n["night"]]), "total": money(total)})
+        out.append({
+            "name": ids.name(p), "house": p == ids.key(HOUSE_NAME), "money": money(r["money"]),
+            "nights": len(by_night), "games": r["games"], "wins": r["wins"], "losses": r["losses"],
+            "skunks_won": r["skunks_won"], "skunked": r["skunked"],
+            "hands": r["hands"], "average_hand": _avg(r["hand_points"], r["hands"]),
+            "pockets": r["pockets"], "average_pocket": _avg(r["pocket_points"], r["pockets"]),
+            "best_hand": r["best"], "twenty_nines": r["t29"], "zero_hands": r["zeros"], "by_night": by_night,
+            "head_to_head": [{"opponent": ids.name(q), "games": h["games"], "wins": h["wins"], "losses": h["losses"],
+                              "money": money(h["money"])}
+                             for q, h in sorted(r["h2h"].items(), key=lambda kv: ids.name(kv[0]))]})
+    return {"nights": [{"night": n["night"], "date": n["start"][:10], "start": n["start"], "end": n["end"],
+                        "settled": n["settled"],
+                        "games": sum(1 for g in n["games"] if g["result"] is not None)} for n in nights],
+            "players": out}
+
+
+def race(game: dict) -> dict:
+    """Return a game's score race by hand: each side's score after the pegging and after the shows of
+    every hand (``{"sides": [names], "hands": [{"hand", "pegging": [points by side], "shows": [...],
+    "other": [...], "after_pegging": [scores], "scores": [scores]}]}``)."""
+    n = len(game["sides"])
+    score = [0] * n
+    hands: dict[int, dict] = {}
+    for hand, side, points, after, stage in game["race"]:
+        h = hands.setdefault(hand, {"hand": hand, "pegging": [0] * n, "shows": [0] * n, "other": [0] * n,
+                                    "after_pegging": None, "scores": None})
+        key = {"p": "pegging", "s": "shows"}.get(stage, "other")
+        h[key][side] += points
+        score[side] = after
+        if stage != "s":
+            h["after_pegging"] = list(score)
+        h["scores"] = list(score)
+    out, last = [], [0] * n
+    for k in sorted(hands):
+        h = hands[k]
+        if h["after_pegging"] is None:
+            h["after_pegging"] = list(last)
+        last = h["scores"]
+        out.append(h)
+    return {"sides": [s["name"] for s in game["sides"]], "hands": out}
+
+
+# --- the store ------------------------------------------------------------------------------------
+
+class Season:
+    """The season views of a table's store: each match that is over summarised once and kept.
+
+    :param store: the table's event store (:mod:`companion.store`).
+    :param break_hours: the break that starts a new night.
+    """
+
+    def __init__(self, store, *, break_hours: float = BREAK_HOURS) -> None:
+        self.store = store
+        self.break_hours = break_hours
+        self._current: tuple | None = None     # (match id, head seq, summary) of the match in play
+
+    def summaries(self) -> list[dict]:
+        """Return every match's summary, oldest first; a match that is over and not yet summarised (or
+        summarised by other code) is folded once and its summary stored."""
+        ids = self.store.matches()
+        kept = self.store.summaries(SUMMARY_VERSION)
+        out = []
+        for m in ids[:-1]:
+            s = kept.get(m)
+            if s is None:
+                s = summarize_match(self.store.events(m))
+                try:
+                    self.store.put_summary(m, SUMMARY_VERSION, s)
+                except StoreError:      # a read-only file: summarised again next time
+                    pass
+            out.append(s)
+        if ids:
+            head = self.store.head(ids[-1])
+            if self._current is None or self._current[:2] != (ids[-1], head):
+                self._current = (ids[-1], head, summarize_match(self.store.events(ids[-1])))
+            out.append(self._current[2])
+        return out
+
+    def night(self, night: int | None = None) -> dict:
+        """Return :func:`night_report` of this store."""
+        return night_report(self.summaries(), night=night, break_hours=self.break_hours)
+
+    def season(self, player: str | None = None) -> dict:
+        """Return :func:`season_report` of this store."""
+        return season_report(self.summaries(), player=player, break_hours=self.break_hours)

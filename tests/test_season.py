@@ -1,0 +1,220 @@
+"""The night and the season (companion.season, companion.players): settle-up, nights, the figures per player,
+each against numbers counted by hand (tests/season_db.py says how)."""
+
+from fractions import Fraction as F
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from companion import season as season_mod
+from companion.players import Identity, player_key
+from companion.season import Season, group_nights, race, settle_up, summarize_match
+from companion.table import Table
+from season_db import Clock, build, pegs
+
+
+@pytest.fixture(scope="module")
+def db():
+    table = build()
+    return Season(table.store)
+
+
+def pay(payments):
+    return [(a, b, season_mod.money(v)) for a, b, v in payments]
+
+
+# --- settle up ---------------------------------------------------------------------------------
+
+def test_settle_up_two_players():
+    assert pay(settle_up({"Ann": F(-6), "Bob": F(6)})) == [("Ann", "Bob", 6)]
+
+
+def test_settle_up_three_players_two_payments():
+    # Cy lost 14 to two winners: two payments, never three
+    assert pay(settle_up({"Ann": F(9), "Bob": F(5), "Cy": F(-14)})) == [("Cy", "Ann", 9), ("Cy", "Bob", 5)]
+
+
+def test_settle_up_four_players_finds_the_groups_that_sum_to_zero():
+    # Ann +5, Bob -5, Cy +3, Dee -3: two payments; the largest-first greedy would make three
+    assert sorted(pay(settle_up({"Ann": F(5), "Bob": F(-5), "Cy": F(3), "Dee": F(-3)}))) == [
+        ("Bob", "Ann", 5), ("Dee", "Cy", 3)]
+    # +4 +3 +2 -6 -3 splits into {B +3, E -3} and {A +4, C +2, D -6}: 3 payments, where the largest debt
+    # paying the largest credit first (D pays A 4, D pays B 2, E pays B 1, E pays C 2) makes 4
+    got = settle_up({"A": F(4), "B": F(3), "C": F(2), "D": F(-6), "E": F(-3)})
+    assert sorted(pay(got)) == [("D", "A", 4), ("D", "C", 2), ("E", "B", 3)]
+
+
+def test_settle_up_with_the_house_and_halves():
+    # four-hand casino won by the house (H4, H5), stake 1: each team pays its stake once, half a player
+    got = settle_up({"Ann": F(-1, 2), "Cy": F(-1, 2), "Bob": F(-1, 2), "Dee": F(-1, 2), "House": F(2)})
+    assert pay(got) == [("Ann", "House", 0.5), ("Bob", "House", 0.5), ("Cy", "House", 0.5), ("Dee", "House", 0.5)]
+
+
+def test_settle_up_refuses_balances_that_do_not_sum_to_zero():
+    with pytest.raises(ValueError, match="do not sum to zero"):
+        settle_up({"Ann": F(1), "Bob": F(-2)})
+    assert settle_up({}) == [] and settle_up({"Ann": F(0)}) == []
+
+
+def _partitions(n: int, labels=()):
+    """Yield every set partition of n people as restricted growth strings (Bell(n) of them)."""
+    if len(labels) == n:
+        yield labels
+        return
+    for k in range(max(labels, default=-1) + 2):
+        yield from _partitions(n, labels + (k,))
+
+
+def _fewest_by_brute_force(vals: list) -> int:
+    """The fewest payments: the number of people less the most zero-sum blocks of a set partition,
+    every partition tried."""
+    best = 0
+    for labels in _partitions(len(vals)):
+        blocks = {}
+        for v, k in zip(vals, labels):
+            blocks[k] = blocks.get(k, 0) + v
+        if all(s == 0 for s in blocks.values()):
+            best = max(best, len(blocks))
+    return len(vals) - best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-6, 6).filter(bool), min_size=1, max_size=5))
+def test_settle_up_is_exact_and_fewest(amounts):
+    amounts = amounts + [-sum(amounts)] if sum(amounts) else amounts
+    balances = {f"P{i}": F(v, 2) for i, v in enumerate(amounts)}
+    got = settle_up(balances)
+    left = dict(balances)
+    for a, b, v in got:
+        assert v > 0 and a != b
+        left[a] += v
+        left[b] -= v
+    assert all(v == 0 for v in left.values())
+    assert len(got) == _fewest_by_brute_force([v for v in balances.values() if v])
+
+
+# --- players ----------------------------------------------------------------------------------
+
+def test_case_and_spacing_do_not_split_a_player():
+    assert player_key("  ann  LEE") == player_key("Ann Lee") == "ann lee"
+    ids = Identity()
+    assert ids.saw("BOB ") == ids.saw("bob") and ids.name("bob") == "bob"
+
+
+def test_rename_and_merge_follow_every_name():
+    ids = Identity([{"type": "rename", "name": "Bob", "to": "Robert"},
+                    {"type": "merge", "name": "Bobby", "into": "robert"},
+                    {"type": "rename", "name": "Robert", "to": "Rob"}])
+    assert ids.key("bob") == ids.key("BOBBY") == ids.key("Rob") == ids.key("robert")
+    assert ids.name(ids.key("bob")) == "Rob"
+    # renamed back: one person still, no loop
+    back = Identity([{"type": "rename", "name": "Bob", "to": "Rob"}, {"type": "rename", "name": "Rob", "to": "Bob"}])
+    assert back.key("rob") == back.key("bob") and back.name(back.key("rob")) == "Bob"
+
+
+# --- the hand-counted database -----------------------------------------------------------------
+
+def test_nights_and_their_settle_up(db):
+    nights = [db.night(n) for n in (1, 2, 3)]
+    assert [n["start"][:10] for n in nights] == ["2026-11-20", "2026-11-21", "2026-11-22"]
+    assert [(p["name"], p["money"], p["games"], p["wins"], p["losses"]) for p in nights[0]["players"]] == [
+        ("Bob", 6, 2, 2, 0), ("Ann", -6, 2, 0, 2)]
+    assert nights[0]["payments"] == [{"from": "Ann", "to": "Bob", "amount": 6}]
+    # Cy played the first game of night 2 and left: he still pays both
+    assert [(p["name"], p["money"], p["games"]) for p in nights[1]["players"]] == [
+        ("Ann", 9, 2), ("Bob", 5, 2), ("Cy", -14, 1)]
+    assert nights[1]["payments"] == [{"from": "Cy", "to": "Ann", "amount": 9}, {"from": "Cy", "to": "Bob", "amount": 5}]
+    # the house is paid as it played (H5), and the two groups that sum to zero settle apart: 3 payments
+    assert {p["name"]: p["money"] for p in nights[2]["players"]} == {
+        "House": 4, "Ann": 2, "Cy": -1, "Dee": -1, "Bob": -4}
+    assert nights[2]["payments"] == [{"from": "Bob", "to": "House", "amount": 4},
+                                     {"from": "Cy", "to": "Ann", "amount": 1}, {"from": "Dee", "to": "Ann", "amount": 1}]
+    assert db.night()["night"] == 3 and nights[2]["open"] and not nights[0]["open"]
+    # each game's money, the players named as last seen at the table ("ann" and "BOB " were Ann and Bob)
+    assert [g["money"] for g in nights[1]["games"]] == [{"Ann": 8, "Bob": 6, "Cy": -14}, {"Ann": 1, "Bob": -1}]
+    with pytest.raises(ValueError, match="nights are 1 to 3"):
+        db.night(4)
+
+
+def test_season_figures(db):
+    rep = db.season()
+    by = {p["name"]: p for p in rep["players"]}
+    assert [p["name"] for p in rep["players"]] == ["Bob", "Ann", "House", "Dee", "Cy"]
+    ann, bob = by["Ann"], by["Bob"]
+    assert (ann["money"], ann["games"], ann["wins"], ann["losses"], ann["nights"]) == (5, 6, 3, 3, 3)
+    assert (bob["money"], bob["games"], bob["wins"], bob["losses"]) == (7, 6, 3, 3)
+    assert (by["Cy"]["money"], by["Cy"]["games"], by["Dee"]["money"], by["House"]["money"]) == (-15, 2, -1, 4)
+    assert sum(p["money"] for p in rep["players"]) == 0
+    # the cribbage double skunk (S1: under 61)
+    assert (ann["skunks_won"], ann["skunked"], bob["skunks_won"], bob["skunked"]) == (1, 0, 0, 1)
+    # hands: Ann 29 and 4, her pocket 6; Bob's one hand counted nothing (the zero-hand bonus 5)
+    assert (ann["hands"], ann["average_hand"], ann["pockets"], ann["average_pocket"]) == (2, 16.5, 1, 6.0)
+    assert (ann["twenty_nines"], ann["zero_hands"], bob["zero_hands"], bob["average_hand"]) == (1, 0, 1, 5.0)
+    assert ann["best_hand"]["cards"] == ["5H", "5S", "5D", "JC"] and ann["best_hand"]["starter"] == "5C"
+    assert ann["best_hand"]["points"] == 29
+    assert [(n["night"], n["money"], n["total"]) for n in ann["by_night"]] == [(1, -6, -6), (2, 9, 3), (3, 2, 5)]
+    h2h = {h["opponent"]: h for h in ann["head_to_head"]}
+    assert (h2h["Bob"]["games"], h2h["Bob"]["wins"], h2h["Bob"]["losses"], h2h["Bob"]["money"]) == (6, 2, 2, -2)
+    assert (h2h["Cy"]["games"], h2h["Cy"]["money"], h2h["Dee"]["games"], h2h["Dee"]["money"]) == (1, 8, 1, 0)
+    assert db.season(player="  ANN")["players"][0]["money"] == 5
+    with pytest.raises(ValueError, match="no player 'Zed'"):
+        db.season(player="Zed")
+
+
+def test_score_race_by_hand(db):
+    first = db.summaries()[1]["games"][0]          # the zero-hand game: one hand played out, then Ann's peg
+    r = race(first)
+    assert r["sides"] == ["Ann", "Bob"]
+    h1 = r["hands"][0]
+    # pegging: Ann's go and Bob's last card both credited to the other (L2): Ann 1, Bob 1
+    assert (h1["pegging"], h1["after_pegging"], h1["shows"], h1["scores"]) == ([1, 1], [1, 1], [10, 5], [11, 6])
+    assert r["hands"][1]["other"] == [5, 0] and r["hands"][1]["scores"] == [16, 6]
+
+
+def test_a_match_over_is_summarised_once(tmp_path, monkeypatch):
+    path = tmp_path / "t.db"
+    clock = Clock()
+    build(Table.open(path, clock=clock, default_match=None), clock).close()
+    first = Season(Table.open(path).store)
+    assert first.night(2)["payments"][0]["amount"] == 9
+    calls = []
+    real = season_mod.summarize_match
+    monkeypatch.setattr(season_mod, "summarize_match", lambda evs: calls.append(1) or real(evs))
+    again = Season(Table.open(path).store)
+    assert again.night(3)["payments"][0] == {"from": "Bob", "to": "House", "amount": 4}
+    assert calls == [1]            # only the match in play is folded
+    again.night(3)
+    assert calls == [1]            # and only again when it changed
+
+
+def test_undone_games_do_not_count():
+    t = Table.memory(clock=Clock(), default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"})
+    pegs(t, ("p1", 16))
+    t.submit({"type": "undo"})
+    rep = Season(t.store).night()
+    assert rep["players"] == [] and rep["night"] is None
+
+
+def test_new_evening_and_settle_start_a_night():
+    def game(seq_end, start, end):
+        return {"end_seq": seq_end, "start": start, "end": end, "result": None}
+    m = {"games": [game(3, "2026-11-20T19:00:00+00:00", "2026-11-20T19:30:00+00:00"),
+                   game(9, "2026-11-20T19:31:00+00:00", "2026-11-20T20:00:00+00:00"),
+                   game(15, "2026-11-20T20:01:00+00:00", "2026-11-20T20:30:00+00:00"),
+                   # three hours and 59 minutes later: the same night; four hours: a new one
+                   game(20, "2026-11-21T00:29:00+00:00", "2026-11-21T01:00:00+00:00"),
+                   game(25, "2026-11-21T05:00:00+00:00", "2026-11-21T05:30:00+00:00")],
+         "host": [{"type": "new_evening", "seq": 5, "at": "x"}, {"type": "settle", "seq": 12, "at": "y"}]}
+    nights = group_nights([m])
+    assert [[g["end_seq"] for g in n["games"]] for n in nights] == [[3], [9], [15, 20], [25]]
+    assert [n["settled"] for n in nights] == [False, True, False, False] and nights[1]["settled_at"] == "y"
+
+
+def test_summary_keeps_the_host_events_that_stand():
+    evs = [{"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob",
+            "teams": None, "options": {}, "series": {"kind": "single", "n": 1}, "seq": 0, "match_id": "m", "at": "a"},
+           {"type": "rename", "name": "Bob", "to": "Rob", "seq": 1, "at": "b"},
+           {"type": "new_evening", "seq": 2, "at": "c"},
+           {"type": "undo", "undoes": 2, "seq": 3, "at": "d"}]
+    s = summarize_match(evs)
+    assert [e["type"] for e in s["host"]] == ["rename"] and s["games"] == []
