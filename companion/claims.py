@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from .errors import IllegalAction
 from .names import side_named
 from .scoring import number_words
-from .steps import Outcome, Step
+from .steps import Outcome, Step, next_other_side
 
 
 class Slot(NamedTuple):
@@ -233,14 +233,10 @@ def apply_play_claim(hand: Any, state: Any, ev: dict) -> Outcome:
 # --- muggins ----------------------------------------------------------------------------------
 
 def next_opponent_side(state: Any, side: int) -> int:
-    """Return the side of the next seat after ``side``'s players that is not ``side`` (M3)."""
+    """Return the side that calls muggins on ``side`` by default: the next other side after its first seat (M3),
+    after the dealer for a side without a seat."""
     seats = [i for i, s in enumerate(state.seat_side) if s == side]
-    start = seats[0] if seats else state.dealer
-    for k in range(1, len(state.seats) + 1):
-        s = state.next_seat(start, steps=k)
-        if state.seat_side[s] != side:
-            return state.seat_side[s]
-    return next(i for i in range(len(state.sides)) if i != side)
+    return next_other_side(state, side, seats[0] if seats else state.dealer)
 
 
 def verify_muggins(hand: Any, state: Any, cmd: dict) -> dict:

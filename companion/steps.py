@@ -26,6 +26,21 @@ class Step(NamedTuple):
                                 # the hand before, L8)
 
 
+def next_other_side(state: Any, side: int, seat: int) -> int:
+    """Return the side of the first seat after ``seat``, in the direction of play, that is not ``side`` (M3).
+
+    The one reading of "the next opponent": the side credited with the points a card or a go makes under
+    next-opponent credit (``seat`` the player's, ``side`` theirs), and the side that calls muggins on a claim
+    when nobody names the caller. ``seat`` may be a house that deals without a seat (negative). When every
+    seat is ``side``'s, the first other side by index (a house that holds no cards).
+    """
+    for k in range(1, len(state.seats) + 1):
+        s = state.next_seat(seat, steps=k)
+        if state.seat_side[s] != side:
+            return state.seat_side[s]
+    return next((i for i in range(len(state.sides)) if i != side), side)
+
+
 def award(state: Any, step: Step) -> bool:
     """Score ``step`` on the match; return True when the game is over (then or before)."""
     return state.award(step.side, step.points, kind=step.kind, text=step.text, items=step.items,

@@ -128,3 +128,25 @@ def test_docstring_examples():
     for module in (pegging, errors, steps):
         result = doctest.testmod(module)
         assert not result.failed
+
+
+def test_the_next_other_side_is_one_rule_for_credit_and_muggins():
+    """M3 read once (steps.next_other_side): a card's points under next-opponent credit, and the default caller
+    of a muggins, go to the first seat after the player, in the direction of play, on another side."""
+    from companion.claims import next_opponent_side
+    from companion.steps import next_other_side
+    three = seating("lands-end-3", ["Ann", "Bob", "Cat"])
+    assert [pegging.credit_side(three, s) for s in range(3)] == [1, 2, 0]
+    assert [next_opponent_side(three, side) for side in range(3)] == [1, 2, 0]
+    four = seating("lands-end-4", ["Ann", "Bob", "Cat", "Dan"])      # partners sit opposite: Ann & Cat, Bob & Dan
+    assert [pegging.credit_side(four, s) for s in range(4)] == [1, 0, 1, 0]
+    assert [next_opponent_side(four, side) for side in range(2)] == [1, 0]
+    ccw = seating("lands-end-casino-3", ["Ann", "Bob"], direction="ccw")     # House, Ann, Bob, played the other way
+    assert [pegging.credit_side(ccw, s) for s in range(3)] == [2, 0, 1]
+    assert [next_other_side(ccw, ccw.seat_side[s], s) for s in range(3)] == [2, 0, 1]
+    casino = seating("lands-end-casino-4", ["Ann", "Bob", "Cat", "Dan"])      # the house deals and holds no seat
+    casino.dealer = -1
+    assert [s.name for s in casino.sides] == ["Ann & Cat", "Bob & Dan", "House"]
+    assert next_opponent_side(casino, 2) == 0 and next_opponent_side(casino, 0) == 1
+    selfish = seating("cribbage", ["Ann", "Bob"])
+    assert [pegging.credit_side(selfish, s) for s in range(2)] == [0, 1]

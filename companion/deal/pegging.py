@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from ..cards import DECK, Card, parse_card  # noqa: F401  (parse_card: the doctest)
 from ..scoring import number_words, score_peg
-from ..steps import Step
+from ..steps import Step, next_other_side
 
 STAGE = "pegging"
 
@@ -132,11 +132,7 @@ def credit_side(state: Any, seat: int) -> int:
     own = state.seat_side[seat]
     if state.rules.pegging_credit == "self":
         return own
-    for k in range(1, len(state.seats) + 1):
-        s = state.next_seat(seat, steps=k)
-        if state.seat_side[s] != own:
-            return state.seat_side[s]
-    return own
+    return next_other_side(state, own, seat)
 
 
 def go_wrong(state: Any, p: Pegging, seen, seat: int) -> str | None:
