@@ -1,25 +1,14 @@
-"""The rules command line: ``score``, ``peg``, ``grid``, ``stats`` (and commands others register).
+"""The rules command line: ``score``, ``peg``, ``grid``, ``stats``, ``replay`` and the advice's commands.
 
-Run as ``landsend COMMAND ...`` (the console script, whose ``serve`` is
-dispatched by :mod:`firmware.cli`) or ``python -m companion COMMAND ...``.
+Run as ``landsend SUBCOMMAND ...`` (the console script, :mod:`firmware.cli`, adds
+``serve`` and the board's other subcommands) or ``python -m companion SUBCOMMAND ...``.
 
-Commands live in the :data:`COMMANDS` registry. Another module adds one with
-:func:`register`::
-
-    from companion.cli import Command, register
-
-    def _configure(parser):          # an argparse parser for the subcommand
-        parser.add_argument("path")
-
-    def _run(args, io):              # io.stdin / io.stdout / io.stderr; return the exit status
-        io.stdout.write(...)
-        return 0
-
-    register(Command("replay", "replay a game record", _configure, _run))
-
-and lists its module in :data:`EXTENSION_MODULES` so ``main`` imports it first.
-Every refusal (:class:`~companion.errors.RulesError`, a bad option) exits
-non-zero with one line on stderr and never a traceback.
+A subcommand is a :class:`Subcommand` value (its name, help, ``configure(parser)``
+and ``run(args, io) -> exit status``); :func:`subcommands` lists every one of
+companion's, in order, and :func:`main` takes further ones as ``extra`` (the console's
+subcommands are not the table's commands, :mod:`companion.commands`). Every refusal
+(:class:`~companion.errors.RulesError`, a bad option) exits non-zero with one line on
+stderr and never a traceback.
 
 >>> main(["score", "5H", "5S", "5D", "JC", "--starter", "5C", "--json"])  # doctest: +ELLIPSIS
 {"total": 29, "items": [{"kind": "fifteen", ...
@@ -29,14 +18,13 @@ non-zero with one line on stderr and never a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
 import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Iterable
+from typing import IO, Any, Callable, Iterable, Sequence
 
 from .cards import parse_cards
 from .errors import RulesError, StoreError, UnknownGame
@@ -44,7 +32,7 @@ from .rulesets import RULESETS, Ruleset, get_ruleset
 from .scoring import Breakdown, score_grid, score_hand, score_peg
 from .stats import distribution
 
-__all__ = ["Command", "COMMANDS", "EXTENSION_MODULES", "Streams", "register", "main"]
+__all__ = ["Subcommand", "Streams", "subcommands", "main"]
 
 log = logging.getLogger(__name__)
 
@@ -63,29 +51,14 @@ class Streams:
 
 
 @dataclass(frozen=True)
-class Command:
-    """One subcommand: its ``name``, one-line ``help``, ``configure(parser)`` adding
+class Subcommand:
+    """One console subcommand: its ``name``, one-line ``help``, ``configure(parser)`` adding
     its arguments, and ``run(args, io) -> exit status``."""
 
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Streams], int]
-
-
-COMMANDS: dict[str, Command] = {}
-
-# Modules of ``companion`` that register further commands when imported (add yours
-# here, e.g. the engine's ``replay``). One that is not installed is skipped; one
-# that fails to import for another reason is an error. Modules outside companion
-# (``firmware.cli`` registers ``serve``) register themselves before calling main.
-EXTENSION_MODULES: tuple[str, ...] = ("companion.replay", "companion.advice.discard_cli", "companion.advice.pegging_cli")
-
-
-def register(command: Command) -> Command:
-    """Return ``command`` after adding it to :data:`COMMANDS` (replacing one of the same name)."""
-    COMMANDS[command.name] = command
-    return command
 
 
 class UsageError(Exception):
@@ -356,31 +329,36 @@ def _run_stats(args: argparse.Namespace, io: Streams) -> int:
     return 0
 
 
-register(Command("score", "count a hand or crib with its starter", _configure_score, _run_score))
-register(Command("peg", "score the last card played in the count", _configure_peg, _run_peg))
-register(Command("grid", "count every row and column of a 5x5 tabletop layout", _configure_grid, _run_grid))
-register(Command("stats", "exact score distribution over every possible hand", _configure_stats, _run_stats))
+SCORE = Subcommand("score", "count a hand or crib with its starter", _configure_score, _run_score)
+PEG = Subcommand("peg", "score the last card played in the count", _configure_peg, _run_peg)
+GRID = Subcommand("grid", "count every row and column of a 5x5 tabletop layout", _configure_grid, _run_grid)
+STATS = Subcommand("stats", "exact score distribution over every possible hand", _configure_stats, _run_stats)
 
 
 # --- main ------------------------------------------------------------------------------
 
 
-def _load_extensions() -> None:
-    for name in EXTENSION_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise
-            log.debug("no %s: its commands are not available", name)
+def subcommands() -> tuple[Subcommand, ...]:
+    """Return every subcommand of companion's, in the order ``--help`` lists them.
+
+    The replay and the advice wing are imported here, when the console runs (they
+    build on this module's helpers), not when ``companion.cli`` is imported.
+    """
+    from . import replay
+    from .advice.discard_cli import ADVISE
+    from .advice.pegging_cli import LEAD, PEG_ADVICE
+    return (SCORE, PEG, GRID, STATS,
+            Subcommand("replay", "replay a game record hand by hand and print the result",
+                       replay.configure_cli, replay.run_cli),
+            ADVISE, LEAD, PEG_ADVICE)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the ``landsend`` argument parser with every registered command."""
+def build_parser(commands: Sequence[Subcommand]) -> argparse.ArgumentParser:
+    """Return the ``landsend`` argument parser with ``commands``."""
     parser = _Parser(prog=PROG, description="Land's End table companion: scoring and tools.",
                      epilog=f"`{PROG} serve` runs the table daemon (installed with the firmware).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for cmd in COMMANDS.values():
+    for cmd in commands:
         p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
         cmd.configure(p)
         p.set_defaults(_command=cmd)
@@ -388,8 +366,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: "list[str] | None" = None, *, stdin: "IO[str] | None" = None,
-         stdout: "IO[str] | None" = None, stderr: "IO[str] | None" = None) -> int:
-    """Return the exit status of running ``landsend`` with ``argv`` (default ``sys.argv[1:]``).
+         stdout: "IO[str] | None" = None, stderr: "IO[str] | None" = None,
+         extra: Sequence[Subcommand] = ()) -> int:
+    """Return the exit status of running ``landsend`` with ``argv`` (default ``sys.argv[1:]``):
+    :func:`subcommands` and the ``extra`` ones (the firmware's ``serve``, ...).
 
     0 on success, 1 when the rules refuse the input, 2 for a bad command line.
     Errors are one line on ``stderr``.
@@ -397,16 +377,17 @@ def main(argv: "list[str] | None" = None, *, stdin: "IO[str] | None" = None,
     io = Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        _load_extensions()
-        parser = build_parser()
+        commands = subcommands() + tuple(extra)
+        names = ", ".join(c.name for c in commands)
+        parser = build_parser(commands)
         if not args_list:
-            raise UsageError(f"{PROG}: a command is required: {', '.join(COMMANDS)} (see {PROG} --help)")
+            raise UsageError(f"{PROG}: a command is required: {names} (see {PROG} --help)")
         try:
             args = parser.parse_args(args_list)
         except SystemExit as e:          # --help / --version print and exit 0
             return int(e.code or 0)
         if getattr(args, "_command", None) is None:
-            raise UsageError(f"{PROG}: a command is required: {', '.join(COMMANDS)}")
+            raise UsageError(f"{PROG}: a command is required: {names}")
         return args._command.run(args, io)
     except UsageError as e:
         io.stderr.write(f"{e}\n")

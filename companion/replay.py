@@ -98,12 +98,12 @@ def format_result(result: dict) -> str:
 
 # --- the ``landsend replay`` command --------------------------------------------------------
 
-def _configure_replay(parser) -> None:
+def configure_cli(parser) -> None:
     parser.add_argument("record", help="a game record (JSON file, or - for stdin)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def _run_replay(args, io) -> int:
+def run_cli(args, io) -> int:
     import json
     try:
         text = io.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()
@@ -125,12 +125,3 @@ def _run_replay(args, io) -> int:
         if not result["valid"]:
             io.stderr.write(f"landsend: error: {result['error']}\n")
     return 0 if result["valid"] else 1
-
-
-def _register_cli() -> None:
-    from .cli import Command, register
-    register(Command("replay", "replay a game record hand by hand and print the result",
-                     _configure_replay, _run_replay))
-
-
-_register_cli()

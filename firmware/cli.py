@@ -1,8 +1,8 @@
-"""Registers ``landsend serve``, ``landsend say``, ``landsend release`` and ``landsend card`` with the ``landsend`` command line (``companion.cli``).
+"""``landsend serve``, ``landsend say``, ``landsend release`` and ``landsend card``: the board's subcommands of the ``landsend`` command line (``companion.cli``).
 
-The console script enters here (``firmware.cli:main``): importing this module
-registers ``serve`` with companion's command registry, then companion runs. It loads
-only argparse and the command registry (the daemon is imported when run).
+The console script enters here (``firmware.cli:main``): companion's command line runs
+with :data:`SUBCOMMANDS` added. It loads only argparse and companion's command line
+(the daemon is imported when run).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from companion.cli import Command, register
+from companion.cli import Subcommand
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def _run(args: argparse.Namespace, io: Any) -> int:
     return run(args, stderr=io.stderr)
 
 
-SERVE = register(Command("serve", "run the table daemon: LED board, buttons and the phone page", _configure, _run))
+SERVE = Subcommand("serve", "run the table daemon: LED board, buttons and the phone page", _configure, _run)
 
 
 def _configure_say(parser: argparse.ArgumentParser) -> None:
@@ -73,8 +73,8 @@ def _run_say(args: argparse.Namespace, io: Any) -> int:
     return 0
 
 
-SAY = register(Command("say", "speak a line with the board's voice (espeak-ng), or write it to a WAV file",
-                       _configure_say, _run_say))
+SAY = Subcommand("say", "speak a line with the board's voice (espeak-ng), or write it to a WAV file",
+                 _configure_say, _run_say)
 
 
 def _configure_release(parser: argparse.ArgumentParser) -> None:
@@ -88,8 +88,8 @@ def _run_release(args: argparse.Namespace, io: Any) -> int:
     return release_stopped(Path(args.db) if args.db else None, stdout=io.stdout, stderr=io.stderr)
 
 
-RELEASE = register(Command("release", "release a stopped table's host (as holding the menu button 5 s does)",
-                           _configure_release, _run_release))
+RELEASE = Subcommand("release", "release a stopped table's host (as holding the menu button 5 s does)",
+                     _configure_release, _run_release)
 
 
 def _configure_card(parser: argparse.ArgumentParser) -> None:
@@ -133,14 +133,18 @@ def _run_card(args: argparse.Namespace, io: Any) -> int:
     return 0
 
 
-CARD = register(Command("card", "write the table card: the board's Wi-Fi and the page's address, with QR codes",
-                        _configure_card, _run_card))
+CARD = Subcommand("card", "write the table card: the board's Wi-Fi and the page's address, with QR codes",
+                  _configure_card, _run_card)
+
+#: The board's subcommands, added to companion's by :func:`main`.
+SUBCOMMANDS = (SERVE, SAY, RELEASE, CARD)
 
 
 def main(argv: "list[str] | None" = None) -> int:
-    """Run the ``landsend`` console script (every companion command plus ``serve``); return the exit status."""
+    """Run the ``landsend`` console script (every companion subcommand plus :data:`SUBCOMMANDS`); return the exit
+    status."""
     from companion.cli import main as companion_main
-    return companion_main(argv)
+    return companion_main(argv, extra=SUBCOMMANDS)
 
 
 if __name__ == "__main__":

@@ -226,8 +226,6 @@ def test_docstring_examples():
     import doctest
 
     import companion.advice.discard
-    from companion import cli
-    cli._load_extensions()       # register the commands in the CLI's own order before importing one of them
     import companion.advice.discard_cli
     for module in (companion.advice.discard, companion.advice.discard_cli):
         result = doctest.testmod(module)

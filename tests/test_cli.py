@@ -207,7 +207,7 @@ def test_progress_bar_only_on_a_terminal_and_only_after_a_moment():
     assert pipe.getvalue() == ""
 
 
-def test_other_modules_can_register_commands():
+def test_main_takes_further_subcommands():
     def configure(p):
         p.add_argument("word")
 
@@ -215,12 +215,22 @@ def test_other_modules_can_register_commands():
         streams.stdout.write(f"hello {args.word}\n")
         return 0
 
-    cli.register(cli.Command("hello", "say hello", configure, run_hello))
-    try:
-        assert run("hello", "table") == (0, "hello table\n", "")
-    finally:
-        del cli.COMMANDS["hello"]
-    assert run("hello", "table")[0] == 2
+    out, err = io.StringIO(), io.StringIO()
+    hello = cli.Subcommand("hello", "say hello", configure, run_hello)
+    assert cli.main(["hello", "table"], stdout=out, stderr=err, extra=(hello,)) == 0
+    assert out.getvalue() == "hello table\n"
+    assert run("hello", "table")[0] == 2          # nothing is left registered
+
+
+def test_the_consoles_subcommands_are_one_explicit_list_named_apart_from_the_tables_commands():
+    import companion.commands
+    import firmware.cli
+    assert [c.name for c in cli.subcommands()] == ["score", "peg", "grid", "stats", "replay", "advise", "lead",
+                                                   "peg-advice"]
+    assert [c.name for c in firmware.cli.SUBCOMMANDS] == ["serve", "say", "release", "card"]
+    # importing a subcommand's module registers nothing: there is no registry to fill
+    assert not hasattr(cli, "COMMANDS") and not hasattr(cli, "register") and not hasattr(cli, "Command")
+    assert cli.Subcommand is not companion.commands.Command
 
 
 def test_help_exits_zero(capsys):
@@ -240,25 +250,13 @@ def test_console_script_runs_once_end_to_end():
     assert out[0]["total"] == 29 and out[1]["error"].startswith("line 2: not JSON")
 
 
-def test_extension_modules_are_imported_before_parsing(tmp_path, monkeypatch):
-    (tmp_path / "landsend_test_ext.py").write_text(
-        "from companion.cli import Command, register\n"
-        "register(Command('echo', 'repeat a word', lambda p: p.add_argument('w'),\n"
-        "                 lambda a, s: s.stdout.write(a.w + '\\n') and 0))\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(cli, "EXTENSION_MODULES", ("landsend_test_missing_ext", "landsend_test_ext"))
-    try:
-        assert run("echo", "hi") == (0, "hi\n", "")
-    finally:
-        cli.COMMANDS.pop("echo", None)
-        sys.modules.pop("landsend_test_ext", None)
-
-
 def test_serve_on_a_damaged_database_says_which_file_in_one_line(tmp_path):
-    import firmware.cli  # noqa: F401  (registers serve, as the console script does)
+    import firmware.cli
 
     bad = tmp_path / "table.db"
     bad.write_text("this is not a database\n" * 50)
-    rc, out, err = run("serve", "--sim", "--db", str(bad))
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli.main(["serve", "--sim", "--db", str(bad)], stdout=out, stderr=err, extra=firmware.cli.SUBCOMMANDS)
+    out, err = out.getvalue(), err.getvalue()
     assert rc == 2 and out == ""
     assert one_line_error(err) == f"landsend serve: cannot open the table database {bad}: file is not a database"

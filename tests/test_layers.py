@@ -88,7 +88,7 @@ def test_companion_modules_import_each_other_without_cycles():
     graph = {_module_name(p): _companion_imports(p) - {_module_name(p)} for p in files}
     assert "replay" not in graph["table"] and "grid" not in graph["hand"]
     assert not graph["deal.pegging"] & {"table", "commands", "hand", "match", "record"}
-    # the cli is the composition root of the commands (each command module registers with it)
+    # the console (cli) is the composition root of the subcommands: it lists each command module's
     graph = {m: deps - {"cli"} for m, deps in graph.items() if m not in ("cli", "__init__", "__main__")}
 
     def reach(start, seen):

@@ -93,7 +93,6 @@ def test_docstring_examples():
     import doctest
 
     import companion.advice.pegging
-    cli._load_extensions()
     import companion.advice.pegging_cli
     for module in (companion.advice.pegging, companion.advice.pegging_cli):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import PROG, Command, Streams, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens, register
+from ..cli import PROG, Streams, Subcommand, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens
 from ..errors import RulesError
 from .discard import advise
 
@@ -116,4 +116,4 @@ def _run(args: argparse.Namespace, io: Streams) -> int:
     return 0
 
 
-register(Command("advise", "rank every discard of a dealt hand by the game's goal", _configure, _run))
+ADVISE = Subcommand("advise", "rank every discard of a dealt hand by the game's goal", _configure, _run)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import PROG, Command, Streams, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens, register
+from ..cli import PROG, Streams, Subcommand, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens
 from ..errors import RulesError
 from .pegging import PegAdvice
 from .pegging_multi import MultiAdvice, rank_plays
@@ -151,7 +151,7 @@ def _run(args: argparse.Namespace, io: Streams, *, lead: bool) -> int:
     return 0
 
 
-register(Command("lead", "rank the leads of a matching-phase hand by the game's goal (exact in two-hand games)",
-                 lambda p: _configure(p, lead=True), lambda a, io: _run(a, io, lead=True)))
-register(Command("peg-advice", "rank the next play of a matching phase in progress (exact in two-hand games)",
-                 lambda p: _configure(p, lead=False), lambda a, io: _run(a, io, lead=False)))
+LEAD = Subcommand("lead", "rank the leads of a matching-phase hand by the game's goal (exact in two-hand games)",
+                  lambda p: _configure(p, lead=True), lambda a, io: _run(a, io, lead=True))
+PEG_ADVICE = Subcommand("peg-advice", "rank the next play of a matching phase in progress (exact in two-hand games)",
+                        lambda p: _configure(p, lead=False), lambda a, io: _run(a, io, lead=False))
