@@ -1,0 +1,141 @@
+"""The advice engines play the matching phase by the table's rules: one encoding, pinned by play.
+
+The fast engines of the advice (:mod:`companion.advice.pegging` for two hands,
+:mod:`companion.advice.pegging_multi` for three and four) keep their own packed state
+of a count, for speed. Here random legal matching phases of every preset with pegging
+(and of the house rules that change who leads or who is credited) are played card by
+card through the table's rules (:mod:`companion.deal.pegging`) and through each
+engine side by side; after every card and every go both must agree on whose turn it
+is (so who leads each count), the count, whether the phase is over, and every point
+credited (to which side, how many, of which kind).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from companion.advice import pegging as two
+from companion.advice import pegging_multi as multi
+from companion.cards import DECK
+from companion.deal import pegging
+from companion.match import MatchState, build_seating
+from companion.rulesets import RULESETS, get_ruleset
+
+# every preset with a matching phase, and the house rules that change who leads, who is credited, and the
+# direction of play
+VARIANTS = [(name, {}) for name, r in RULESETS.items() if r.pegging] + [
+    ("lands-end", {"go_lead": "other_player"}),
+    ("cribbage", {"go_lead": "last_player"}),
+    ("lands-end", {"pegging_credit": "self"}),
+    ("cribbage", {"pegging_credit": "next_opponent"}),
+    ("lands-end-3", {"pegging_credit": "self"}),
+    ("lands-end-4", {"pegging_credit": "self"}),
+    ("lands-end-casino-3", {"direction": "ccw"}),
+    ("lands-end-casino-4", {"direction": "ccw"}),
+    ("five-card", {"pegging_count": "restart"}),
+    ("lands-end", {"pegging_count": "single", "go_lead": "other_player"}),
+]
+
+
+def table_match(rules, dealer_pick: int) -> MatchState:
+    """The match a rule reads (seats and sides, no table); the dealer by ``dealer_pick``."""
+    humans = rules.players - (1 if rules.house and rules.house_plays else 0)
+    names = ["Ann", "Bob", "Cat", "Dan"][:humans]
+    seats, seat_side, sides = build_seating(rules, names, None)
+    state = MatchState(rules=rules, seats=seats, seat_side=seat_side, sides=sides)
+    if rules.house and not rules.house_plays:
+        state.dealer = -1                       # the house deals from before the first seat and holds no cards
+    elif rules.house and rules.house_deals:
+        state.dealer = next(i for i, s in enumerate(seat_side) if sides[s].house)
+    else:
+        state.dealer = dealer_pick % len(seats)
+    return state
+
+
+class TwoHand:
+    """The two-hand engine seen from ``you`` (a table seat): engine player 0 is you, 1 the other."""
+
+    def __init__(self, state: MatchState, you: int) -> None:
+        self.state, rules = state, state.rules
+        other = state.next_seat(you)
+        self.seat_of = (you, other)
+        self.g = two.game_for(rules, 0 if you == state.dealer else 1)
+        self.st = two._State(turn=1 if you == state.dealer else 0, left=(rules.held, rules.held))
+
+    def act(self, rank) -> list:
+        credits: list = []
+        self.st = (two.step_go(self.g, self.st, credits) if rank is None
+                   else two.step_play(self.g, self.st, rank, credits))
+        return [(self.state.seat_side[self.seat_of[p]], pts, kind) for p, pts, kind in credits]
+
+    def view(self):
+        st = self.st
+        return (None if st.over else self.seat_of[st.turn]), (0 if st.over else st.count), st.over
+
+
+class MultiHand:
+    """The three- and four-hand engine seen from ``you``: its players in the direction of play from the dealer."""
+
+    def __init__(self, state: MatchState, you: int) -> None:
+        self.state, rules = state, state.rules
+        low, high = multi.seat_range(rules)
+        # position k from the dealer is the table's seat k places after the dealer (a house without a seat: -1)
+        self.seat_of = tuple(state.next_seat(state.dealer, steps=pos) if pos else state.dealer
+                             for pos in range(low, high + 1))
+        self.g = multi.multi_game(rules, low + self.seat_of.index(you))
+        side = {}
+        for i, seat in enumerate(self.seat_of):
+            side.setdefault(self.g.side[i], state.seat_side[seat])
+            assert side[self.g.side[i]] == state.seat_side[seat]        # the engine's sides are the table's
+        assert len(set(side.values())) == len(side)
+        self.side = side
+        self.st = multi._St(self.g.positions.index(1) if 1 in self.g.positions else 0, (), 0, (), -1,
+                            (rules.held,) * self.g.n, 0, False)
+
+    def act(self, rank) -> list:
+        credits: list = []
+        self.st = multi.step(self.g, self.st, rank, credits)
+        return [(self.side[s], pts, kind) for s, pts, kind in credits]
+
+    def view(self):
+        st = self.st
+        return (None if st.over else self.seat_of[st.turn]), (0 if st.over else st.count), st.over
+
+
+@pytest.mark.parametrize("game,options", VARIANTS, ids=[f"{g}{'-' + '-'.join(map(str, o.values())) if o else ''}"
+                                                      for g, o in VARIANTS])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_each_engine_plays_every_card_as_the_table_does(game, options, data):
+    rules = get_ruleset(game, **options)
+    state = table_match(rules, data.draw(st.integers(0, 3), label="dealer"))
+    n = len(state.seats)
+    deck = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal")).sample(DECK, n * rules.held)
+    hands = {seat: list(deck[seat * rules.held:(seat + 1) * rules.held]) for seat in range(n)}
+    you = data.draw(st.sampled_from(range(n)), label="you")
+    engine = (TwoHand if n == 2 else MultiHand)(state, you)
+    leader = state.next_seat(state.dealer)
+    p = pegging.start(state, held=rules.held, single=rules.pegging_count == "single", leader=leader)
+    seen: set = set()
+    assert engine.view() == (p.turn, p.count, p.done)
+    for seq in range(1, 12 * n + 8):
+        if p.done:
+            break
+        seat = p.turn
+        fits = [c for c in hands[seat] if c.value <= 31 - p.count]
+        if fits:                                   # a player plays when a card fits, and says go only when none does
+            card = data.draw(st.sampled_from(fits), label=f"{state.seats[seat]} plays")
+            p, steps = pegging.play(state, p, seen, seat, card, seq=seq)
+            hands[seat].remove(card)
+            seen.add(card)
+            credits = engine.act(card.rank)
+        else:
+            p, steps = pegging.go(state, p, seat, seq=seq)
+            credits = engine.act(None)
+        table = [(step.side, step.points, step.kind) for step, _ in steps if step.points]
+        assert credits == table, (state.seats[seat], p.order)
+        assert engine.view() == (p.turn, p.count, p.done), (state.seats[seat], p.order)
+    assert p.done and (rules.pegging_count == "single" or not any(hands.values()))
