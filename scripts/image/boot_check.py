@@ -1,0 +1,442 @@
+"""Boot the board's SD-card image in qemu and check it whole, then pull its power: scripts/boot-check.sh runs this.
+
+Standard library only (the build machine's python3); qemu-system-aarch64, mtools, sfdisk and ssh do the rest.
+Every figure is printed; the exit status is 1 at the first check that fails (the console log is kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.cookiejar
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+T0 = time.monotonic()
+NAME = "Lands End Check"
+HOTSPOT_PASSWORD = "check-pass-2468"
+JOIN_SSID = "CheckNet"
+OUR_UNITS = ("landsend.service", "landsend-setup.service")
+#: In qemu's virt machine there is no Pi: the settings file selects the simulated strip, and the buttons
+#: find no Pi GPIO chip. That fault (and only that) is expected in the journal and on the page.
+EXPECTED_FAULT = re.compile(r"^buttons: ")
+
+
+def say(text: str) -> None:
+    print(f"==> [{time.monotonic() - T0:.0f} s] {text}", flush=True)
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def check(ok: bool, what: str) -> None:
+    if not ok:
+        raise CheckFailed(what)
+
+
+def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+# ---------------------------------------------------------------- the image file: partitions and the FAT
+
+class Disk:
+    def __init__(self, path: Path):
+        self.path = path
+        table = json.loads(run(["sfdisk", "-J", str(path)]).stdout)["partitiontable"]
+        self.parts = table["partitions"]
+        self.boot = f"{path}@@{self.parts[0]['start'] * 512}"
+
+    def fat_list(self) -> list[str]:
+        r = run(["mdir", "-b", "-i", self.boot, "::/"])
+        return [Path(line.strip()).name for line in r.stdout.splitlines() if line.strip()]
+
+    def fat_get(self, name: str, dest: Path) -> None:
+        r = run(["mcopy", "-o", "-n", "-i", self.boot, f"::/{name}", str(dest)])
+        check(r.returncode == 0, f"cannot read {name} from the boot partition: {r.stderr.strip()}")
+
+    def fat_put(self, src: Path, name: str) -> None:
+        r = run(["mcopy", "-o", "-i", self.boot, str(src), f"::/{name}"])
+        check(r.returncode == 0, f"cannot write {name} onto the boot partition: {r.stderr.strip()}")
+
+
+# ---------------------------------------------------------------- the page's API, as a phone uses it
+
+class Api:
+    def __init__(self, port: int):
+        self.url = f"http://127.0.0.1:{port}"
+        self.base = f"http://localhost:{port}"      # the name the page trusts, and its origin
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.csrf = ""
+
+    def request(self, method: str, path: str, body: dict | None = None, timeout: float = 20) -> tuple[int, dict]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("Host", self.base.removeprefix("http://"))
+        req.add_header("Accept", "application/json")
+        if body is not None:
+            req.add_header("Content-Type", "application/json")
+            req.add_header("Origin", self.base)
+            req.add_header("X-CSRF-Token", self.csrf)
+        try:
+            with self.opener.open(req, timeout=timeout) as r:
+                raw = r.read()
+                return r.status, (json.loads(raw) if raw else {})
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            try:
+                return e.code, json.loads(raw)
+            except ValueError:
+                return e.code, {"error": raw.decode(errors="replace")}
+
+    def get(self, path: str) -> dict:
+        code, body = self.request("GET", path)
+        check(code == 200, f"GET {path}: {code} {body}")
+        return body
+
+    def host(self) -> dict:
+        """Become a joined phone: the host when the table is unclaimed, else join with the code we keep."""
+        session = self.get("/api/session")
+        self.csrf = session["csrf"]
+        if session["role"] in ("host", "player"):
+            return session
+        code, body = self.request("POST", "/api/claim", {})
+        check(code == 200, f"POST /api/claim: {code} {body}")
+        self.csrf = body.get("csrf", self.csrf)
+        return body
+
+    def cmd(self, command: dict, client_id: str | None = None, timeout: float = 20) -> tuple[int, dict]:
+        body = dict(command)
+        if client_id:
+            body["client_id"] = client_id
+        return self.request("POST", "/api/command", body, timeout=timeout)
+
+
+def whole_hand(api: Api) -> str:
+    """Enter a whole two-hand hand (Two Handed Five Card Cribbage: turn-up, the play, both shows, the
+    pocket) through the API as the page does; return the scores."""
+    hand = [{"type": "new_match", "game": "five-card", "players": ["Ann", "Bob"], "first_dealer": "Bob"},
+            {"type": "turnup", "card": "KC"},
+            *({"type": "play", "card": c} for c in ("9C", "8C", "7C", "2S", "2D", "2H")),
+            {"type": "show", "cards": ["9C", "7C", "2D"]},
+            {"type": "show", "cards": ["8C", "2S", "2H"]},
+            {"type": "pocket", "cards": ["AS", "3D", "4H", "6S"]}]
+    for c in hand:
+        code, body = api.cmd(c)
+        check(code == 200, f"the hand: {c} refused: {code} {body}")
+    t = api.get("/api/table")
+    check(t["hand_no"] == 2 and t["dealer"] == "Ann", f"after the whole hand: hand {t['hand_no']}, dealer {t['dealer']}")
+    return ", ".join(f"{s['name']} {s['score']}" for s in t["sides"])
+
+
+# ---------------------------------------------------------------- qemu
+
+class Machine:
+    def __init__(self, args, work: Path, kernel: Path, initrd: Path, cmdline: str):
+        self.args, self.work, self.kernel, self.initrd, self.cmdline = args, work, kernel, initrd, cmdline
+        self.proc: subprocess.Popen | None = None
+        self.boots = 0
+
+    def start(self) -> None:
+        self.boots += 1
+        log = open(self.work / f"console-{self.boots}.log", "w")
+        a = self.args
+        cmd = ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-smp", str(a.smp), "-m", str(a.mem),
+               "-kernel", str(self.kernel), "-initrd", str(self.initrd), "-append", self.cmdline,
+               # write-through to the host: what the guest saw written is on the host's disk, so SIGKILL is a
+               # real power cut for the guest's file systems
+               "-drive", f"file={self.work / 'disk.img'},format=raw,if=virtio,cache=directsync",
+               "-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{a.port}-:80,hostfwd=tcp:127.0.0.1:{a.ssh_port}-:22",
+               "-device", "virtio-net-pci,netdev=n0", "-device", "virtio-rng-pci",
+               "-nographic", "-no-reboot", "-monitor", "none", "-serial", "stdio"]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        self.started = time.monotonic()
+
+    def wait_page(self, api: Api) -> float:
+        """Wait until the page answers; return the seconds since qemu started."""
+        deadline = self.started + self.args.boot_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise CheckFailed(f"qemu exited ({self.proc.returncode}) before the page answered; "
+                                  f"console: {self.work}/console-{self.boots}.log")
+            try:
+                code, _ = api.request("GET", "/api/table", timeout=5)
+                if code == 200:
+                    return time.monotonic() - self.started
+            except (OSError, urllib.error.URLError):
+                pass
+            time.sleep(1)
+        raise CheckFailed(f"the page did not answer within {self.args.boot_timeout} s "
+                          f"(console: {self.work}/console-{self.boots}.log)")
+
+    def ssh(self, command: str, timeout: float = 120) -> str:
+        r = run(["ssh", "-i", str(self.work / "id"), "-p", str(self.args.ssh_port), "-o", "BatchMode=yes",
+                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+                 "-o", "ConnectTimeout=20", "root@127.0.0.1", command], timeout=timeout)
+        check(r.returncode == 0, f"ssh {command!r}: {r.returncode} {r.stderr.strip()} {r.stdout.strip()}")
+        return r.stdout
+
+    def cut(self) -> None:
+        """Pull the plug: SIGKILL, no shutdown of any kind."""
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def shutdown(self) -> None:
+        try:
+            self.ssh("systemctl poweroff --no-block", timeout=30)
+        except (CheckFailed, subprocess.TimeoutExpired):
+            pass
+        try:
+            self.proc.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            self.cut()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.cut()
+
+
+# ---------------------------------------------------------------- the checks
+
+def boot_figures(m: Machine) -> str:
+    out = m.ssh("systemd-analyze time | head -1; systemctl show landsend -P ActiveEnterTimestampMonotonic; "
+                "systemctl show landsend -P Type; systemctl is-active landsend")
+    lines = out.strip().splitlines()
+    check(lines[-1] == "active" and lines[-2] == "notify", f"landsend is {lines[-1]} (Type={lines[-2]})")
+    ready_s = int(lines[-3]) / 1e6
+    return f"READY (Type=notify, active) {ready_s:.1f} s after the kernel started; {lines[0].strip()}"
+
+
+def system_checks(m: Machine, api: Api) -> None:
+    failed = m.ssh("systemctl --failed --no-legend --plain").strip()
+    check(failed == "", f"systemctl --failed: {failed}")
+    say("systemctl --failed: empty")
+    errors = m.ssh("journalctl -b -q -p err --no-pager -o cat " + " ".join(f"-u {u}" for u in OUR_UNITS) + " || true")
+    lines = [x for x in errors.splitlines() if x.strip()]
+    unexpected = [x for x in lines if not EXPECTED_FAULT.search(re.sub(r"^\S+ \S+ ERROR \S+ ", "", x))]
+    check(not unexpected, "errors from our units in the journal: " + " | ".join(unexpected))
+    say(f"journal of {', '.join(OUR_UNITS)}: no error" +
+        (f" but the expected one of qemu's missing Pi GPIO: {lines[0][-120:]!r}" if lines else ""))
+    faults = api.get("/api/session")["faults"]
+    check(all(EXPECTED_FAULT.search(f) for f in faults), f"the page shows faults: {faults}")
+
+
+def network_checks(m: Machine) -> None:
+    cons = m.ssh("nmcli -t -f NAME,TYPE connection show")
+    check("landsend-hotspot:802-11-wireless" in cons, f"no hotspot profile in NetworkManager: {cons}")
+    check(f"landsend {JOIN_SSID}:802-11-wireless" in cons, f"no profile joining {JOIN_SSID}: {cons}")
+    spot = m.ssh("nmcli -s -g 802-11-wireless.ssid,802-11-wireless.mode,802-11-wireless-security.psk,"
+                 "ipv4.method connection show landsend-hotspot").strip().splitlines()
+    check(spot == [NAME, "ap", HOTSPOT_PASSWORD, "shared"], f"the hotspot profile: {spot}")
+    say(f"NetworkManager holds landsend-hotspot ({NAME!r}, ap, the settings file's password, shared) "
+        f"and 'landsend {JOIN_SSID}'")
+    resolved = m.ssh("avahi-resolve -4 -n landsend.local").split()
+    check(len(resolved) == 2 and resolved[0] == "landsend.local", f"avahi: {resolved}")
+    browse = m.ssh("avahi-browse -t -r -p _http._tcp | grep '^=' | head -3")
+    check("Land" in browse and ";80;" in browse, f"avahi does not publish the page: {browse}")
+    say(f"avahi publishes landsend.local -> {resolved[1]} and the page's _http._tcp service on port 80")
+
+
+def hammer(api: Api, prefix: str, acked: list[str], stop: threading.Event, stats: dict) -> None:
+    """Send pegs (1 point, the two sides in turn) as fast as they are acknowledged, each with its own
+    client id, until ``stop``; a finished game is followed by the next one. Record every acknowledged id."""
+    i = 0
+    while not stop.is_set():
+        i += 1
+        cid = f"{prefix}-{i}"
+        side = "p1" if i % 2 else "p2"
+        stats["in_flight"] = cid
+        try:
+            code, body = api.cmd({"type": "peg", "side": side, "points": 1}, client_id=cid, timeout=10)
+        except Exception:
+            return          # the plug was pulled under the request: not acknowledged
+        if code == 200:
+            acked.append(cid)
+            stats["in_flight"] = None
+        elif code == 400 and "over" in body.get("error", "") + json.dumps(api.get("/api/table").get("result")):
+            stats["in_flight"] = None
+            code, body = api.cmd({"type": "new_game"}, client_id=f"{cid}-next", timeout=10)
+            if code == 200:
+                acked.append(f"{cid}-next")
+        else:
+            stats["refused"] = f"{code} {body}"
+            return
+
+
+def verify_acked(api: Api, acked: list[str], seqs: dict[str, int], in_flight: list[str]) -> str:
+    """Every acknowledged command is stored once: sent again with its client id, the table answers with the
+    first event (``duplicate``) at the seq it had; the ones cut in flight are stored at most once."""
+    for cid in acked:
+        command = {"type": "new_game"} if cid.endswith("-next") else {"type": "peg", "side": "p1", "points": 1}
+        code, body = api.cmd(command, client_id=cid)
+        check(code == 200 and body.get("event", {}).get("duplicate") is True,
+              f"acknowledged {cid} is not in the table after the power cut: {code} {body}")
+        seq = body["seq"]
+        check(seqs.setdefault(cid, seq) == seq, f"{cid} moved from seq {seqs[cid]} to {seq}")
+    stored = 0
+    for cid in in_flight:
+        code, body = api.cmd({"type": "peg", "side": "p1", "points": 1}, client_id=cid)
+        if code == 200 and body.get("event", {}).get("duplicate"):
+            stored += 1
+            continue
+        # not stored before the cut: it is applied now, once (it counts as acknowledged from here on)
+        check(code == 200 or code == 400, f"{cid} after the cut: {code} {body}")
+        if code == 200:
+            acked.append(cid)
+            seqs[cid] = body["seq"]
+    all_seqs = sorted(seqs.values())
+    check(len(all_seqs) == len(set(all_seqs)), "two acknowledged commands share a seq")
+    events = api.get("/api/history")["events"]
+    seq_list = [e["seq"] for e in events]
+    check(len(seq_list) == len(set(seq_list)), "the history has a seq twice")
+    return f"{len(acked)} acknowledged commands all stored once ({stored} of {len(in_flight)} cut in flight had been stored)"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(prog="scripts/boot-check.sh")
+    ap.add_argument("image", type=Path)
+    ap.add_argument("--cuts", type=int, default=3)
+    ap.add_argument("--port", type=int, default=8780)
+    ap.add_argument("--ssh-port", type=int, default=8722)
+    ap.add_argument("--mem", type=int, default=1024)
+    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--boot-timeout", type=int, default=900)
+    ap.add_argument("--work", type=Path, default=Path("/var/tmp/landsend-boot-check"))
+    ap.add_argument("--seed", type=int, default=23)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    work = args.work
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    check(args.image.is_file(), f"no image {args.image}")
+    disk_path = work / "disk.img"
+    run(["cp", "--sparse=always", str(args.image), str(disk_path)])
+    size0 = disk_path.stat().st_size
+    with open(disk_path, "r+b") as f:      # a card larger than the image: the first boot grows the root
+        f.truncate(size0 + 1024 * 1048576)
+    disk = Disk(disk_path)
+    names = disk.fat_list()
+    kernel = sorted(n for n in names if n.startswith("vmlinuz-"))[-1]
+    initrd = sorted(n for n in names if n.startswith("initrd.img-"))[-1]
+    disk.fat_get(kernel, work / "vmlinuz")
+    disk.fat_get(initrd, work / "initrd.img")
+    disk.fat_get("cmdline.txt", work / "cmdline.txt")
+    pi_cmdline = (work / "cmdline.txt").read_text().split()
+    # the image's own kernel command line, its Pi consoles swapped for qemu's serial port
+    cmdline = " ".join([x for x in pi_cmdline if not x.startswith("console=")] + ["console=ttyAMA0"])
+    say(f"image {args.image.name}: {size0 // 1048576} MiB, booting {kernel} with '{cmdline}' "
+        f"on a {(size0 >> 20) + 1024} MiB card")
+    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "boot-check", "-f", str(work / "id")])
+    pub = (work / "id.pub").read_text().strip()
+    good = work / "landsend.toml"
+    good.write_text(f'# boot-check: a good settings file\nname = "{NAME}"\nhotspot_password = "{HOTSPOT_PASSWORD}"\n'
+                    f'[wifi]\nssid = "{JOIN_SSID}"\npassword = "checknet-pass"\n'
+                    f'[ssh]\nenabled = true\nauthorized_keys = ["{pub}"]\n'
+                    '# no Pi in qemu: the simulated strip (the buttons find no Pi GPIO and say so on the page)\n'
+                    '[strip]\ndriver = "sim"\ntype = "GRB"\n')
+    disk.fat_put(good, "landsend.toml")
+    m = Machine(args, work, work / "vmlinuz", work / "initrd.img", cmdline)
+    figures: list[str] = []
+    try:
+        # 1. first boot with a good settings file
+        api = Api(args.port)
+        m.start()
+        page_s = m.wait_page(api)
+        say(f"first boot: the page answered {page_s:.0f} s after power-on")
+        figures.append(f"first boot: page after {page_s:.0f} s")
+        say(boot_figures(m))
+        setup = m.ssh("journalctl -b -q -u landsend-setup -o cat")
+        check("settings applied" in setup, f"the settings file was not applied: {setup}")
+        grown = re.search(r"grew \S+ from \d+ MiB to \d+ MiB", setup)
+        check(grown is not None, f"the root was not grown: {setup}")
+        say(f"landsend-setup: {grown.group(0)}; settings applied")
+        check("landsend.service" in m.ssh("systemctl list-dependencies --plain landsend-setup.service --reverse"),
+              "landsend.service does not wait for landsend-setup")
+        config = m.ssh("cat /etc/landsend/config.toml; cat /etc/hostname")
+        check('driver = "sim"' in config, f"config.toml: {config}")
+        api.host()
+        say(f"a whole two-hand hand through the API: {whole_hand(api)}")
+        system_checks(m, api)
+        network_checks(m)
+        # 2. power cuts while commands are being acknowledged
+        acked: list[str] = []
+        seqs: dict[str, int] = {}
+        in_flight: list[str] = []
+        cut_figures = []
+        for n in range(1, args.cuts + 1):
+            stop, stats = threading.Event(), {}
+            writer = threading.Thread(target=hammer, args=(api, f"cut{n}", acked, stop, stats), daemon=True)
+            before = len(acked)
+            writer.start()
+            delay = rng.uniform(1.0, 4.0)
+            time.sleep(delay)
+            m.cut()
+            stop.set()
+            writer.join(timeout=15)
+            check("refused" not in stats, f"a command was refused while hammering: {stats.get('refused')}")
+            if stats.get("in_flight"):
+                in_flight.append(stats["in_flight"])
+            m.start()
+            page_s = m.wait_page(api)
+            api.host()
+            result = verify_acked(api, acked, seqs, [stats["in_flight"]] if stats.get("in_flight") else [])
+            t = api.get("/api/table")
+            line = (f"cut {n}/{args.cuts} after {delay:.1f} s and {len(acked) - before} acknowledged commands: "
+                    f"booted, page after {page_s:.0f} s; {result}; table seq {t['seq']}")
+            say(line)
+            cut_figures.append(page_s)
+        if args.cuts:
+            failed = m.ssh("systemctl --failed --no-legend --plain").strip()
+            check(failed == "", f"systemctl --failed after the cuts: {failed}")
+            figures.append(f"{args.cuts} power cuts: booted every time, page after {min(cut_figures):.0f}-"
+                           f"{max(cut_figures):.0f} s; {len(acked)} acknowledged commands all kept, none twice")
+        # 3. a clean shutdown, the table card, then a malformed settings file
+        m.shutdown()
+        disk.fat_get("landsend-card.svg", work / "card.svg")
+        card = (work / "card.svg").read_text()
+        check(NAME in card and HOTSPOT_PASSWORD in card, "the table card lacks the Wi-Fi name or password")
+        say(f"the table card on the boot partition names {NAME!r} and its password ({len(card)} bytes)")
+        bad = work / "landsend-bad.toml"
+        bad.write_text('name = "Broken Table"\n[strip]\ndriver = "neon"\n')
+        disk.fat_put(bad, "landsend.toml")
+        m.start()
+        page_s = m.wait_page(api)
+        api.host()
+        faults = api.get("/api/session")["faults"]
+        refused = [f for f in faults if "settings file refused" in f]
+        check(refused and "line 3" in refused[0] and "strip.driver" in refused[0], f"the page's faults: {faults}")
+        say(f"malformed settings file: the page says {refused[0]!r}")
+        spot = m.ssh("nmcli -g 802-11-wireless.ssid connection show landsend-hotspot").strip()
+        check(spot == NAME, f"the refused file changed the Wi-Fi name to {spot!r}")
+        setup = m.ssh("journalctl -b -q -u landsend-setup -o cat")
+        check("settings refused, nothing of it applied" in setup, f"landsend-setup: {setup}")
+        check(m.ssh("systemctl is-active landsend").strip() == "active", "the daemon is not up with a refused file")
+        say(f"  nothing of it applied (the Wi-Fi is still {spot!r}), the daemon is up; board: "
+            f"{next(x for x in setup.splitlines() if 'boot pattern' in x or 'boot self-test' in x)}")
+        figures.append(f"malformed settings file: refused whole, shown on the page, board up after {page_s:.0f} s")
+        m.shutdown()
+    except CheckFailed as exc:
+        say(f"FAILED: {exc}")
+        m.stop()
+        return 1
+    finally:
+        m.stop()
+    say("boot-check passed: " + "; ".join(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
