@@ -31,6 +31,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -91,7 +92,8 @@ def join_profile(ssid: str, password: str) -> str:
     """Return the NetworkManager keyfile that joins ``ssid`` whenever it is in reach (before the hotspot)."""
     security = ("\n[wifi-security]\nkey-mgmt=wpa-psk\n" f"psk={password}\n") if password else ""
     return ("# Written at boot from landsend.toml [wifi] on the boot partition (firmware/firstboot.py).\n"
-            f"[connection]\nid={wifi.JOIN_PREFIX}{ssid}\ntype=wifi\nautoconnect=true\nautoconnect-priority=50\n\n"
+            f"[connection]\nid={wifi.JOIN_PREFIX}{ssid}\nuuid={uuid.uuid5(uuid.NAMESPACE_URL, 'landsend-join:' + ssid)}\n"
+            "type=wifi\nautoconnect=true\nautoconnect-priority=50\n\n"
             f"[wifi]\nmode=infrastructure\nssid={ssid}\n{security}\n[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n")
 
 

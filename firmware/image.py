@@ -91,8 +91,12 @@ core_freq_min=500
 #: /etc/default/raspi-firmware: where the kernel finds the root (by label) and its consoles.
 RASPI_FIRMWARE = f"""# Land's End board (firmware/image.py): raspi-firmware writes cmdline.txt and config.txt from this.
 ROOTPART=LABEL={ROOT_LABEL}
-CONSOLES="tty1"
+# the serial console of the Pi 3 and 4 (GPIO 14/15) and the screen, the screen last (boot messages)
+CONSOLES="ttyS1,115200 tty1"
 KERNEL_ARCH="arm64"
+# no cma= on the command line: one image for the Pi 3 and the Pi 4, where cma=64M keeps it from booting; the
+# upstream device trees reserve the CMA pool themselves
+CMA=0
 """
 
 #: udev rules: Debian has no Raspberry Pi OS rules, so the spi and gpio groups get their devices here.

@@ -154,9 +154,10 @@ plan write-root "$work" | sed 's/^/    /'
 install -m 0644 "$here/systemd/landsend-setup.service" "$work/etc/systemd/system/landsend-setup.service"
 in_root "$work" systemctl enable landsend-setup.service landsend.service NetworkManager.service avahi-daemon.service ssh.service >/dev/null 2>&1
 in_root "$work" systemctl disable ssh.socket >/dev/null 2>&1 || true
-# the kernel's initrd with the virtio disk (boot-check) beside the SD card drivers; the raspi-firmware hook
-# then copies kernel, initrd and DTBs to the boot partition and writes config.txt and cmdline.txt
-in_root "$work" update-initramfs -u -k all > "$cache/initramfs.log" 2>&1 || { tail -20 "$cache/initramfs.log" >&2; fail "update-initramfs failed"; }
+# the raspi-firmware hook copies kernel, initrd (Debian's "most" modules: the SD card's and qemu's virtio
+# disk) and DTBs to the boot partition and writes config.txt and cmdline.txt from /etc/default/raspi-firmware*
+in_root "$work" DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware > "$cache/raspi-firmware.log" 2>&1 \
+  || { tail -20 "$cache/raspi-firmware.log" >&2; fail "the raspi-firmware hook failed"; }
 mkdir -p "$cache/bootfs/overlays"
 dtc -q -@ -I dts -O dtb -o "$cache/bootfs/overlays/landsend-spi.dtbo" "$here/scripts/image/landsend-spi.dts"
 install -m 0644 "$here/scripts/image/landsend.toml" "$cache/bootfs/landsend.toml"     # the owner's settings, all commented

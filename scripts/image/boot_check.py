@@ -223,9 +223,13 @@ def system_checks(m: Machine, api: Api) -> None:
     failed = m.ssh("systemctl --failed --no-legend --plain").strip()
     check(failed == "", f"systemctl --failed: {failed}")
     say("systemctl --failed: empty")
-    errors = m.ssh("journalctl -b -q -p err --no-pager -o cat " + " ".join(f"-u {u}" for u in OUR_UNITS) + " || true")
+    # systemd's own messages about our units at priority err and above, and what the daemon and the setup
+    # logged at ERROR or worse (Python's logging goes to stderr, which the journal keeps at priority info)
+    units = " ".join(f"-u {u}" for u in OUR_UNITS)
+    errors = m.ssh(f"journalctl -b -q -p err --no-pager -o cat {units}; "
+                   f"journalctl -b -q --no-pager -o cat {units} | grep -E ' (ERROR|CRITICAL) |^Traceback' || true")
     lines = [x for x in errors.splitlines() if x.strip()]
-    unexpected = [x for x in lines if not EXPECTED_FAULT.search(re.sub(r"^\S+ \S+ ERROR \S+ ", "", x))]
+    unexpected = [x for x in lines if not EXPECTED_FAULT.search(re.sub(r"^\S+ \S+ (ERROR|CRITICAL) \S+ ", "", x))]
     check(not unexpected, "errors from our units in the journal: " + " | ".join(unexpected))
     say(f"journal of {', '.join(OUR_UNITS)}: no error" +
         (f" but the expected one of qemu's missing Pi GPIO: {lines[0][-120:]!r}" if lines else ""))
