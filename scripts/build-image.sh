@@ -84,7 +84,7 @@ bind_system() {   # proc, sys, dev into a root for chroot
 }
 unbind_all() {
   local i
-  for ((i=${#mounted[@]}-1; i>=0; i--)); do umount "${mounted[$i]}" 2>/dev/null || umount -l "${mounted[$i]}"; done
+  for ((i=${#mounted[@]}-1; i>=0; i--)); do umount "${mounted[$i]}" 2>/dev/null || umount -l "${mounted[$i]}" || true; done
   mounted=()
 }
 in_root() { chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive "${@:2}"; }
@@ -152,8 +152,8 @@ stage "install.sh done in $(( $(date +%s) - s )) s"
 s=$(date +%s)
 plan write-root "$work" | sed 's/^/    /'
 install -m 0644 "$here/systemd/landsend-setup.service" "$work/etc/systemd/system/landsend-setup.service"
-in_root "$work" systemctl enable landsend-setup.service landsend.service NetworkManager.service avahi-daemon.service ssh.service >/dev/null 2>&1
-in_root "$work" systemctl disable ssh.socket >/dev/null 2>&1 || true
+in_root "$work" systemctl enable landsend-setup.service landsend.service NetworkManager.service avahi-daemon.service \
+  ssh.service > "$cache/enable.log" 2>&1 || { cat "$cache/enable.log" >&2; fail "systemctl enable failed"; }
 # the raspi-firmware hook copies kernel, initrd (Debian's "most" modules: the SD card's and qemu's virtio
 # disk) and DTBs to the boot partition and writes config.txt and cmdline.txt from /etc/default/raspi-firmware*
 in_root "$work" DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware > "$cache/raspi-firmware.log" 2>&1 \
@@ -169,8 +169,7 @@ plan check-root "$work" "$cache/bootfs" | sed 's/^/    /' || fail "static hardwa
 stage "hardware checks passed in $(( $(date +%s) - s )) s"
 
 # 6. clean up what the build left and what must be made per board (machine id, ssh host keys, Wi-Fi password)
-umount "$work/root/.cache/pip"
-unbind_all
+unbind_all        # the pip cache, the boot files, dev, sys, proc
 plan clean-root "$work" | sed 's/^/    /'
 
 # 7. file systems from directories, then the image file: partition table + each file system at its offset

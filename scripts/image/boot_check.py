@@ -211,12 +211,15 @@ class Machine:
 # ---------------------------------------------------------------- the checks
 
 def boot_figures(m: Machine) -> str:
+    state = m.ssh("systemctl is-system-running --wait || true", timeout=600).strip()
+    check(state == "running", f"the system is {state!r} after booting (systemctl --failed says why)")
     out = m.ssh("systemd-analyze time | head -1; systemctl show landsend -P ActiveEnterTimestampMonotonic; "
                 "systemctl show landsend -P Type; systemctl is-active landsend")
     lines = out.strip().splitlines()
     check(lines[-1] == "active" and lines[-2] == "notify", f"landsend is {lines[-1]} (Type={lines[-2]})")
     ready_s = int(lines[-3]) / 1e6
-    return f"READY (Type=notify, active) {ready_s:.1f} s after the kernel started; {lines[0].strip()}"
+    return (f"landsend READY (Type=notify, active) {ready_s:.1f} s after the kernel started; system {state}; "
+            f"{lines[0].strip()}")
 
 
 def system_checks(m: Machine, api: Api) -> None:
