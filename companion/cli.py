@@ -347,10 +347,11 @@ def subcommands() -> tuple[Subcommand, ...]:
     from . import replay
     from .advice.discard_cli import ADVISE
     from .advice.pegging_cli import LEAD, PEG_ADVICE
+    from .season_cli import SEASON
     return (SCORE, PEG, GRID, STATS,
             Subcommand("replay", "replay a game record hand by hand and print the result",
                        replay.configure_cli, replay.run_cli),
-            ADVISE, LEAD, PEG_ADVICE)
+            ADVISE, LEAD, PEG_ADVICE, SEASON)
 
 
 def build_parser(commands: Sequence[Subcommand]) -> argparse.ArgumentParser:

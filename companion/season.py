@@ -96,6 +96,7 @@ def _game_record(state: MatchState, start: str, end: str, end_seq: int, cards: d
                   "multipliers": dict(r["multipliers"]), "settlement": dict(r["settlement"]),
                   "skunk": r.get("skunk", 0)}
     return {"game": state.game_no, "preset": rules.name, "title": rules.title, "stake": state.stake,
+            "target": rules.target, "reach": rules.reach,
             "start": start, "end": end, "end_seq": end_seq,
             "skunks": bool(rules.skunks), "zero_bonus": bool(rules.zero_bonus),
             "sides": [{"id": s.id, "name": s.name, "players": list(s.players), "house": s.house, "score": s.score}
@@ -472,8 +473,9 @@ def season_report(matches: list[dict], *, player: str | None = None, break_hours
 
 def race(game: dict) -> dict:
     """Return a game's score race by hand: each side's score after the pegging and after the shows of
-    every hand (``{"sides": [names], "hands": [{"hand", "pegging": [points by side], "shows": [...],
-    "other": [...], "after_pegging": [scores], "scores": [scores]}]}``)."""
+    every hand (``{"sides": [names], "target", "reach", "hands": [{"hand", "pegging": [points by side],
+    "shows": [...], "other": [...], "after_pegging": [scores], "scores": [scores]}]}``): ``other`` is what
+    neither the pegging nor a show made (heels, a peg by hand), counted with the pegging."""
     n = len(game["sides"])
     score = [0] * n
     hands: dict[int, dict] = {}
@@ -493,7 +495,8 @@ def race(game: dict) -> dict:
             h["after_pegging"] = list(last)
         last = h["scores"]
         out.append(h)
-    return {"sides": [s["name"] for s in game["sides"]], "hands": out}
+    return {"sides": [s["name"] for s in game["sides"]], "target": game.get("target"), "reach": game.get("reach"),
+            "hands": out}
 
 
 # --- the store ------------------------------------------------------------------------------------
@@ -539,3 +542,47 @@ class Season:
     def season(self, player: str | None = None) -> dict:
         """Return :func:`season_report` of this store."""
         return season_report(self.summaries(), player=player, break_hours=self.break_hours)
+
+
+# --- out ------------------------------------------------------------------------------------------
+
+NIGHT_CSV = ("night", "date", "row", "player", "to", "amount", "games", "wins", "losses", "settled")
+SEASON_CSV = ("player", "money", "nights", "games", "wins", "losses", "skunks_won", "skunked", "hands",
+              "average_hand", "pockets", "average_pocket", "best_hand", "best_hand_cards", "twenty_nines", "zero_hands")
+
+
+def _csv(header: tuple, rows: list[list]) -> str:
+    import csv
+    import io
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\r\n")
+    w.writerow(header)
+    w.writerows(["" if v is None else v for v in r] for r in rows)
+    return out.getvalue()
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def night_csv(report: dict) -> str:
+    """Return a night (:func:`night_report`) as CSV: a ``standing`` row per player (``amount`` won, + or -),
+    then a ``payment`` row per payment (``player`` pays ``to`` the ``amount``)."""
+    date = (report["start"] or "")[:10]
+    rows = [[report["night"], date, "standing", p["name"], "", p["money"], p["games"], p["wins"], p["losses"],
+             _yes(report["settled"])] for p in report["players"]]
+    rows += [[report["night"], date, "payment", p["from"], p["to"], p["amount"], "", "", "", _yes(report["settled"])]
+             for p in report["payments"]]
+    return _csv(NIGHT_CSV, rows)
+
+
+def season_csv(report: dict) -> str:
+    """Return the season (:func:`season_report`) as CSV: a row per player."""
+    rows = []
+    for p in report["players"]:
+        best = p["best_hand"] or {}
+        cards = " ".join(best.get("cards") or []) + (f" / {best['starter']}" if best.get("starter") else "")
+        rows.append([p["name"], p["money"], p["nights"], p["games"], p["wins"], p["losses"], p["skunks_won"],
+                     p["skunked"], p["hands"], p["average_hand"], p["pockets"], p["average_pocket"],
+                     best.get("points"), cards.strip(), p["twenty_nines"], p["zero_hands"]])
+    return _csv(SEASON_CSV, rows)

@@ -74,8 +74,8 @@ def test_score_crib_game_and_options():
     (["score", "-o", "colour=red", "5H", "5S", "5D", "JC", "-s", "5C"], 1, "landsend: error: unknown option 'colour' for cribbage"),
     (["score", "--jsonl", "5H"], 2, "landsend score --jsonl reads everything from stdin; give no cards or other options"),
     (["score", "--bogus"], 2, "landsend: unrecognized arguments: --bogus"),
-    ([], 2, "landsend: a command is required: score, peg, grid, stats, replay, advise, lead, peg-advice (see landsend --help)"),
-    (["deal"], 2, "landsend: argument COMMAND: invalid choice: 'deal' (choose from 'score', 'peg', 'grid', 'stats', 'replay', 'advise', 'lead', 'peg-advice')"),
+    ([], 2, "landsend: a command is required: score, peg, grid, stats, replay, advise, lead, peg-advice, season (see landsend --help)"),
+    (["deal"], 2, "landsend: argument COMMAND: invalid choice: 'deal' (choose from 'score', 'peg', 'grid', 'stats', 'replay', 'advise', 'lead', 'peg-advice', 'season')"),
     (["peg"], 2, "landsend peg: give the cards of the count in order, e.g. landsend peg 5H 6S 4D"),
     (["peg", "10H", "QS", "8D", "5C"], 1, "landsend: error: 5C would make the count 33, over 31"),
     (["peg", "-g", "lands-end-tabletop", "5H"], 1, "landsend: error: Tabletop Land's End has no matching phase (no pegging)"),
@@ -226,7 +226,7 @@ def test_the_consoles_subcommands_are_one_explicit_list_named_apart_from_the_tab
     import companion.commands
     import firmware.cli
     assert [c.name for c in cli.subcommands()] == ["score", "peg", "grid", "stats", "replay", "advise", "lead",
-                                                   "peg-advice"]
+                                                   "peg-advice", "season"]
     assert [c.name for c in firmware.cli.SUBCOMMANDS] == ["serve", "say", "release", "card"]
     # importing a subcommand's module registers nothing: there is no registry to fill
     assert not hasattr(cli, "COMMANDS") and not hasattr(cli, "register") and not hasattr(cli, "Command")

@@ -124,7 +124,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.extensions["landsend.voice"] = voice
     app.extensions["landsend.wifi"] = wifi
 
-    from . import advice, api, guard, pages, query
+    from . import advice, api, guard, pages, query, season
     from . import settings as board_settings   # the board's settings routes (not the settings argument)
     from . import wifi as wifi_views
     from .portal import PortalAnswers
@@ -137,6 +137,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.register_blueprint(api.bp)
     app.register_blueprint(board_settings.bp)
     app.register_blueprint(advice.bp)
+    app.register_blueprint(season.bp)
     app.register_blueprint(wifi_views.bp)
     _register_errors(app)
     return app

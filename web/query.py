@@ -108,6 +108,11 @@ QUERY: dict[str, dict[str, Form]] = {
     "wifi.page_qr": {},
     "wifi.wifi_qr": {"s": text(64)},                # the Wi-Fi's name: the page changes the URL when it changes
     "wifi.card": {"download": BOOL},
+    "season.get_night": {"night": whole(1, 100_000)},
+    "season.get_night_csv": {"night": whole(1, 100_000)},
+    "season.get_season": {"player": text(64)},
+    "season.get_season_csv": {"player": text(64)},
+    "season.get_race": {"game": whole(1, 9_999)},
 }
 """Every GET endpoint and the query parameters it takes (docs/api.md says what each means)."""
 

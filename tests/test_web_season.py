@@ -1,0 +1,70 @@
+"""/api/night, /api/season, their CSV and /api/race (web.season) over the hand-counted database."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from season_db import build
+from web import create_app
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    table = build()
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path_factory.mktemp("s")),
+                      "TRUSTED_HOSTS": ["localhost"]}, table=table)
+    yield app.test_client()
+    table.close()
+
+
+def test_night_is_the_last_by_default(client):
+    r = client.get("/api/night")
+    assert r.status_code == 200
+    n = r.get_json()
+    assert (n["night"], n["nights"], n["open"]) == (3, 3, True)
+    assert n["payments"] == [{"from": "Bob", "to": "House", "amount": 4}, {"from": "Cy", "to": "Ann", "amount": 1},
+                             {"from": "Dee", "to": "Ann", "amount": 1}]
+    assert client.get("/api/night?night=2").get_json()["payments"][0] == {"from": "Cy", "to": "Ann", "amount": 9}
+
+
+@pytest.mark.parametrize("query,status,words", [("night=4", 404, "the nights are 1 to 3"), ("night=0", 400, "whole number"),
+                                                ("night=x", 400, "whole number"), ("night=-1", 400, "whole number")])
+def test_bad_night(client, query, status, words):
+    r = client.get(f"/api/night?{query}")
+    assert r.status_code == status and words in r.get_json()["error"]
+
+
+def test_season_and_one_player(client):
+    s = client.get("/api/season").get_json()
+    assert [(p["name"], p["money"]) for p in s["players"]] == [
+        ("Bob", 7), ("Ann", 5), ("House", 4), ("Dee", -1), ("Cy", -15)]
+    assert len(s["nights"]) == 3
+    one = client.get("/api/season?player=ann").get_json()["players"]
+    assert [(p["name"], p["twenty_nines"], p["average_hand"]) for p in one] == [("Ann", 1, 16.5)]
+    r = client.get("/api/season?player=Zed")
+    assert r.status_code == 404 and "Zed" in r.get_json()["error"]
+
+
+def test_csv_exports(client):
+    r = client.get("/api/night.csv?night=2")
+    assert r.mimetype == "text/csv" and 'filename="night-2.csv"' in r.headers["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(r.get_data(as_text=True))))
+    assert [(x["row"], x["player"], x["to"], x["amount"]) for x in rows] == [
+        ("standing", "Ann", "", "9"), ("standing", "Bob", "", "5"), ("standing", "Cy", "", "-14"),
+        ("payment", "Cy", "Ann", "9"), ("payment", "Cy", "Bob", "5")]
+    rows = list(csv.DictReader(io.StringIO(client.get("/api/season.csv").get_data(as_text=True))))
+    ann = next(x for x in rows if x["player"] == "Ann")
+    assert (ann["money"], ann["games"], ann["best_hand"], ann["best_hand_cards"]) == ("5", "6", "29", "5H 5S 5D JC / 5C")
+
+
+def test_race_of_the_game_in_play(client):
+    r = client.get("/api/race").get_json()
+    # cribbage: Bob 29 + 21 by hand, then Ann 29 x 4 + 5: all by hand, one hand
+    assert r["sides"] == ["Ann", "Bob"] and r["target"] == 121 and r["finished"]
+    assert r["hands"] == [{"hand": 1, "pegging": [0, 0], "shows": [0, 0], "other": [121, 50],
+                           "after_pegging": [121, 50], "scores": [121, 50]}]
+    assert client.get("/api/race?game=2").status_code == 404
+    assert client.get("/api/race?game=x").status_code == 400

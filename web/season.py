@@ -1,0 +1,100 @@
+"""The night and the season (``/api/night``, ``/api/season``, their CSV, a game's score race): read only.
+
+The views are :mod:`companion.season`'s, over the table's own store; one
+:class:`~companion.season.Season` per app keeps the match in play summarised
+until it changes, and the matches that are over are read from their kept summaries.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from flask import Blueprint, Response, abort, current_app, jsonify, request
+
+from companion.season import Season, night_csv, race, season_csv
+
+from .guard import hub
+
+bp = Blueprint("season", __name__, url_prefix="/api")
+_lock = threading.RLock()
+
+
+def seasons() -> Season:
+    """Return the app's :class:`Season` (made on first use); 404 for a table without a store."""
+    with _lock:
+        s = current_app.extensions.get("landsend.season")
+        if s is None:
+            store = getattr(hub().table, "store", None)
+            if store is None or not hasattr(store, "summaries"):
+                abort(404, "this table keeps no games to tell")
+            s = current_app.extensions["landsend.season"] = Season(store)
+        return s
+
+
+def _night_number() -> "int | None":
+    raw = request.args.get("night")        # its form is checked before the route runs (web.query)
+    return None if raw is None else int(raw)
+
+
+def _night() -> dict:
+    try:
+        with _lock:
+            return seasons().night(_night_number())
+    except ValueError as exc:
+        abort(404, str(exc))
+
+
+def _season() -> dict:
+    try:
+        with _lock:
+            return seasons().season(request.args.get("player") or None)
+    except ValueError as exc:
+        abort(404, str(exc))
+
+
+def _csv(text: str, name: str) -> Response:
+    return Response(text, mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{name}.csv"'})
+
+
+@bp.get("/night")
+def get_night():
+    """Return a night (``?night=N``, default the last): its standing per player and settle-up; 404 for no
+    such night, 400 for a night that is not a number."""
+    return jsonify(_night())
+
+
+@bp.get("/night.csv")
+def get_night_csv():
+    """Return the night as CSV (a row per player, then a row per payment)."""
+    n = _night()
+    return _csv(night_csv(n), f"night-{n['night'] or 0}")
+
+
+@bp.get("/season")
+def get_season():
+    """Return the season per player (``?player=NAME``: that player only; 404 for nobody of that name)."""
+    return jsonify(_season())
+
+
+@bp.get("/season.csv")
+def get_season_csv():
+    """Return the season as CSV (a row per player)."""
+    return _csv(season_csv(_season()), "season")
+
+
+@bp.get("/race")
+def get_race():
+    """Return a game's score race by hand: ``?game=N`` of the match in play (default its last game that
+    scored); 404 when it has none."""
+    raw = request.args.get("game", "")
+    with _lock:
+        current = seasons().summaries()[-1:]
+    games = current[0]["games"] if current else []
+    if raw:
+        games = [g for g in games if g["game"] == int(raw)]
+    if not games:
+        abort(404, "no game of the match in play has scored yet" if not raw else f"no game {raw} has scored")
+    g = games[-1]
+    return jsonify({"match_id": current[0]["match_id"], "game": g["game"], "title": g["title"],
+                    "finished": g["result"] is not None, **race(g)})
