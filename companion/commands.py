@@ -19,7 +19,7 @@ from typing import Callable
 
 from dataclasses import replace
 
-from . import amend, claims, match
+from . import amend, claims, host, match
 from .deal import DealHand
 from .deal import show
 from .errors import IllegalAction
@@ -100,6 +100,8 @@ COMMANDS: dict[str, Command] = {
     "new_game": Command(match.verify_new_game, match.apply_new_game),
     "peg": Command(match.verify_peg, match.apply_peg),
     **{kind: Command(partial(verify_entry, kind), apply_entry) for kind in ENTRY_COMMANDS},
+    # the host's events about people and nights: facts the season reads, nothing in the match (companion.host)
+    **{kind: Command(verify, host.apply_nothing) for kind, verify in host.HOST_COMMANDS.items()},
 }
 
 
@@ -107,6 +109,10 @@ def apply_event(state: MatchState, ev: dict) -> None:
     """Fold one stored event into ``state`` (in place); the current hand's events are logged beside the
     state at the hand's start (what an amend refolds: :func:`companion.match.note_hand`)."""
     kind = ev["type"]
+    if kind in host.HOST_COMMANDS:       # not an entry of the hand: an amend never re-derives it
+        state.seq = state.applied = ev.get("seq", state.seq + 1)
+        state.fresh = []
+        return
     if kind == "new_match":
         state.match_id = ev.get("match_id", state.match_id)
     elif kind != "amend":

@@ -22,30 +22,22 @@ its two players) and written as numbers with at most the cents the stakes make.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 from fractions import Fraction
-from pathlib import Path
 
 from .commands import COMMANDS, apply_event
-from .errors import StoreError
+from .errors import IllegalAction, StoreError
+from .host import HOST_COMMANDS
 from .match import HOUSE_NAME, MatchState
 from .players import Identity
+from .table import FOLD_VERSION, effective
 
 BREAK_HOURS = 4           # a game that starts this long after the last one ended starts a new night
-HOST_EVENTS = ("rename", "merge", "new_evening", "settle")
+HOST_EVENTS = tuple(HOST_COMMANDS)     # rename, merge, new_evening, settle
 EXACT_UP_TO = 16          # settle-up is exact (subset DP) for up to this many players owed or owing
 
 
-def _summary_version() -> str:
-    """Return a fingerprint of the code a summary is made by: a summary made by other code is remade."""
-    h = hashlib.sha256()
-    here = Path(__file__).parent
-    for name in ("season.py", "match.py", "commands.py", "steps.py"):
-        h.update((here / name).read_bytes())
-    return h.hexdigest()[:16]
-
-
-SUMMARY_VERSION = _summary_version()
+# a summary made by other code (any change to the rules' code) is made again, once, like a checkpoint
+SUMMARY_VERSION = FOLD_VERSION
 
 
 def money(value: Fraction) -> int | float:
@@ -55,18 +47,6 @@ def money(value: Fraction) -> int | float:
 
 
 # --- one match ----------------------------------------------------------------------------------
-
-def _live(events: list[dict]) -> list[dict]:
-    """Return the events that stand (undos and what they undid removed; the first is never undone)."""
-    stack: list[dict] = []
-    for ev in events:
-        if ev.get("type") == "undo":
-            if len(stack) > 1:
-                stack.pop()
-        else:
-            stack.append(ev)
-    return stack
-
 
 _STAGE = {"pegging": "p", "show": "s", "pocket": "s", "count": "s", "grid": "s"}
 
@@ -117,7 +97,7 @@ def summarize_match(events: list[dict]) -> dict:
     ``host`` the host's events that stand (rename, merge, new evening, settle)
     with their ``seq`` and time. A game where nothing was scored is left out.
     """
-    live = _live(events)
+    live = effective(events)
     state = MatchState()
     games: list[dict] = []
     host: list[dict] = []
@@ -154,6 +134,7 @@ def summarize_match(events: list[dict]) -> dict:
             game[1], game[2] = ev.get("at", game[1]), ev.get("seq", game[2])
     close()
     return {"match_id": live[0].get("match_id") if live else None,
+            "players": [p for s in state.sides for p in s.players] if state.rules is not None else [],
             "start": live[0].get("at", "") if live else "", "end": live[-1].get("at", "") if live else "",
             "games": games, "host": host}
 
@@ -260,6 +241,17 @@ def group_nights(matches: list[dict], *, break_hours: float = BREAK_HOURS) -> li
             nights[-1]["end"] = item["end"]
             last_end = _time(item["end"]) or last_end
     return nights
+
+
+def _mark_is_last(matches: list[dict]) -> bool:
+    """Return whether the host's last night event (new evening, settle) came after the last game that ended."""
+    last = False
+    for m in matches:
+        items = [(g["end_seq"], False) for g in m["games"] if g["result"] is not None]
+        items += [(e.get("seq", 0), True) for e in m.get("host", []) if e.get("type") in ("new_evening", "settle")]
+        for _, is_mark in sorted(items):
+            last = is_mark
+    return last
 
 
 def _mark(nights: list[dict], ev: dict) -> bool:
@@ -534,6 +526,46 @@ class Season:
                 self._current = (ids[-1], head, summarize_match(self.store.events(ids[-1])))
             out.append(self._current[2])
         return out
+
+    def check(self, command: dict) -> None:
+        """Refuse a host's event that would say something untrue of the games kept: a rename or merge of a
+        name nobody played under, a rename onto another player's name (that is a merge), a merge of one
+        person with itself or of two names that played in one game; a settle or a new evening when no game
+        has ended since the last new evening or settle (a settled night is closed: the next game starts
+        another).
+
+        :raises IllegalAction: with the reason (the command is then not sent: nothing changes).
+        """
+        matches = self.summaries()
+        ids = _identity(matches)
+        known = {ids.saw(p) for m in matches for g in m["games"] for s in g["sides"] for p in s["players"]}
+        known |= {ids.saw(p) for p in (matches[-1].get("players", []) if matches else [])}
+        kind = command.get("type")
+        verified = HOST_COMMANDS[kind](None, command, None) if kind in HOST_COMMANDS else None
+        if verified is None:
+            raise IllegalAction(f"{kind!r} is not a host's event (rename, merge, new_evening, settle)")
+        if kind in ("rename", "merge"):
+            name, other = verified["name"], verified["to" if kind == "rename" else "into"]
+            for n in (name, other) if kind == "merge" else (name,):
+                if ids.key(n) not in known:
+                    raise IllegalAction(f"nobody has played as {n!r} at this table")
+            if kind == "rename" and ids.key(other) in known and ids.key(other) != ids.key(name):
+                raise IllegalAction(f"{other} is another player: merge {name} into {other} to make them one")
+            if kind == "merge" and ids.key(name) == ids.key(other):
+                raise IllegalAction(f"{name} and {other} are one player already")
+            if kind == "merge" and any({ids.key(name), ids.key(other)} <= {ids.key(p) for s in g["sides"]
+                                                                         for p in s["players"]}
+                                       for m in matches for g in m["games"]):
+                raise IllegalAction(f"{name} and {other} played in one game: they are two players")
+            return
+        nights = group_nights(matches, break_hours=self.break_hours)
+        last = nights[-1] if nights else None
+        fresh = _mark_is_last(matches)
+        if kind == "settle":
+            if last is None or fresh or not any(g["result"] for g in last["games"]):
+                raise IllegalAction("no game of this night has ended: nothing to settle")
+        elif kind == "new_evening" and (last is None or fresh):
+            raise IllegalAction("a new evening has begun already: no game has ended since")
 
     def night(self, night: int | None = None) -> dict:
         """Return :func:`night_report` of this store."""

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from companion import season as season_mod
+from companion.errors import IllegalAction
 from companion.players import Identity, player_key
 from companion.season import Season, group_nights, race, settle_up, summarize_match
 from companion.table import Table
@@ -218,3 +219,95 @@ def test_summary_keeps_the_host_events_that_stand():
            {"type": "undo", "undoes": 2, "seq": 3, "at": "d"}]
     s = summarize_match(evs)
     assert [e["type"] for e in s["host"]] == ["rename"] and s["games"] == []
+
+
+# --- the host's events: rename, merge, new evening, settle (undoable) ------------------------------
+
+def host_table():
+    clock = Clock()
+    t = build(Table.memory(clock=clock, default_match=None), clock)
+    return t, Season(t.store), clock
+
+
+def money_of(season):
+    return {p["name"]: p["money"] for p in season.season()["players"]}
+
+
+def test_rename_follows_every_past_game_and_undo_takes_it_back():
+    t, s, _ = host_table()
+    s.check({"type": "rename", "name": "bob", "to": "Robert"})
+    ev = t.submit({"type": "rename", "name": "bob", "to": "Robert"})
+    assert ev["text"] == "Bob is now called Robert"
+    assert money_of(s) == {"Robert": 7, "Ann": 5, "House": 4, "Dee": -1, "Cy": -15}
+    assert s.night(1)["payments"] == [{"from": "Ann", "to": "Robert", "amount": 6}]
+    hist = t.history()
+    assert hist[-1]["type"] == "rename" and hist[-1]["steps"] == []
+    t.submit({"type": "undo"})
+    assert money_of(s) == {"Bob": 7, "Ann": 5, "House": 4, "Dee": -1, "Cy": -15}
+    assert t.history()[-2]["undone"]
+
+
+def test_merge_makes_two_names_one_player():
+    t, s, _ = host_table()
+    # Cy came back as "Cyril" and lost to Ann at 0: x4
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Cyril"], "stake": 1, "first_dealer": "Ann"})
+    pegs(t, ("p2", 16))
+    # night 3 now: Ann +6, House +4, Bob -4, Cyril -4, Cy -1, Dee -1: two groups that sum to zero, 4 payments
+    assert money_of(s)["Cyril"] == -4 and s.night()["payments"] == [
+        {"from": "Bob", "to": "Ann", "amount": 4}, {"from": "Cy", "to": "Ann", "amount": 1},
+        {"from": "Dee", "to": "Ann", "amount": 1}, {"from": "Cyril", "to": "House", "amount": 4}]
+    s.check({"type": "merge", "name": "cyril", "into": "Cy"})
+    t.submit({"type": "merge", "name": "cyril", "into": "Cy"})
+    assert money_of(s) == {"Ann": 9, "Bob": 7, "House": 4, "Dee": -1, "Cy": -19}
+    # night 3: Cy (with Cyril's game) -5, Dee -1, Ann +6, Bob -4, House +4: two groups, three payments
+    assert s.night(3)["payments"] == [{"from": "Cy", "to": "Ann", "amount": 5}, {"from": "Dee", "to": "Ann", "amount": 1},
+                                      {"from": "Bob", "to": "House", "amount": 4}]
+    assert t.snapshot()["players"] == ["Ann", "Cyril"]     # the match in play keeps its names
+    # two names that played in one game are two people
+    with pytest.raises(IllegalAction, match="Cy and Dee played in one game"):
+        s.check({"type": "merge", "name": "Cy", "into": "Dee"})
+
+
+@pytest.mark.parametrize("command,words", [
+    ({"type": "rename", "name": "Zed", "to": "Zack"}, "nobody has played as 'Zed'"),
+    ({"type": "rename", "name": "Bob", "to": "ann"}, "ann is another player: merge Bob into ann"),
+    ({"type": "rename", "name": "Bob", "to": "Bob"}, "Bob is called Bob already"),
+    ({"type": "rename", "name": "", "to": "X"}, "rename needs name and to"),
+    ({"type": "merge", "name": "bob", "into": "BOB"}, "are one player already"),
+    ({"type": "merge", "name": "Bob", "into": "Zed"}, "nobody has played as 'Zed'"),
+    ({"type": "merge", "name": "Bob", "into": 7}, "merge needs name and into"),
+    ({"type": "undo"}, "'undo' is not a host's event"),
+])
+def test_host_events_that_would_say_something_untrue_are_refused(command, words):
+    t, s, _ = host_table()
+    before = len(t.history())
+    with pytest.raises(IllegalAction, match=words):
+        s.check(command)
+    assert len(t.history()) == before
+
+
+def test_settle_closes_the_night_and_new_evening_starts_one():
+    t, s, clock = host_table()
+    s.check({"type": "settle"})
+    t.submit({"type": "settle"})
+    n = s.night()
+    assert (n["night"], n["settled"], n["open"]) == (3, True, False)
+    assert s.season()["nights"][2]["settled"]
+    with pytest.raises(IllegalAction, match="no game of this night has ended"):
+        s.check({"type": "settle"})
+    with pytest.raises(IllegalAction, match="a new evening has begun already"):
+        s.check({"type": "new_evening"})
+    # the next game, minutes later, is night 4
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"})
+    pegs(t, ("p2", 16))
+    assert (s.night()["night"], s.night()["payments"]) == (4, [{"from": "Bob", "to": "Ann", "amount": 4}])
+    # a new evening: the next game counts for night 5, however soon
+    s.check({"type": "new_evening"})
+    t.submit({"type": "new_evening"})
+    t.submit({"type": "new_game"})
+    pegs(t, ("p1", 16))
+    assert [n["night"] for n in s.season()["nights"]] == [1, 2, 3, 4, 5]
+    t.submit({"type": "undo"})          # the game's peg; then the game and the new evening
+    t.submit({"type": "undo"})
+    t.submit({"type": "undo"})
+    assert [n["night"] for n in s.season()["nights"]] == [1, 2, 3, 4]

@@ -68,7 +68,7 @@ def nest(depth: int, inner: str = '"5H"') -> str:
 POST_ROUTES = {"/api/claim": "code", "/api/join": "code", "/api/command": "card", "/api/import": "record",
                "/api/sim/press": "button", "/api/settings": "voice", "/api/settings/voice/test": "text",
                "/api/seat": "seat", "/api/wifi/scan": "ssid", "/api/wifi/join": "ssid", "/api/wifi/move": "ssid",
-               "/api/wifi/hotspot": "on"}
+               "/api/wifi/hotspot": "on", "/api/season/event": "name"}
 """Every POST route, and the field of its body the nesting cases put the deep value in."""
 
 

@@ -68,3 +68,35 @@ def test_race_of_the_game_in_play(client):
                            "after_pegging": [121, 50], "scores": [121, 50]}]
     assert client.get("/api/race?game=2").status_code == 404
     assert client.get("/api/race?game=x").status_code == 400
+
+
+def test_host_events_through_the_page(tmp_path):
+    from season_db import Clock
+    from companion.table import Table
+    clock = Clock()
+    table = build(Table.memory(clock=clock, default_match=None), clock)
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
+    host, other = app.test_client(), app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.3"
+
+    def headers(c):
+        return {"X-CSRF-Token": c.get("/api/session").get_json()["csrf"], "Origin": "http://localhost"}
+    hh = headers(host)
+    assert host.post("/api/claim", json={}, headers=hh).status_code == 200
+    before = len(table.history())
+    r = other.post("/api/season/event", json={"type": "settle"}, headers=headers(other))
+    assert r.status_code == 403 and len(table.history()) == before
+    r = host.post("/api/season/event", json={"type": "rename", "name": "Zed", "to": "Zack"}, headers=hh)
+    assert (r.status_code, r.get_json()) == (400, {"error": "nobody has played as 'Zed' at this table"})
+    assert len(table.history()) == before
+    r = host.post("/api/season/event", json={"type": "rename", "name": "dee", "to": "Deirdre"}, headers=hh)
+    assert r.status_code == 200 and r.get_json()["event"]["text"] == "Dee is now called Deirdre"
+    assert [p["name"] for p in host.get("/api/season").get_json()["players"]][3] == "Deirdre"
+    r = host.post("/api/season/event", json={"type": "settle"}, headers=hh).get_json()
+    assert r["night"]["settled"] and r["night"]["payments"][2] == {"from": "Deirdre", "to": "Ann", "amount": 1}
+    assert host.post("/api/season/event", json={"type": "settle"}, headers=hh).status_code == 400
+    # History shows both; undo takes the settle back
+    assert [e["type"] for e in host.get("/api/history").get_json()["events"][-2:]] == ["rename", "settle"]
+    assert host.post("/api/command", json={"type": "undo"}, headers=hh).status_code == 200
+    assert not host.get("/api/night").get_json()["settled"]
+    table.close()

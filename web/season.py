@@ -1,4 +1,5 @@
-"""The night and the season (``/api/night``, ``/api/season``, their CSV, a game's score race): read only.
+"""The night and the season (``/api/night``, ``/api/season``, their CSV, a game's score race), and the host's
+events about people and nights (``POST /api/season/event``: rename, merge, new evening, settle).
 
 The views are :mod:`companion.season`'s, over the table's own store; one
 :class:`~companion.season.Season` per app keeps the match in play summarised
@@ -11,9 +12,10 @@ import threading
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
+from companion.errors import RulesError
 from companion.season import Season, night_csv, race, season_csv
 
-from .guard import hub
+from .guard import hub, json_body, role
 
 bp = Blueprint("season", __name__, url_prefix="/api")
 _lock = threading.RLock()
@@ -98,3 +100,26 @@ def get_race():
     g = games[-1]
     return jsonify({"match_id": current[0]["match_id"], "game": g["game"], "title": g["title"],
                     "finished": g["result"] is not None, **race(g)})
+
+
+@bp.post("/season/event")
+def post_event():
+    """The host's event about people or nights (``{"type": "rename", "name", "to"}``, ``{"type": "merge", "name",
+    "into"}``, ``{"type": "new_evening"}``, ``{"type": "settle"}``), stored in the match in play (History shows
+    it, undo takes it back): 403 for anyone but the host, 400 with the reason when it would say something
+    untrue of the games kept (nothing changes). Returns ``{"event", "seq", "night"}``."""
+    if role() != "host":
+        abort(403, "only the host may rename or merge players, start a new evening or settle the night")
+    body = json_body()
+    command = {k: body[k] for k in ("type", "name", "to", "into") if k in body}
+    h = hub()
+    try:
+        with _lock:
+            seasons().check(command)
+            ev = h.table.submit(command)
+            night = seasons().night()
+    except RulesError as exc:
+        resp = jsonify({"error": str(exc)})
+        resp.status_code = 400
+        return resp
+    return jsonify({"event": ev, "seq": ev["seq"], "night": night})

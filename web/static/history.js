@@ -38,6 +38,8 @@ function histEvent(ev) {
   if (ev.type === "new_match") what = "new match: " + (ev.players || []).join(", ") + (ev.stake ? " \u00b7 stake " + ev.stake : "");
   if (ev.type === "undo") what = "undo (event " + ev.undoes + ")";
   if (ev.type === "layout") what = "layout of 25 cards" + (ev.crib && ev.crib.length ? " and the crib" : "");
+  // the host's events about people and nights (rename, merge, new evening, settle) say themselves
+  if (["rename", "merge", "new_evening", "settle"].indexOf(ev.type) >= 0) what = ev.text || what;
   // each event with its number: the table names them when a card must be undone back to
   var el = h("div", { cls: "hist-ev" + (ev.undone ? " undone" : ""), "data-seq": ev.seq },
     h("div", null, h("span", { cls: "seq muted", text: "#" + ev.seq + " " }), cardWords(what)));
