@@ -87,13 +87,13 @@ def test_whole_page_is_under_160_kb(app):
     # 160 KB: what every phone loads (raised from 150 KB when seats, the amend fixes and the Wi-Fi panel's markup
     # came; at the board's own Wi-Fi's 54 Mbit/s it is well under a second, and the browser caches it after)
     assert total < 160 * 1024
-    # what the page loads only when it is needed, counted apart: the host's Wi-Fi panel (wifi.js), and discard
+    # what the page loads only when it is needed, counted apart: the host's Wi-Fi panel (wifi.js), discard
     # practice with the hand review (practice.js and its stylesheet, the first time the Count tab's practice or
-    # the History tab is opened)
+    # the History tab is opened), and the night and the season (season.js)
     own = {ref.rsplit("/", 1)[1] for ref in refs}
     lazy = {name for ref in refs if ref.endswith(".js") for name in imports_of(WEB / ref.lstrip("/"), lazy=True)}
     lazy -= own
-    assert lazy == {"wifi.js", "practice.js"}
+    assert lazy == {"wifi.js", "practice.js", "season.js"}
     assert all(set(imports_of(WEB / "static" / name)) <= own for name in lazy)    # nothing more behind them
     styles = {name for ref in refs if ref.endswith(".js") for name in LAZY_STYLE.findall((WEB / ref.lstrip("/")).read_text())}
     assert styles == {"practice.css"} and not styles & own
@@ -103,12 +103,14 @@ def test_whole_page_is_under_160_kb(app):
         assert r.status_code == 200, name
         later += len(r.data)
         r.close()
-    # the lazy part on its own, and a host's phone that has opened everything (practice, review, Wi-Fi)
-    assert later < 40 * 1024
-    assert total + later < 170 * 1024
+    # the lazy part on its own, and a host's phone that has opened everything (practice, review, Wi-Fi, the night
+    # and the season): raised from 40 and 170 KB when the night and the season came (season.js, 10 KB, loaded
+    # the first time the More tab or a score race is opened; what every phone loads stays under 160 KB)
+    assert later < 52 * 1024
+    assert total + later < 182 * 1024
     # everything the server could ever send the page (icons, manifest) fits the budget with that room
     everything = len(html) + sum(p.stat().st_size for p in ASSET_FILES if p.parent.name == "static")
-    assert everything < 170 * 1024
+    assert everything < 182 * 1024
 
 
 IMPORT = re.compile(r'^import\s+(?:\{[^}]*\}\s+from\s+)?"\./([\w-]+\.js)";$', re.M)

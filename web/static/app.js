@@ -83,6 +83,7 @@ function go(view) {
   if (view === "history") loadHistory();
   if (view === "count") renderQuick();
   if (view === "new") renderNew();
+  if (view === "more") renderMore();           // the night's standing is read when the tab opens
   if (view === "history" || (view === "count" && practice)) withPractice(function (m) { m.opened(view); });
   padForPicker();
   window.scrollTo(0, 0);

@@ -13,6 +13,20 @@ function withWifi(fn) {
   wifi.then(fn, function () {});
 }
 
+// the night and the season (season.js) load the first time the More tab or a score race is opened
+var season = null;
+export function withSeason(fn) {
+  if (!season) season = import("./season.js");
+  season.then(fn, function () {});
+}
+// a score race opens under its button, and closes again
+export function toggleRace(button, box, game) {
+  var open = button.getAttribute("aria-expanded") !== "true";
+  button.setAttribute("aria-expanded", String(open));
+  if (!open) { clear(box); return; }
+  withSeason(function (m) { m.showRace(box, game); });
+}
+
 // ---- more: share, ledger, simulator, settings ----
 export function renderMore() {
   var s = S.session, t = S.table;
@@ -34,6 +48,7 @@ export function renderMore() {
     led.appendChild(h("tr", null, h("td", { text: n }), h("td", { cls: "num " + (v > 0 ? "plus" : v < 0 ? "minus" : ""), "data-ledger": n, text: (v > 0 ? "+" : "") + v })));
   });
   show($("sim"), !!s.sim);
+  if (S.view === "more") withSeason(function (m) { m.renderNight(); });
 }
 
 
@@ -57,6 +72,13 @@ function simPress(body, done) {
     }, function () { toast("no connection to the table"); });
 }
 export function init() {
+  $("season-open").addEventListener("click", function () {
+    var open = this.getAttribute("aria-expanded") !== "true";
+    this.setAttribute("aria-expanded", String(open));
+    if (open) withSeason(function (m) { m.renderSeason(); }); else clear($("season"));
+  });
+  $("result-race").addEventListener("click", function () { toggleRace(this, $("result-race-box"), S.table.game_no); });
+  $("h-race").addEventListener("click", function () { toggleRace(this, $("h-race-box"), S.table.game_no); });
   Array.prototype.forEach.call(document.querySelectorAll("[data-sim]"), function (b) {
     b.addEventListener("click", function () { simPress({ button: b.dataset.sim, hold: $("sim-hold").checked }); });
   });

@@ -1,0 +1,111 @@
+"""The night, the season and the score race on the phone (web/static/season.js), at 390x844 and 360x740: the
+numbers of every chart are the numbers of the table beside it, both palettes, nothing wider than the phone."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import claim, shot
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))     # tests/: the hand-counted database
+from season_db import Clock, build  # noqa: E402
+
+AXE = Path(__file__).resolve().parents[2] / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def cells(page, selector: str) -> list[list[str]]:
+    return page.eval_on_selector_all(f"{selector} tbody tr",
+                                     "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))")
+
+
+def lines(page, box: str) -> dict[str, list[float]]:
+    return page.eval_on_selector_all(
+        f"{box} polyline", "ls => Object.fromEntries(ls.map(l => [l.dataset.series, l.dataset.values.split(',').map(Number)]))")
+
+
+def strokes(page, box: str) -> list[str]:
+    return page.eval_on_selector_all(f"{box} polyline", "ls => ls.map(l => l.getAttribute('stroke'))")
+
+
+def fits(page, viewport) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    for box in page.eval_on_selector_all("svg.chart", "ss => ss.map(s => s.getBoundingClientRect().right)"):
+        assert box <= viewport["width"]
+
+
+@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 360, "height": 740}],
+                         ids=["390x844", "360x740"])
+def test_the_night_the_season_and_the_race(make_server, browser, viewport):
+    clock = Clock()
+    from companion.table import Table
+    server = make_server(table=build(Table.memory(clock=clock, default_match=None), clock))
+    ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True)
+    if AXE.exists():
+        ctx.add_init_script(path=str(AXE))
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url)
+        page.wait_for_selector("#conn.ok")
+        claim(page)
+        # the night on the More tab: the hand-counted standing and its three payments
+        page.click("[data-tab=more]")
+        page.wait_for_selector("#night .night-table")
+        assert cells(page, "#night .night-table") == [["House", "+4", "1", "1", "0"], ["Ann", "+2", "2", "1", "1"],
+                                                       ["Cy", "-1", "1", "0", "1"], ["Dee", "-1", "1", "0", "1"],
+                                                       ["Bob", "-4", "2", "0", "2"]]
+        assert page.locator("#night .payments li").all_text_contents() == [
+            "Bob pays House 4", "Cy pays Ann 1", "Dee pays Ann 1"]
+        # the season: its table, and the money chart's lines are the running totals of the table beside it
+        page.click("#season-open")
+        page.wait_for_selector("#season svg.chart")
+        season = cells(page, "#season .season-table")
+        assert season[0][:6] == ["Bob", "+7", "3", "6", "3", "3"] and season[1][:6] == ["Ann", "+5", "3", "6", "3", "3"]
+        money = cells(page, "#season .money-table")
+        drawn = lines(page, "#season")
+        assert list(drawn) == ["Bob", "Ann", "Dee", "Cy"]
+        for k, name in enumerate(drawn):
+            assert [float(r[k + 1]) for r in money] == drawn[name]
+        assert drawn["Ann"] == [-6, 3, 5] and drawn["Cy"] == [0, -14, -15]
+        assert strokes(page, "#season")[:2] == ["#f0b429", "#6cb4ff"]
+        page.select_option("#h2h-player", "Ann")
+        assert cells(page, "#h2h")[0] == ["Bob", "6", "2", "2", "-2"]
+        fits(page, viewport)
+        if AXE.exists():
+            found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => v.impact === "serious" || v.impact === "critical").map(v => v.id + ": " + v.help)""")
+            assert found == []
+        if viewport["width"] == 390:
+            page.locator("#night-panel").scroll_into_view_if_needed()
+            shot(page, "season")
+        # the host settles the night: the page says so, and the button goes
+        page.click("#night-settle")
+        expect(page.locator("#night")).to_contain_text("settled")
+        expect(page.locator("#night-settle")).to_have_count(0)
+        # the score race of the game in play (cribbage, all pegged by hand) in History, at both palettes
+        page.route("**/api/settings", lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps({"voice": None, "palette": "colour-blind"})))
+        page.reload()
+        page.wait_for_selector("#conn.ok")
+        server.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1,
+                             "first_dealer": "Bob"})
+        for side, points in (("p1", 3), ("p2", 5), ("p1", 4)):
+            server.table.submit({"type": "peg", "side": side, "points": points})
+        page.click("[data-tab=history]")
+        page.click("#h-race")
+        page.wait_for_selector("#h-race-box svg.chart")
+        race = lines(page, "#h-race-box")
+        assert race == {"Ann": [0, 7, 7], "Bob": [0, 5, 5]}
+        assert cells(page, "#h-race-box .race-table") == [["1", "7 + 0 = 7", "5 + 0 = 5"]]
+        assert strokes(page, "#h-race-box") == ["#e69f00", "#56b4e9"]
+        fits(page, viewport)
+        assert errors == []
+    finally:
+        ctx.close()
