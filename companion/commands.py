@@ -7,8 +7,8 @@ event into the state. Card entry is a second level: the hand in progress is a
 deal hand (:class:`~companion.deal.DealHand`) or a tabletop round
 (:class:`~companion.grid.GridHand`), and :data:`HAND_RULES` says which of its
 methods verifies and applies each card-entry command. ``undo`` is not here: it is
-the table's (:meth:`companion.table.Table.submit`), a fold of the events without
-the undone ones.
+the table's (:data:`companion.table.TABLE_COMMANDS`), a fold of the events without
+the undone ones; the table's ``new_match`` starts a new match id and verifies here.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ import pickle
 import random
 import threading
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -317,14 +318,13 @@ class Table:
         snapshot ``seq`` it was made from) is refused when the table has moved
         on since, so two phones acting on the same screen apply it once.
 
+        The path, in order: dedupe (``client_id``), fresh (``if_seq``), verify
+        (:data:`TABLE_COMMANDS` for ``undo`` and ``new_match``, else the rules'
+        :data:`~companion.commands.COMMANDS`), apply, store, notify.
+
         :raises RulesError: with a one-line reason; nothing is stored or changed.
         """
-        if client_id is not None:
-            if not isinstance(client_id, str) or not 1 <= len(client_id) <= MAX_CLIENT_ID:
-                raise IllegalAction(f"client id must be text of 1 to {MAX_CLIENT_ID} characters")
-        if not isinstance(command, dict):
-            raise IllegalAction("a command must be a JSON object with a type")
-        kind = command.get("type")
+        kind = _kind_of(command, client_id)
         with self._lock:
             if client_id is not None:
                 seen = self.store.find_client(client_id)
@@ -332,91 +332,105 @@ class Table:
                     return {**seen, "duplicate": True}
             ctx = Context(rng=self.rng, now=self.clock().isoformat(timespec="seconds"))
             if "if_seq" in command:
-                try:
-                    self._check_fresh(command["if_seq"])
-                except StaleCommand as exc:     # what was entered meanwhile, and the amend that fits it in
-                    exc.data.update(_fixes.stale_note(self._state, command, command["if_seq"], ctx))
-                    raise
-            if kind == "undo":
-                if self._depth <= 1:
-                    raise IllegalAction("nothing to undo")
-                event = {"type": "undo", "undoes": self._top}
-                new_state, top_event = self._refold(self._state.match_id, self._depth - 1, self._depth)
-                top = top_event["seq"]
-                depth = self._depth - 1
-            else:
-                h = COMMANDS.get(kind) if isinstance(kind, str) else None
-                if h is None:
-                    raise IllegalAction(f"unknown command {kind!r}")
-                if h.needs_match and self._state.rules is None:
-                    raise IllegalAction("no game is set up: start a new match first")
-                try:
-                    event = h.verify(self._state, command, ctx)
-                except RulesError as exc:       # a wrong credit: offer the one amend that fixes it
-                    _fixes.offer_amend(self._state, command, ctx, exc)
-                    raise
-                # verify() validated the command: the event is folded into the live state
-                # (no copy per command); if applying or storing fails, the state is refolded.
-                new_state = self._state
-                depth = self._depth + 1
-            old_id = self._state.match_id if self._state.rules is not None else None
-            match_id = self._state.match_id
-            if kind == "new_match":
-                match_id = uuid.uuid4().hex[:12]
-                event["match_id"] = match_id
-                seq = 0
-                depth = 1
-                new_state = MatchState()
-            else:
-                seq = self._seq + 1
-            event["seq"] = seq
-            event["at"] = ctx.now
-            if kind != "undo":
-                top, top_event = seq, event
-            closes = None
+                self._check_fresh(command, ctx)
+            change = TABLE_COMMANDS.get(kind, Table._verify_rule)(self, command, ctx)
+            change.event["seq"], change.event["at"] = change.seq, ctx.now
             try:
-                if kind != "undo":
-                    try:
-                        apply_event(new_state, event)
-                    except RulesError:
-                        raise
-                    except Exception as exc:  # a bug must not corrupt the stored history
-                        log.exception("event %r failed to apply", event)
-                        raise IllegalAction(f"internal error applying {kind}: {exc}") from exc
-                else:
-                    new_state.seq = seq
-                    new_state.fresh = []      # an undo scores nothing (the refold left the last step's there)
-                steps, new_state.fresh = new_state.fresh, []
-                checkpoint = None
-                if kind != "undo" and (depth - 1) % self._every == 0:
-                    checkpoint = self._dump(new_state)
-                if kind == "new_match" and old_id is not None:
-                    closes = (old_id, self._add_money(dict(self._past_ledger), self._state))
-                self.store.append(match_id, seq, event, client_id=client_id, steps=steps, depth=depth,
-                                  checkpoint=checkpoint, closes=closes)
+                steps, checkpoint = self._apply(change)
+                self.store.append(change.match_id, change.seq, change.event, client_id=client_id, steps=steps,
+                                  depth=change.depth, checkpoint=checkpoint, closes=change.closes)
             except BaseException:
-                if new_state is self._state:
+                if change.state is self._state:     # folded in place: rebuilt from the stored events
                     self._state, _ = self._refold(self._state.match_id, self._depth, self._depth)
                     self._state.seq = self._seq
                 raise
-            if closes is not None:
-                self._past_ledger = closes[1]
-            if kind == "new_match":
-                self._first = copy.deepcopy(event)
-            if checkpoint is not None:
-                self._saved = seq
-            self._state, self._depth, self._top, self._seq = new_state, depth, top, seq
-            self._top_event = top_event
-            self._refresh()
-            subscribers = list(self._subscribers)
-            snap = copy.deepcopy(self._current_snapshot()) if subscribers else None
+            self._take(change, saved=checkpoint is not None)
+            published = self._published()
+        self._notify(*published)
+        event = change.event
+        return copy.deepcopy(event) if change.first else {
+            k: list(v) if isinstance(v, list) else v for k, v in event.items()}
+
+    # --- the commands the table carries out itself (TABLE_COMMANDS) and the rules' ---------------------
+    def _verify_rule(self, command: dict, ctx: Context) -> "Change":
+        """Return the change a rule of the match makes (:data:`~companion.commands.COMMANDS`): its event
+        is folded into the live state itself (no copy per command)."""
+        kind = command.get("type")
+        h = COMMANDS.get(kind) if isinstance(kind, str) else None
+        if h is None:
+            raise IllegalAction(f"unknown command {kind!r}")
+        if h.needs_match and self._state.rules is None:
+            raise IllegalAction("no game is set up: start a new match first")
+        try:
+            event = h.verify(self._state, command, ctx)
+        except RulesError as exc:       # a wrong credit: offer the one amend that fixes it
+            _fixes.offer_amend(self._state, command, ctx, exc)
+            raise
+        return Change(event, self._state, self._state.match_id, self._seq + 1, self._depth + 1)
+
+    def _verify_undo(self, command: dict, ctx: Context) -> "Change":
+        """Return the change an undo makes: the state of the live events without the top one, refolded
+        from the last checkpoint below it (the undo event itself folds nothing)."""
+        if self._depth <= 1:
+            raise IllegalAction("nothing to undo")
+        state, top = self._refold(self._state.match_id, self._depth - 1, self._depth)
+        return Change({"type": "undo", "undoes": self._top}, state, self._state.match_id, self._seq + 1,
+                      self._depth - 1, top=top, folded=True)
+
+    def _verify_new_match(self, command: dict, ctx: Context) -> "Change":
+        """Return the change a new match makes: a new match id, its first event, and the money of the
+        match it replaces (written with it)."""
+        event = COMMANDS["new_match"].verify(self._state, command, ctx)
+        event["match_id"] = match_id = uuid.uuid4().hex[:12]
+        closes = None
+        if self._state.rules is not None:
+            closes = (self._state.match_id, self._add_money(dict(self._past_ledger), self._state))
+        return Change(event, MatchState(), match_id, 0, 1, closes=closes, first=True)
+
+    def _apply(self, change: "Change") -> tuple[list, bytes | None]:
+        """Fold ``change``'s event into its state; return the score steps it made and, every
+        ``checkpoint_every`` live events, the state to store as a checkpoint."""
+        state, event = change.state, change.event
+        if change.folded:
+            state.seq = change.seq
+            state.fresh = []      # an undo scores nothing (the refold left the last step's there)
+            return [], None
+        try:
+            apply_event(state, event)
+        except RulesError:
+            raise
+        except Exception as exc:  # a bug must not corrupt the stored history
+            log.exception("event %r failed to apply", event)
+            raise IllegalAction(f"internal error applying {event['type']}: {exc}") from exc
+        steps, state.fresh = state.fresh, []
+        return steps, self._dump(state) if (change.depth - 1) % self._every == 0 else None
+
+    def _take(self, change: "Change", *, saved: bool) -> None:
+        """Make ``change`` (stored) the table's state."""
+        if change.closes is not None:
+            self._past_ledger = change.closes[1]
+        if change.first:
+            self._first = copy.deepcopy(change.event)
+        if saved:
+            self._saved = change.seq
+        top = change.top if change.top is not None else change.event
+        self._state, self._depth, self._top, self._seq = change.state, change.depth, top["seq"], change.seq
+        self._top_event = top
+        self._refresh()
+
+    def _published(self) -> tuple[list[Callable[[dict], None]], dict | None]:
+        """Return the subscribers to tell and the snapshot they get (under the lock)."""
+        subscribers = list(self._subscribers)
+        return subscribers, copy.deepcopy(self._current_snapshot()) if subscribers else None
+
+    @staticmethod
+    def _notify(subscribers: list[Callable[[dict], None]], snap: dict | None) -> None:
+        """Call every subscriber with ``snap`` (outside the lock); a broken one does not break the table."""
         for fn in subscribers:
             try:
                 fn(snap)
-            except Exception:  # a broken listener must not break the table
+            except Exception:
                 log.exception("table subscriber failed")
-        return copy.deepcopy(event) if kind == "new_match" else {
-            k: list(v) if isinstance(v, list) else v for k, v in event.items()}
 
     def adopt(self, other: "Table") -> None:
         """Replace the current match by a copy of ``other``'s (every event, as ``other`` validated
@@ -458,22 +472,20 @@ class Table:
             self._top_event = stack[-1]
             self._saved = self._top
             self._refresh()
-            subscribers = list(self._subscribers)
-            snap = copy.deepcopy(self._current_snapshot()) if subscribers else None
-        for fn in subscribers:
-            try:
-                fn(snap)
-            except Exception:
-                log.exception("table subscriber failed")
+            published = self._published()
+        self._notify(*published)
 
-    def _check_fresh(self, seen: Any) -> None:
-        """Refuse a command made from a snapshot older than the table's (``if_seq``)."""
+    def _check_fresh(self, command: dict, ctx: Context) -> None:
+        """Refuse a command made from a snapshot older than the table's (its ``if_seq``), saying what
+        was entered meanwhile and the amend that fits its entry in (:func:`companion.fixes.stale_note`)."""
+        seen = command["if_seq"]
         if not isinstance(seen, int) or isinstance(seen, bool):
             raise IllegalAction("if_seq must be the whole-number seq of the snapshot the command was made from")
         now = self._state.seq if self._state.rules is not None else -1
         if seen != now:
             raise StaleCommand(f"the table has moved on since this was entered (event {now}, the command was "
-                                f"made at {seen}): nothing changed; look again")
+                               f"made at {seen}): nothing changed; look again",
+                               **_fixes.stale_note(self._state, command, seen, ctx))
 
     def export_record(self) -> dict:
         """Return the current game as a game record (the replay format, :mod:`companion.record`).
@@ -539,3 +551,39 @@ class Table:
         for p, v in state.money.items():
             ledger[p] = _num(ledger.get(p, 0) + v)
         return ledger
+
+
+@dataclass
+class Change:
+    """What one verified command does to the table, before it is applied and stored."""
+
+    event: dict                  # the event to store (its seq and time filled in by submit)
+    state: MatchState            # the state the event is folded into (a rule's: the live state itself)
+    match_id: str
+    seq: int
+    depth: int                   # live events after it
+    top: dict | None = None      # the live event on top after it (None: the event itself)
+    folded: bool = False         # the state already stands after the event (an undo's refold)
+    closes: tuple[str, dict[str, float]] | None = None   # (match id, ledger) of the match it replaces
+    first: bool = False          # the event starts a match
+
+
+#: The commands the table carries out itself, each returning the :class:`Change` it makes: they change
+#: which events are live (undo) or which match is current (new_match). Every other kind is a rule of
+#: the match (:data:`companion.commands.COMMANDS`, :meth:`Table._verify_rule`).
+TABLE_COMMANDS: dict[str, Callable[[Table, dict, Context], Change]] = {
+    "undo": Table._verify_undo,
+    "new_match": Table._verify_new_match,
+}
+
+
+def _kind_of(command: Any, client_id: Any) -> str | None:
+    """Return a command's ``type`` (None when it is not text), once its envelope (a JSON object, a
+    client id of 1 to :data:`MAX_CLIENT_ID` characters or None) is checked."""
+    if client_id is not None:
+        if not isinstance(client_id, str) or not 1 <= len(client_id) <= MAX_CLIENT_ID:
+            raise IllegalAction(f"client id must be text of 1 to {MAX_CLIENT_ID} characters")
+    if not isinstance(command, dict):
+        raise IllegalAction("a command must be a JSON object with a type")
+    kind = command.get("type")
+    return kind if isinstance(kind, str) else None

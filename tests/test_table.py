@@ -7,7 +7,7 @@ import pytest
 from companion import commands
 from companion.errors import IllegalAction
 from companion.replay import import_record
-from companion.table import Table
+from companion.table import TABLE_COMMANDS, Table
 from engine_play import new_table
 from test_hand_deal import LE_HAND_1, M2_LEAD, refused, scores
 
@@ -92,9 +92,31 @@ def test_subscribers_get_every_snapshot_and_a_broken_one_does_not_break_the_tabl
     t.subscribe(lambda snap: 1 / 0)
     t.submit({"type": "peg", "side": "p1", "points": 1})
     t.submit({"type": "peg", "side": "p1", "points": 1})
+    t.submit({"type": "undo"})
+    other = new_table("cribbage", ["Cy", "Di"], first_dealer="Di")
+    t.adopt(other)                                # an adopted match tells them too, through the same call
+    assert seen == [1, 2, 3, 0] and t.snapshot()["game"] == "cribbage"
     unsubscribe()
     t.submit({"type": "peg", "side": "p1", "points": 1})
-    assert seen == [1, 2] and scores(t) == [3, 0]
+    assert seen == [1, 2, 3, 0] and scores(t) == [1, 0]
+
+
+def test_undo_and_new_match_are_the_tables_own_commands_and_every_other_kind_a_rule():
+    # the table's command table changes which events are live or which match is current; the rules' the match
+    assert set(TABLE_COMMANDS) == {"undo", "new_match"}
+    assert "undo" not in commands.COMMANDS          # an undo has no rule: it is a fold without the undone event
+    t = new_table("lands-end", ["Ann", "Bob"], first_dealer="Bob")
+    first = t.state.match_id
+    t.submit({"type": "peg", "side": "p1", "points": 2})
+    assert t.submit({"type": "undo"})["undoes"] == 1 and scores(t) == [0, 0]
+    with pytest.raises(IllegalAction, match="nothing to undo"):
+        t.submit({"type": "undo"})
+    ev = t.submit({"type": "new_match", "game": "cribbage", "players": ["Cy", "Di"], "first_dealer": "Di"})
+    assert ev["seq"] == 0 and ev["match_id"] == t.state.match_id != first
+    for kind in ("nosuch", None, ["peg"], {"type": "peg"}):
+        with pytest.raises(IllegalAction, match="unknown command"):
+            t.submit({"type": kind})
+    assert t.snapshot()["seq"] == 0
 
 
 def test_restart_rebuilds_the_acknowledged_state(tmp_path):
