@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from . import events
 from . import fixes as _fixes
 from .announce import said
 from .commands import COMMANDS, apply_event
@@ -334,10 +335,11 @@ class Table:
             if "if_seq" in command:
                 self._check_fresh(command, ctx)
             change = TABLE_COMMANDS.get(kind, Table._verify_rule)(self, command, ctx)
-            change.event["seq"], change.event["at"] = change.seq, ctx.now
+            change.event = events.from_json({**change.verified, "seq": change.seq, "at": ctx.now})
+            event = change.stored = change.event.to_json()      # what is stored: exactly what its type writes
             try:
                 steps, checkpoint = self._apply(change)
-                self.store.append(change.match_id, change.seq, change.event, client_id=client_id, steps=steps,
+                self.store.append(change.match_id, change.seq, event, client_id=client_id, steps=steps,
                                   depth=change.depth, checkpoint=checkpoint, closes=change.closes)
             except BaseException:
                 if change.state is self._state:     # folded in place: rebuilt from the stored events
@@ -347,7 +349,6 @@ class Table:
             self._take(change, saved=checkpoint is not None)
             published = self._published()
         self._notify(*published)
-        event = change.event
         return copy.deepcopy(event) if change.first else {
             k: list(v) if isinstance(v, list) else v for k, v in event.items()}
 
@@ -380,8 +381,8 @@ class Table:
     def _verify_new_match(self, command: dict, ctx: Context) -> "Change":
         """Return the change a new match makes: a new match id, its first event, and the money of the
         match it replaces (written with it)."""
-        event = COMMANDS["new_match"].verify(self._state, command, ctx)
-        event["match_id"] = match_id = uuid.uuid4().hex[:12]
+        match_id = uuid.uuid4().hex[:12]
+        event = {**COMMANDS["new_match"].verify(self._state, command, ctx), "match_id": match_id}
         closes = None
         if self._state.rules is not None:
             closes = (self._state.match_id, self._add_money(dict(self._past_ledger), self._state))
@@ -390,7 +391,7 @@ class Table:
     def _apply(self, change: "Change") -> tuple[list, bytes | None]:
         """Fold ``change``'s event into its state; return the score steps it made and, every
         ``checkpoint_every`` live events, the state to store as a checkpoint."""
-        state, event = change.state, change.event
+        state, event = change.state, change.stored
         if change.folded:
             state.seq = change.seq
             state.fresh = []      # an undo scores nothing (the refold left the last step's there)
@@ -410,10 +411,10 @@ class Table:
         if change.closes is not None:
             self._past_ledger = change.closes[1]
         if change.first:
-            self._first = copy.deepcopy(change.event)
+            self._first = copy.deepcopy(change.stored)
         if saved:
             self._saved = change.seq
-        top = change.top if change.top is not None else change.event
+        top = change.top if change.top is not None else change.stored
         self._state, self._depth, self._top, self._seq = change.state, change.depth, top["seq"], change.seq
         self._top_event = top
         self._refresh()
@@ -557,7 +558,7 @@ class Table:
 class Change:
     """What one verified command does to the table, before it is applied and stored."""
 
-    event: dict                  # the event to store (its seq and time filled in by submit)
+    verified: dict               # the event as verified (submit numbers it and reads it into its type)
     state: MatchState            # the state the event is folded into (a rule's: the live state itself)
     match_id: str
     seq: int
@@ -566,6 +567,8 @@ class Change:
     folded: bool = False         # the state already stands after the event (an undo's refold)
     closes: tuple[str, dict[str, float]] | None = None   # (match id, ledger) of the match it replaces
     first: bool = False          # the event starts a match
+    event: events.Event | None = None   # its typed event, numbered and timed
+    stored: dict | None = None          # the event as stored: what its type writes (to_json)
 
 
 #: The commands the table carries out itself, each returning the :class:`Change` it makes: they change
