@@ -18,12 +18,16 @@ value or an :class:`~companion.steps.Outcome`.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import IllegalAction
 from .names import side_named
 from .scoring import number_words
 from .steps import Outcome, Step, next_other_side
+from .view import MatchView
+
+if TYPE_CHECKING:
+    from .hand import EntryHand
 
 
 class Slot(NamedTuple):
@@ -69,7 +73,7 @@ class Pending(NamedTuple):
     claimed: bool = True
 
 
-def claim_of(state: Any, cmd: dict, total: int, who: str) -> int | None:
+def claim_of(state: MatchView, cmd: dict, total: int, who: str) -> int | None:
     """Return the claimed points of a show, pocket or line (None when the companion counts).
 
     :raises IllegalAction: claim missing, not a number, or more than the cards make.
@@ -88,7 +92,7 @@ def claim_of(state: Any, cmd: dict, total: int, who: str) -> int | None:
     return claimed
 
 
-def open_claim(hand: Any, state: Any, side: int, claimed: int | None, total: int, who: str) -> tuple:
+def open_claim(hand: EntryHand, state: MatchView, side: int, claimed: int | None, total: int, who: str) -> tuple:
     """Return the hand's claims open to muggins (L8) with this one, right or short of ``total`` (open until
     the entry after the next card, go or count)."""
     if claimed is not None and state.rules.muggins != "none":
@@ -96,7 +100,7 @@ def open_claim(hand: Any, state: Any, side: int, claimed: int | None, total: int
     return hand.pending
 
 
-def age_claims(hand: Any, state: Any, entries: int) -> Any:
+def age_claims(hand: EntryHand, state: MatchView, entries: int) -> EntryHand:
     """Return the hand after ``entries`` card entries, gos or counts (L8): the points of the card or go
     before them can no longer be claimed (what was left unclaimed or claimed short stays open to muggins),
     and an under-claim is open to muggins only until the entry after the next one."""
@@ -110,7 +114,7 @@ def age_claims(hand: Any, state: Any, entries: int) -> Any:
     return replace(hand, window=None, pending=tuple(p for p in pending if p.age < 2))
 
 
-def muggins_calls(hand: Any, state: Any) -> list[dict]:
+def muggins_calls(hand: EntryHand, state: MatchView) -> list[dict]:
     """Return the sides whose claims muggins may be called on now, right or short, in the order claimed.
 
     What phones see (the snapshot's ``muggins_calls``): a call follows every claim, so nothing here says
@@ -127,7 +131,7 @@ def muggins_calls(hand: Any, state: Any) -> list[dict]:
     return [{"side": state.sides[i].id, "who": state.sides[i].name} for i in seen]
 
 
-def under_claim(hand: Any, state: Any) -> dict | None:
+def under_claim(hand: EntryHand, state: MatchView) -> dict | None:
     """Return the under-claim (or points left unclaimed) muggins would take now, or None.
 
     Not for the page (it would say which claim was short): for the tests' players, who know the cards.
@@ -144,7 +148,7 @@ def under_claim(hand: Any, state: Any) -> dict | None:
 
 # --- the matching phase: each card's (and go's) points, claimed --------------------------------
 
-def open_window(state: Any, after: str, player: str) -> Window | None:
+def open_window(state: MatchView, after: str, player: str) -> Window | None:
     """Return the window collecting the points the next card or go makes (claim mode; else None)."""
     return Window(after, player) if state.rules.claim_mode else None
 
@@ -159,11 +163,11 @@ def owe(window: Window, step: Step, count: int) -> tuple[Window, Step]:
     return window, step._replace(points=0, text=quiet.get(step.kind, step.kind), items=None)
 
 
-def window_open(hand: Any, state: Any) -> bool:
+def window_open(hand: EntryHand, state: MatchView) -> bool:
     return hand.window is not None and not state.over
 
 
-def claim_open(hand: Any, state: Any) -> dict | None:
+def claim_open(hand: EntryHand, state: MatchView) -> dict | None:
     """Return who may still claim the last card's (or go's) points, without the points (claim mode)."""
     if not window_open(hand, state):
         return None
@@ -177,7 +181,7 @@ def _after_words(window: Window) -> str:
     return "the go" if window.after == "go" else window.after
 
 
-def verify_play_claim(hand: Any, state: Any, cmd: dict) -> dict:
+def verify_play_claim(hand: EntryHand, state: MatchView, cmd: dict) -> dict:
     """``claim {points, side?}`` while the last card's points are open: that side's claim."""
     pts = cmd.get("points", cmd.get("claimed"))
     if pts is None:
@@ -207,7 +211,7 @@ def verify_play_claim(hand: Any, state: Any, cmd: dict) -> dict:
     return ev
 
 
-def apply_play_claim(hand: Any, state: Any, ev: dict) -> Outcome:
+def apply_play_claim(hand: EntryHand, state: MatchView, ev: dict) -> Outcome:
     """Score a matching-phase claim step by step in the counting order (C4)."""
     side = [s.id for s in state.sides].index(ev["side"])
     claimed = ev["claimed"]
@@ -232,14 +236,14 @@ def apply_play_claim(hand: Any, state: Any, ev: dict) -> Outcome:
 
 # --- muggins ----------------------------------------------------------------------------------
 
-def next_opponent_side(state: Any, side: int) -> int:
+def next_opponent_side(state: MatchView, side: int) -> int:
     """Return the side that calls muggins on ``side`` by default: the next other side after its first seat (M3),
     after the dealer for a side without a seat."""
     seats = [i for i, s in enumerate(state.seat_side) if s == side]
     return next_other_side(state, side, seats[0] if seats else state.dealer)
 
 
-def verify_muggins(hand: Any, state: Any, cmd: dict) -> dict:
+def verify_muggins(hand: EntryHand, state: MatchView, cmd: dict) -> dict:
     """``muggins {side?, claimant?}``: called on the last under-claim (or on points nobody claimed, matching
     phase); ``claimant`` names whose claim is called on. A call on claims that were right is refused with
     "the claim was right" and changes nothing."""
@@ -279,14 +283,14 @@ def verify_muggins(hand: Any, state: Any, cmd: dict) -> dict:
     return _muggins_event(state, claimant, caller, missed, caller_v)
 
 
-def _muggins_event(state: Any, claimant: int, caller: int, missed: int, named: Any) -> dict:
+def _muggins_event(state: MatchView, claimant: int, caller: int, missed: int, named: Any) -> dict:
     ev = {"type": "muggins", "claimant": state.sides[claimant].id, "caller": state.sides[caller].id, "missed": missed}
     if named is None:
         ev["by_turn"] = True    # called without naming the caller: an amend re-derives who calls
     return ev
 
 
-def apply_muggins(hand: Any, state: Any, ev: dict) -> Outcome:
+def apply_muggins(hand: EntryHand, state: MatchView, ev: dict) -> Outcome:
     ids = [s.id for s in state.sides]
     claimant, caller, missed = ids.index(ev["claimant"]), ids.index(ev["caller"]), ev["missed"]
     stage, where = hand.phase, None

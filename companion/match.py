@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .cards import DECK, parse_card
 from .errors import IllegalAction
 from .rulesets import Ruleset, stored_ruleset, stored_rules
 from .scoring import number_words
+
+if TYPE_CHECKING:
+    from .hand import EntryHand
 
 HOUSE_NAME = "House"
 
@@ -72,7 +75,7 @@ class MatchState:
     steps: list[dict] = field(default_factory=list)        # every score step of this game, in order
     fresh: list[dict] = field(default_factory=list)        # the steps of the last event folded in
     money: dict[str, float] = field(default_factory=dict)  # won (+) / lost (-) per player over this match
-    hand: Any = None                                       # card-entry state (companion.hand)
+    hand: EntryHand | None = None                          # card-entry state (companion.hand)
     seq: int = -1
     applied: int = -1                                      # seq of the last event folded in (undos aside)
     # what an amend (companion.amend) refolds from: the state just before the current hand's first

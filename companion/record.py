@@ -32,12 +32,17 @@ how the game went. Running a record on a fresh table is :mod:`companion.replay`.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .cards import parse_card
 from .errors import RulesError
 from .match import HOUSE_NAME, MatchState
 from .rulesets import STORED_DEFAULTS, get_ruleset, stored_rules
+
+if TYPE_CHECKING:
+    from .deal import DealHand
+    from .grid import GridHand
+    from .hand import EntryHand
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +53,7 @@ class RecordError(RulesError):
 
 # --- export -----------------------------------------------------------------------------------
 
-def hand_record(hand: Any, state: MatchState) -> dict:
+def hand_record(hand: EntryHand, state: MatchState) -> dict:
     """Return one hand (a deal hand or a tabletop round) as a record hand."""
     rec = (_grid_hand if hand.kind == "grid" else _deal_hand)(hand, state)
     # the hand's pegs, claims and muggins; ``n`` (their order) only when claims interleave with them, or
@@ -68,7 +73,7 @@ def hand_record(hand: Any, state: MatchState) -> dict:
     return rec
 
 
-def _deal_hand(hand: Any, state: MatchState) -> dict:
+def _deal_hand(hand: DealHand, state: MatchState) -> dict:
     held: dict[str, list[str]] = {}
     for i, name in enumerate(state.seats):
         cards = list(hand.plays[i])
@@ -84,7 +89,7 @@ def _deal_hand(hand: Any, state: MatchState) -> dict:
     return rec
 
 
-def _grid_hand(hand: Any, state: MatchState) -> dict:
+def _grid_hand(hand: GridHand, state: MatchState) -> dict:
     rec = {"dealer": hand.dealer_name, "turnup": str(hand.turnup) if hand.turnup else None,
            "grid": [c for row in hand.grid_strings() for c in row], "crib": [str(c) for c in hand.crib]}
     if hand.places:

@@ -8,7 +8,12 @@ to label it.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from .view import MatchView
+
+if TYPE_CHECKING:
+    from .hand import EntryHand
 
 
 class Step(NamedTuple):
@@ -26,7 +31,7 @@ class Step(NamedTuple):
                                 # the hand before, L8)
 
 
-def next_other_side(state: Any, side: int, seat: int) -> int:
+def next_other_side(state: MatchView, side: int, seat: int) -> int:
     """Return the side of the first seat after ``seat``, in the direction of play, that is not ``side`` (M3).
 
     The one reading of "the next opponent": the side credited with the points a card or a go makes under
@@ -41,13 +46,13 @@ def next_other_side(state: Any, side: int, seat: int) -> int:
     return next((i for i in range(len(state.sides)) if i != side), side)
 
 
-def award(state: Any, step: Step) -> bool:
+def award(state: MatchView, step: Step) -> bool:
     """Score ``step`` on the match; return True when the game is over (then or before)."""
     return state.award(step.side, step.points, kind=step.kind, text=step.text, items=step.items,
                        player=step.player, card=step.card, step=step.stage, hand=step.hand)
 
 
-def award_all(state: Any, scored, final):
+def award_all(state: MatchView, scored, final):
     """Score each ``(step, value)`` of ``scored`` in order; return the value to keep: the one paired with
     the step that ended the game, else ``final``."""
     for step, value in scored:
@@ -61,7 +66,7 @@ class Outcome(NamedTuple):
     as it stood when that step was scored: kept if the step ends the game), and what comes next
     (``"next_hand"``, ``"end_round"``: a tabletop round is over, G4 decides; None)."""
 
-    hand: Any
+    hand: EntryHand
     scored: tuple = ()
     then: str | None = None
 

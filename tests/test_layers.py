@@ -64,8 +64,12 @@ def _module_name(path: pathlib.Path) -> str:
 
 def _companion_imports(path: pathlib.Path) -> set[str]:
     """The companion modules ``path`` imports, at any level (lazy imports inside functions included),
-    as dotted names under companion (``table``, ``deal.pegging``)."""
+    as dotted names under companion (``table``, ``deal.pegging``). Imports under ``if TYPE_CHECKING:``
+    are left out: they name a type for an annotation and are never run (a rule's ``hand: DealHand``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            node.body = []
     here = _module_name(path).split(".")
     package = here if path.name == "__init__.py" and len(here) > 1 else here[:-1]
     names = set()
@@ -88,6 +92,8 @@ def test_companion_modules_import_each_other_without_cycles():
     graph = {_module_name(p): _companion_imports(p) - {_module_name(p)} for p in files}
     assert "replay" not in graph["table"] and "grid" not in graph["hand"]
     assert not graph["deal.pegging"] & {"table", "commands", "hand", "match", "record"}
+    # the rules read the match through companion.view's MatchView, which reads nothing of companion's
+    assert graph["view"] == set() and "match" not in graph["claims"] | graph["steps"] | graph["grid.count"]
     # the console (cli) is the composition root of the subcommands: it lists each command module's
     graph = {m: deps - {"cli"} for m, deps in graph.items() if m not in ("cli", "__init__", "__main__")}
 
@@ -114,3 +120,33 @@ def test_the_rules_never_read_the_advice():
         assert not graph[rules] & wing, rules
     # and the wing reads the rules: the discard advice scores with companion.scoring
     assert "scoring" in graph["advice.discard"]
+
+
+def test_the_rules_read_the_match_through_its_view():
+    # every rule function names what it reads: the match as companion.view.MatchView (which MatchState
+    # satisfies, with the same signatures), the hand as its class; none takes ``state: Any`` or ``hand: Any``
+    import importlib
+    import inspect
+
+    from companion.match import MatchState
+    from companion.view import MatchView
+
+    assert isinstance(MatchState(), MatchView)
+    for name, member in vars(MatchView).items():
+        if inspect.isfunction(member) and not name.startswith("_"):
+            theirs = inspect.signature(getattr(MatchState, name))
+            assert [(p.name, p.kind, p.default) for p in inspect.signature(member).parameters.values()] == \
+                [(p.name, p.kind, p.default) for p in theirs.parameters.values()], name
+    typed = 0
+    for module in ("claims", "steps", "record", "deal", "deal.pegging", "deal.show", "grid", "grid.count",
+                   "grid.placement", "hand"):
+        mod = importlib.import_module(f"companion.{module}")
+        functions = [f for f in vars(mod).values() if inspect.isfunction(f) and f.__module__ == mod.__name__]
+        functions += [f for c in vars(mod).values() if inspect.isclass(c) and c.__module__ == mod.__name__
+                      for f in vars(c).values() if inspect.isfunction(f)]
+        for f in functions:
+            for param in ("state", "hand"):
+                if param in f.__annotations__:
+                    assert f.__annotations__[param] != "Any", f"{module}.{f.__qualname__}: {param}: Any"
+                    typed += 1
+    assert typed >= 42

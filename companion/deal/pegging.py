@@ -20,11 +20,12 @@ of :func:`go` over values (:func:`implied_gos`); no copy of a hand is made to tr
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..cards import DECK, Card, parse_card  # noqa: F401  (parse_card: the doctest)
 from ..scoring import number_words, score_peg
 from ..steps import Step, next_other_side
+from ..view import MatchView
 
 STAGE = "pegging"
 
@@ -94,12 +95,12 @@ class Pegging:
         return None
 
 
-def start(state: Any, *, held: int, single: bool, leader: int) -> Pegging:
+def start(state: MatchView, *, held: int, single: bool, leader: int) -> Pegging:
     """Return the matching phase before its first card, ``leader`` to play."""
     return Pegging(held=held, single=single, plays=((),) * len(state.seats), turn=leader)
 
 
-def next_active(state: Any, p: Pegging, seat: int) -> int | None:
+def next_active(state: MatchView, p: Pegging, seat: int) -> int | None:
     """Return the next seat after ``seat`` (itself last) holding cards and not gone."""
     for k in range(1, len(p.plays) + 1):
         s = state.next_seat(seat, steps=k)
@@ -108,7 +109,7 @@ def next_active(state: Any, p: Pegging, seat: int) -> int | None:
     return None
 
 
-def next_leader(state: Any, p: Pegging, *, after_go: bool) -> int | None:
+def next_leader(state: MatchView, p: Pegging, *, after_go: bool) -> int | None:
     """Return who leads the next count, or None when nobody holds a card.
 
     After a go the first player who said go in the count leads (M2; two-hand: the other
@@ -127,7 +128,7 @@ def next_leader(state: Any, p: Pegging, *, after_go: bool) -> int | None:
     return None
 
 
-def credit_side(state: Any, seat: int) -> int:
+def credit_side(state: MatchView, seat: int) -> int:
     """Return the side credited with matching-phase points made by ``seat`` (L2, M3)."""
     own = state.seat_side[seat]
     if state.rules.pegging_credit == "self":
@@ -135,7 +136,7 @@ def credit_side(state: Any, seat: int) -> int:
     return next_other_side(state, own, seat)
 
 
-def go_wrong(state: Any, p: Pegging, seen, seat: int) -> str | None:
+def go_wrong(state: MatchView, p: Pegging, seen, seat: int) -> str | None:
     """Return why ``seat`` cannot say go now, as far as the cards out (``seen``) tell, or None."""
     room = 31 - p.count
     k = p.left(seat)
@@ -159,7 +160,7 @@ RANK_TEXT = {1: "A", 10: "10", 11: "J", 12: "Q", 13: "K", **{n: str(n) for n in 
 Scored = list[tuple[Step, Pegging]]
 
 
-def _new_count(state: Any, p: Pegging, leader: int | None) -> Pegging:
+def _new_count(state: MatchView, p: Pegging, leader: int | None) -> Pegging:
     """The count starts again at 0 with ``leader`` to play; the phase ends when nobody can lead."""
     p = replace(p, count=0, count_cards=(), count_seats=(), gone=())
     if p.single or leader is None or not p.holders():
@@ -167,7 +168,7 @@ def _new_count(state: Any, p: Pegging, leader: int | None) -> Pegging:
     return replace(p, turn=leader)
 
 
-def _end_count(state: Any, p: Pegging, steps: Scored) -> Pegging:
+def _end_count(state: MatchView, p: Pegging, steps: Scored) -> Pegging:
     """Nobody can continue under 31: go (or, in a single count, last) to the last player."""
     last = p.count_seats[-1]
     pts = state.rules.last_card
@@ -180,7 +181,7 @@ def _end_count(state: Any, p: Pegging, steps: Scored) -> Pegging:
     return _new_count(state, p, next_leader(state, p, after_go=True))
 
 
-def go(state: Any, p: Pegging, seat: int, *, seq: int) -> tuple[Pegging, Scored]:
+def go(state: MatchView, p: Pegging, seat: int, *, seq: int) -> tuple[Pegging, Scored]:
     """Return the phase after ``seat`` says go, and the steps it scored (the go point when everyone
     still holding cards has said go)."""
     p = replace(p, gone=p.gone + (seat,), gos_after_play=p.gos_after_play + 1,
@@ -191,7 +192,7 @@ def go(state: Any, p: Pegging, seat: int, *, seq: int) -> tuple[Pegging, Scored]
     return replace(p, turn=next_active(state, p, seat)), steps
 
 
-def play(state: Any, p: Pegging, seen, seat: int, card: Card, *, seq: int) -> tuple[Pegging, Scored]:
+def play(state: MatchView, p: Pegging, seen, seat: int, card: Card, *, seq: int) -> tuple[Pegging, Scored]:
     """Return the phase after ``seat`` plays ``card`` (``seen``: the cards out before it), and the steps
     it scored: the card's points, then last card, or the go of a count nobody can continue."""
     name = state.seats[seat]
@@ -225,7 +226,7 @@ class WrongGo(Exception):
         self.seat, self.why = seat, why
 
 
-def implied_gos(state: Any, p: Pegging, seen, seat: int) -> tuple[list[int], Pegging | None]:
+def implied_gos(state: MatchView, p: Pegging, seen, seat: int) -> tuple[list[int], Pegging | None]:
     """Return the seats that must have said go for ``seat`` to be next, and the phase then: at
     ``seat``'s turn, or over (``done``) before it; None when ``seat`` never gets the turn. A fold of
     :func:`go` over values.

@@ -12,7 +12,7 @@ side the ruleset says (L1, H2–H4) and is scored as a crib.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..claims import claim_of, open_claim
 from ..errors import IllegalAction, InvalidCard
@@ -20,9 +20,13 @@ from ..match import parse_command_card
 from ..names import card_list, seat_named
 from ..scoring import number_words, score_hand
 from ..steps import Outcome, Step
+from ..view import MatchView
+
+if TYPE_CHECKING:
+    from . import DealHand
 
 
-def show_order(state: Any) -> tuple[int, ...]:
+def show_order(state: MatchView) -> tuple[int, ...]:
     """Return the seats in the order they show: from the dealer's left, the dealer last; with
     ``show_order="teams"`` the non-dealing team first (stable: a dealing house keeps the turn order)."""
     order = [state.next_seat(state.dealer, steps=k) for k in range(1, len(state.seats) + 1)]
@@ -32,7 +36,7 @@ def show_order(state: Any) -> tuple[int, ...]:
     return tuple(order)
 
 
-def verify_show(hand: Any, state: Any, cmd: dict) -> dict:
+def verify_show(hand: DealHand, state: MatchView, cmd: dict) -> dict:
     """``show {cards?, player?, claimed?}``: the next player's hand, checked against what they played."""
     if hand.stage != "show":
         raise hand.wrong_stage(state, "show a hand")
@@ -82,7 +86,7 @@ def verify_show(hand: Any, state: Any, cmd: dict) -> dict:
     return ev
 
 
-def apply_show(hand: Any, state: Any, ev: dict) -> Outcome:
+def apply_show(hand: DealHand, state: MatchView, ev: dict) -> Outcome:
     seat = state.seats.index(ev["player"])
     cards = tuple(parse_command_card(c) for c in ev["cards"])
     bd = score_hand(cards, hand.turnup, game=state.rules)
@@ -101,7 +105,7 @@ def apply_show(hand: Any, state: Any, ev: dict) -> Outcome:
     return Outcome(after, ((step, hand),))
 
 
-def verify_pocket(hand: Any, state: Any, cmd: dict) -> dict:
+def verify_pocket(hand: DealHand, state: MatchView, cmd: dict) -> dict:
     """``pocket {cards, claimed?}``: the four cards of the pocket (crib)."""
     if hand.stage != "pocket":
         raise hand.wrong_stage(state, f"show the {state.rules.pocket_name}")
@@ -118,7 +122,7 @@ def verify_pocket(hand: Any, state: Any, cmd: dict) -> dict:
     return ev
 
 
-def apply_pocket(hand: Any, state: Any, ev: dict) -> Outcome:
+def apply_pocket(hand: DealHand, state: MatchView, ev: dict) -> Outcome:
     cards = tuple(parse_command_card(c) for c in ev["cards"])
     bd = score_hand(cards, hand.turnup, crib=True, game=state.rules)
     side = state.pocket_owner()

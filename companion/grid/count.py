@@ -14,7 +14,7 @@ claim mode each line is claimed by its owner in the counting order (L8).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..claims import age_claims, claim_of, open_claim
 from ..errors import IllegalAction
@@ -22,6 +22,10 @@ from ..hand import STAGE_WORDS
 from ..names import side_named
 from ..scoring import Breakdown, number_words, score_grid, score_hand
 from ..steps import Outcome, Step
+from ..view import MatchView
+
+if TYPE_CHECKING:
+    from . import GridHand
 
 STAGE = "grid"
 
@@ -38,7 +42,7 @@ class Line(NamedTuple):
         return "crib" if self.label == "crib" else "line"
 
 
-def line_owners(state: Any) -> tuple[int, int]:
+def line_owners(state: MatchView) -> tuple[int, int]:
     """Return ``(rows side, columns side)`` of this round: the non-dealer's rows (T1), or in Table Top
     Cribbage the side that scores the rows all game (G6, ``state.rows_side``)."""
     if state.rules.grid_rows == "fixed" and state.rows_side is not None:
@@ -48,7 +52,7 @@ def line_owners(state: Any) -> tuple[int, int]:
     return rows, next(i for i in range(len(state.sides)) if i != rows)
 
 
-def lines_of(state: Any, cells, crib, turnup) -> list[Line]:
+def lines_of(state: MatchView, cells, crib, turnup) -> list[Line]:
     """Return the lines of a finished grid in counting order: the non-dealing side's lines, the dealer's
     side's, then the dealer's crib (if any)."""
     rows_side, cols_side = line_owners(state)
@@ -62,7 +66,7 @@ def lines_of(state: Any, cells, crib, turnup) -> list[Line]:
     return lines
 
 
-def round_steps(state: Any, scored: list[tuple[int, str, int, str, list]], heels: int, *,
+def round_steps(state: MatchView, scored: list[tuple[int, str, int, str, list]], heels: int, *,
                 heels_item: bool = True) -> list[Step]:
     """Return the score steps of a counted round: ``scored`` is each line as ``(side, kind, points, text,
     items)`` in counting order. Line by line; or, with ``round_scoring="difference"``, one step: the side
@@ -84,7 +88,7 @@ def round_steps(state: Any, scored: list[tuple[int, str, int, str, list]], heels
     return [Step(win, margin, "round", text, STAGE, items=items)]
 
 
-def count_round(hand: Any, state: Any) -> Outcome:
+def count_round(hand: GridHand, state: MatchView) -> Outcome:
     """Count rows, columns and crib in order (T2, G3, G4, G5); claim mode: wait for each line's claim."""
     hand = replace(hand, stage="count", turn=None)
     lines = lines_of(state, hand.cells, hand.crib, hand.turnup)
@@ -100,7 +104,7 @@ def count_round(hand: Any, state: Any) -> Outcome:
 
 # --- claim mode (L8): each line claimed by its owner in the counting order -------------------
 
-def verify_claim(hand: Any, state: Any, cmd: dict) -> dict:
+def verify_claim(hand: GridHand, state: MatchView, cmd: dict) -> dict:
     if hand.stage != "count" or not hand.to_claim:
         raise IllegalAction("nothing to claim: " + ("the table is not in claim mode: the companion counts"
                                                     if not state.rules.claim_mode else
@@ -114,7 +118,7 @@ def verify_claim(hand: Any, state: Any, cmd: dict) -> dict:
     return {"type": "claim", "line": line.label, "claimed": claimed}
 
 
-def apply_claim(hand: Any, state: Any, ev: dict) -> Outcome:
+def apply_claim(hand: GridHand, state: MatchView, ev: dict) -> Outcome:
     hand = age_claims(hand, state, 1)       # each line's count is an entry (L8)
     line, claimed = hand.to_claim[0], ev["claimed"]
     side, b = line.side, line.breakdown

@@ -11,14 +11,18 @@ also be entered at once, before any card is placed.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import IllegalAction, InvalidCard
 from ..hand import STAGE_WORDS
 from ..match import parse_command_card
 from ..names import card_list, seat_named
 from ..steps import Outcome
+from ..view import MatchView
 from .count import count_round
+
+if TYPE_CHECKING:
+    from . import GridHand
 
 SIZE = 5
 CENTRE = (2, 2)
@@ -40,7 +44,7 @@ def with_cell(cells, row: int, col: int, card) -> tuple:
                  for r, line in enumerate(cells))
 
 
-def verify_place(hand: Any, state: Any, cmd: dict) -> dict:
+def verify_place(hand: GridHand, state: MatchView, cmd: dict) -> dict:
     """``place {card, row, col}`` or ``place {card, crib: true}``: the player to place puts a card down."""
     if hand.stage != "place":
         raise IllegalAction("turn up the centre card first" if hand.stage == "cut"
@@ -80,7 +84,7 @@ def verify_place(hand: Any, state: Any, cmd: dict) -> dict:
     return ev
 
 
-def apply_place(hand: Any, state: Any, ev: dict) -> Outcome:
+def apply_place(hand: GridHand, state: MatchView, ev: dict) -> Outcome:
     card = parse_command_card(ev["card"])
     seat = state.seats.index(ev["player"])
     used_by = tuple(n + (i == seat) for i, n in enumerate(hand.used_by))
@@ -99,7 +103,7 @@ def apply_place(hand: Any, state: Any, ev: dict) -> Outcome:
     return Outcome(replace(hand, turn=state.next_seat(hand.turn)))
 
 
-def verify_layout(hand: Any, state: Any, cmd: dict) -> dict:
+def verify_layout(hand: GridHand, state: MatchView, cmd: dict) -> dict:
     """``layout {cards, crib}``: the whole round at once (25 cards in row order, the centre card 13th)."""
     if hand.stage not in ("cut", "place") or hand.places:
         raise IllegalAction("the layout can only be entered before any card is placed")
@@ -117,7 +121,7 @@ def verify_layout(hand: Any, state: Any, cmd: dict) -> dict:
     return {"type": "layout", "cards": [str(c) for c in cards], "crib": [str(c) for c in crib]}
 
 
-def apply_layout(hand: Any, state: Any, ev: dict) -> Outcome:
+def apply_layout(hand: GridHand, state: MatchView, ev: dict) -> Outcome:
     cards = [parse_command_card(c) for c in ev["cards"]]
     scored: tuple = ()
     if hand.turnup is None:
