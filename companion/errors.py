@@ -37,6 +37,11 @@ class IllegalAction(RulesError):
     """A well-formed command that the game's state or rules do not allow."""
 
 
+class NotAllowed(IllegalAction):
+    """A request the table's house rules do not allow (live advice during a hand with ``live_advice``
+    off: table talk); ``web/`` answers it 403."""
+
+
 class StaleCommand(IllegalAction):
     """A command made from an older state than the table's (``if_seq``): it is never applied to a state
     its sender did not see."""

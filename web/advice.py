@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, request
 
 from companion import RulesError, get_ruleset
+from companion.errors import NotAllowed
 from companion.advice.discard import advise
 from companion.advice.pegging_multi import rank_plays
 from companion.advice.review import live_peg_request, live_request, review_hand
@@ -57,8 +58,8 @@ def _practice_rules():
 
 
 def _advice_refused(exc: RulesError):
-    """400 with the reason, 403 where the table does not allow advice during a hand."""
-    return _refused(exc, 403 if "does not allow advice" in str(exc) else 400)
+    """400 with the reason, 403 where the table does not allow advice during a hand (``NotAllowed``)."""
+    return _refused(exc, 403 if isinstance(exc, NotAllowed) else 400)
 
 
 @bp.get("/advise")

@@ -20,13 +20,23 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from ..cards import parse_cards
-from ..errors import IllegalAction, InvalidCard, RulesError
+from ..errors import IllegalAction, InvalidCard, NotAllowed, RulesError
 from ..rulesets import Ruleset, get_ruleset
 from .discard import advise
 
 __all__ = ["positions", "review_hand", "live_request", "hand_in_progress", "review_pegging", "live_peg_request"]
 
 HOUSE = "House"
+
+
+def _live_advice_allowed(rules: Ruleset) -> None:
+    """Refuse advice during a hand at a table whose ``live_advice`` house rule is off (table talk).
+
+    :raises NotAllowed: a refusal by the table's rules, not of a malformed request (``web/``: 403).
+    """
+    if not rules.live_advice:
+        raise NotAllowed("this table does not allow advice during a hand (table talk): "
+                         "review it after the show, or start a game with the live advice house rule")
 
 
 def _rules(snap: Mapping[str, Any]) -> Ruleset:
@@ -84,9 +94,7 @@ def live_request(snap: Mapping[str, Any], player: Any) -> dict:
         raise IllegalAction(f"{rules.title} is played on a grid: there is no discard to advise")
     if not hand_in_progress(snap):
         raise IllegalAction("no hand is in progress: use the practice view with any cards")
-    if not rules.live_advice:
-        raise IllegalAction("this table does not allow advice during a hand (table talk): "
-                            "review it after the show, or start a game with the live advice house rule")
+    _live_advice_allowed(rules)
     dealer = (snap.get("hand") or {}).get("dealer") or snap.get("dealer")
     pos = positions(snap, dealer, rules)
     if not isinstance(player, str) or player not in pos or player == HOUSE and rules.house and not rules.house_plays:
@@ -122,9 +130,7 @@ def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
     hand = snap.get("hand") or {}
     if not hand_in_progress(snap) or hand.get("stage") != "pegging":
         raise IllegalAction("no matching phase is in progress: practise a lead, or review the hand after the show")
-    if not rules.live_advice:
-        raise IllegalAction("this table does not allow advice during a hand (table talk): "
-                            "review it after the show, or start a game with the live advice house rule")
+    _live_advice_allowed(rules)
     players = list(snap.get("players") or [])
     if not isinstance(player, str) or player not in players:
         raise IllegalAction(f"{player!r} does not hold cards here; players: {', '.join(players)}")
