@@ -86,6 +86,12 @@ class Identity:
         """Return how ``person`` is called: the host's name for it, else the spelling last seen."""
         return self._names.get(person) or self._seen.get(person) or person
 
+    def fork(self) -> "Identity":
+        """Return a copy (more names may be seen by it, this one unchanged)."""
+        other = Identity()
+        other._parent, other._names, other._seen = dict(self._parent), dict(self._names), dict(self._seen)
+        return other
+
     def same(self, a: str, b: str) -> bool:
         """Return whether names ``a`` and ``b`` are one person."""
         return self.key(a) == self.key(b)

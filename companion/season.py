@@ -29,20 +29,22 @@ from .errors import IllegalAction, StoreError
 from .host import HOST_COMMANDS
 from .match import HOUSE_NAME, MatchState
 from .players import Identity
-from .table import FOLD_VERSION, effective
+from .table import effective
 
 BREAK_HOURS = 4           # a game that starts this long after the last one ended starts a new night
 HOST_EVENTS = tuple(HOST_COMMANDS)     # rename, merge, new_evening, settle
 EXACT_UP_TO = 16          # settle-up is exact (subset DP) for up to this many players owed or owing
 
 
-# a summary made by other code (any change to the rules' code) is made again, once, like a checkpoint
-SUMMARY_VERSION = FOLD_VERSION
+# the form of a kept summary: raise it when summarize_match writes something else, and every match is
+# summarised again once (a finished match's games do not change with the code: it is not the fold's version)
+SUMMARY_VERSION = "1"
 
 
 def money(value: Fraction) -> int | float:
     """Return an exact amount as a JSON number (a whole number when it is one)."""
-    value = Fraction(value)
+    if not isinstance(value, Fraction):
+        value = Fraction(value)
     return int(value) if value.denominator == 1 else float(value)
 
 
@@ -213,6 +215,44 @@ def _time(iso: str) -> _dt.datetime | None:
         return None
 
 
+class Nights:
+    """The nights of the games added so far, grouped as they come (:func:`group_nights`): a game's night
+    depends only on the games and marks before it, so the nights of the matches that are over are kept and
+    only the match in play is added to a :meth:`fork` of them."""
+
+    def __init__(self, break_hours: float = BREAK_HOURS) -> None:
+        self.list: list[dict] = []
+        self.break_hours = break_hours
+        self.fresh = True               # the next game starts a night
+        self.last_end = None
+
+    def add(self, m: dict) -> None:
+        """Add one match's summary (its games and the host's marks, in the order they happened)."""
+        items = [(g["end_seq"], 1, g) for g in m["games"]] + [(e.get("seq", 0), 0, e) for e in m.get("host", [])]
+        for _, is_game, item in sorted(items, key=lambda t: (t[0], t[1])):
+            if not is_game:
+                self.fresh = _mark(self.list, item) or self.fresh
+                continue
+            start = _time(item["start"])
+            if (self.last_end is not None and start is not None
+                    and (start - self.last_end).total_seconds() >= self.break_hours * 3600):
+                self.fresh = True
+            if self.fresh:
+                self.list.append({"night": len(self.list) + 1, "start": item["start"], "end": item["end"],
+                                  "settled": False, "settled_at": None, "games": []})
+                self.fresh = False
+            self.list[-1]["games"].append(item)
+            self.list[-1]["end"] = item["end"]
+            self.last_end = _time(item["end"]) or self.last_end
+
+    def fork(self) -> "Nights":
+        """Return a copy that more matches can be added to, this one unchanged (only its last night can change)."""
+        other = Nights(self.break_hours)
+        other.list = self.list[:-1] + [dict(n, games=list(n["games"])) for n in self.list[-1:]]
+        other.fresh, other.last_end = self.fresh, self.last_end
+        return other
+
+
 def group_nights(matches: list[dict], *, break_hours: float = BREAK_HOURS) -> list[dict]:
     """Return the nights of ``matches`` (summaries, oldest first): ``{"night", "start", "end",
     "settled", "settled_at", "games": [game summaries]}``.
@@ -221,26 +261,10 @@ def group_nights(matches: list[dict], *, break_hours: float = BREAK_HOURS) -> li
     starts ``break_hours`` or more after the game before it ended, and with the first game that
     ends after the host's ``new_evening`` or ``settle`` (which marks the night before it settled).
     """
-    nights: list[dict] = []
-    fresh = True                 # the next game starts a night
-    last_end = None
+    nights = Nights(break_hours)
     for m in matches:
-        items = [(g["end_seq"], 1, g) for g in m["games"]] + [(e.get("seq", 0), 0, e) for e in m.get("host", [])]
-        for _, is_game, item in sorted(items, key=lambda t: (t[0], t[1])):
-            if not is_game:
-                fresh = _mark(nights, item) or fresh
-                continue
-            start = _time(item["start"])
-            if last_end is not None and start is not None and (start - last_end).total_seconds() >= break_hours * 3600:
-                fresh = True
-            if fresh:
-                nights.append({"night": len(nights) + 1, "start": item["start"], "end": item["end"],
-                               "settled": False, "settled_at": None, "games": []})
-                fresh = False
-            nights[-1]["games"].append(item)
-            nights[-1]["end"] = item["end"]
-            last_end = _time(item["end"]) or last_end
-    return nights
+        nights.add(m)
+    return nights.list
 
 
 def _mark_is_last(matches: list[dict]) -> bool:
@@ -321,7 +345,10 @@ def night_report(matches: list[dict], *, night: int | None = None, break_hours: 
     :raises ValueError: no such night.
     """
     ids = _identity(matches)
-    nights = group_nights(matches, break_hours=break_hours)
+    return _night_report(group_nights(matches, break_hours=break_hours), ids, night)
+
+
+def _night_report(nights: list[dict], ids: Identity, night: int | None) -> dict:
     if not nights:
         if night is not None:
             raise ValueError(f"no night {night}: the table has not kept a game yet")
@@ -382,85 +409,121 @@ def season_report(matches: list[dict], *, player: str | None = None, break_hours
     """
     ids = _identity(matches)
     nights = group_nights(matches, break_hours=break_hours)
-    per: dict[str, dict] = {}
+    tally = Tally()
+    for n in nights:
+        for g in n["games"]:
+            tally.add(g, n["night"], ids)
+    return tally.report(nights, ids, player)
 
-    def row(p: str) -> dict:
-        return per.setdefault(p, {
-            "money": Fraction(0), "nights": 0, "games": 0, "wins": 0, "losses": 0, "skunks_won": 0, "skunked": 0,
+
+class Tally:
+    """The season's figures per person, added up game by game (:meth:`add`); :meth:`fork` copies them so
+    the match in play is added to a copy of the matches that are over."""
+
+    def __init__(self) -> None:
+        self.per: dict[str, dict] = {}
+        self.frozen: dict[str, tuple] = {}      # person -> (up to night, its money-by-night rows, running total)
+
+    def freeze(self, upto: int) -> None:
+        """Write each person's money-by-night rows up to night ``upto`` once (no later game can change
+        them): a report then writes only the nights after it."""
+        for p, r in self.per.items():
+            total, rows = Fraction(0), []
+            for k in sorted(k for k in r["by_night"] if k <= upto):
+                total += r["by_night"][k]
+                rows.append({"night": k, "money": money(r["by_night"][k]), "total": money(total)})
+            self.frozen[p] = (upto, rows, total)
+
+    def fork(self) -> "Tally":
+        """Return a copy that more games can be added to, this one unchanged."""
+        other = Tally()
+        other.frozen = self.frozen
+        other.per = {p: {**r, "by_night": dict(r["by_night"]), "h2h": {q: dict(h) for q, h in r["h2h"].items()}}
+                     for p, r in self.per.items()}
+        return other
+
+    def _row(self, p: str) -> dict:
+        return self.per.setdefault(p, {
+            "money": Fraction(0), "games": 0, "wins": 0, "losses": 0, "skunks_won": 0, "skunked": 0,
             "hands": 0, "hand_points": 0, "pockets": 0, "pocket_points": 0, "best": None, "t29": 0, "zeros": 0,
             "by_night": {}, "h2h": {}})
 
-    for n in nights:
-        for g in n["games"]:
-            gm = _Game(g, ids)
-            for s in g["shows"]:
-                for p in s["players"]:
-                    r = row(ids.key(p))
-                    if s["kind"] == "show":
-                        r["hands"] += 1
-                        r["hand_points"] += s["points"]
-                        r["zeros"] += s["zero"] and g["zero_bonus"]
-                        if r["best"] is None or s["counted"] > r["best"]["points"]:
-                            r["best"] = {"points": s["counted"], "cards": s["cards"], "starter": s["starter"],
-                                         "night": n["night"], "date": g["end"][:10], "title": g["title"]}
-                    else:
-                        r["pockets"] += 1
-                        r["pocket_points"] += s["points"]
-                    r["t29"] += s["counted"] == 29
-            if not gm.finished:
-                continue
-            for i, people in enumerate(gm.sides):
-                for p in people:
-                    r = row(p)
-                    r["games"] += 1
-                    r["wins"] += i in gm.won
-                    r["losses"] += i in gm.lost
-                    r["money"] += gm.money.get(p, 0)
-                    r["by_night"][n["night"]] = r["by_night"].get(n["night"], Fraction(0)) + gm.money.get(p, 0)
-                    if g["skunks"] and g["result"]["skunk"]:
-                        r["skunks_won"] += i in gm.won
-                        r["skunked"] += i in gm.lost
-                    for j, others in enumerate(gm.sides):
-                        if j == i:
-                            continue
-                        for q in others:
-                            h = r["h2h"].setdefault(q, {"games": 0, "wins": 0, "losses": 0, "money": Fraction(0)})
-                            h["games"] += 1
-                            h["wins"] += i in gm.won and j in gm.lost
-                            h["losses"] += i in gm.lost and j in gm.won
-                            for a, b, amount in gm.flows:
-                                share = amount / (len(gm.sides[a]) * len(gm.sides[b]))
-                                h["money"] += share if (a, b) == (j, i) else -share if (a, b) == (i, j) else 0
-    if player is not None:
-        key = ids.key(player)
-        if key not in per:
-            raise ValueError(f"no player {player!r} has played at this table")
-        keys = [key]
-    else:
-        keys = sorted(per, key=lambda p: (-per[p]["money"], ids.name(p)))
-    out = []
-    for p in keys:
-        r = per[p]
-        total, by_night = Fraction(0), []
-        for n in nights:
-            if n["night"] in r["by_night"]:
-                total += r["by_night"][n["night"]]
-                by_night.append({"night": n["night"], "date": n["start"][:10],
-                                 "money": money(r["by_night"][n["night"]]), "total": money(total)})
-        out.append({
-            "name": ids.name(p), "house": p == ids.key(HOUSE_NAME), "money": money(r["money"]),
-            "nights": len(by_night), "games": r["games"], "wins": r["wins"], "losses": r["losses"],
-            "skunks_won": r["skunks_won"], "skunked": r["skunked"],
-            "hands": r["hands"], "average_hand": _avg(r["hand_points"], r["hands"]),
-            "pockets": r["pockets"], "average_pocket": _avg(r["pocket_points"], r["pockets"]),
-            "best_hand": r["best"], "twenty_nines": r["t29"], "zero_hands": r["zeros"], "by_night": by_night,
-            "head_to_head": [{"opponent": ids.name(q), "games": h["games"], "wins": h["wins"], "losses": h["losses"],
-                              "money": money(h["money"])}
-                             for q, h in sorted(r["h2h"].items(), key=lambda kv: ids.name(kv[0]))]})
-    return {"nights": [{"night": n["night"], "date": n["start"][:10], "start": n["start"], "end": n["end"],
-                        "settled": n["settled"],
-                        "games": sum(1 for g in n["games"] if g["result"] is not None)} for n in nights],
-            "players": out}
+    def add(self, g: dict, night: int, ids: Identity) -> None:
+        """Add one game (a summary) of night ``night``, its players as ``ids`` says."""
+        gm = _Game(g, ids)
+        for s in g["shows"]:
+            for p in s["players"]:
+                r = self._row(ids.key(p))
+                if s["kind"] == "show":
+                    r["hands"] += 1
+                    r["hand_points"] += s["points"]
+                    r["zeros"] += s["zero"] and g["zero_bonus"]
+                    if r["best"] is None or s["counted"] > r["best"]["points"]:
+                        r["best"] = {"points": s["counted"], "cards": s["cards"], "starter": s["starter"],
+                                     "night": night, "date": g["end"][:10], "title": g["title"]}
+                else:
+                    r["pockets"] += 1
+                    r["pocket_points"] += s["points"]
+                r["t29"] += s["counted"] == 29
+        if not gm.finished:
+            return
+        for i, people in enumerate(gm.sides):
+            for p in people:
+                r = self._row(p)
+                r["games"] += 1
+                r["wins"] += i in gm.won
+                r["losses"] += i in gm.lost
+                r["money"] += gm.money.get(p, 0)
+                r["by_night"][night] = r["by_night"].get(night, Fraction(0)) + gm.money.get(p, 0)
+                if g["skunks"] and g["result"]["skunk"]:
+                    r["skunks_won"] += i in gm.won
+                    r["skunked"] += i in gm.lost
+                for j, others in enumerate(gm.sides):
+                    if j == i:
+                        continue
+                    for q in others:
+                        h = r["h2h"].setdefault(q, {"games": 0, "wins": 0, "losses": 0, "money": Fraction(0)})
+                        h["games"] += 1
+                        h["wins"] += i in gm.won and j in gm.lost
+                        h["losses"] += i in gm.lost and j in gm.won
+                        for a, b, amount in gm.flows:
+                            share = amount / (len(gm.sides[a]) * len(gm.sides[b]))
+                            h["money"] += share if (a, b) == (j, i) else -share if (a, b) == (i, j) else 0
+
+    def report(self, nights: list[dict], ids: Identity, player: str | None = None) -> dict:
+        """Return the figures as :func:`season_report` does."""
+        per = self.per
+        if player is not None:
+            key = ids.key(player)
+            if key not in per:
+                raise ValueError(f"no player {player!r} has played at this table")
+            keys = [key]
+        else:
+            keys = sorted(per, key=lambda p: (-per[p]["money"], ids.name(p)))
+        dates = {n["night"]: n["start"][:10] for n in nights}
+        out = []
+        for p in keys:
+            r = per[p]
+            upto, frozen, total = self.frozen.get(p, (0, [], Fraction(0)))
+            by_night = [{**row, "date": dates.get(row["night"], "")} for row in frozen]
+            for k in sorted(k for k in r["by_night"] if k > upto):
+                total += r["by_night"][k]
+                by_night.append({"night": k, "date": dates.get(k, ""), "money": money(r["by_night"][k]),
+                                 "total": money(total)})
+            out.append({
+                "name": ids.name(p), "house": p == ids.key(HOUSE_NAME), "money": money(r["money"]),
+                "nights": len(by_night), "games": r["games"], "wins": r["wins"], "losses": r["losses"],
+                "skunks_won": r["skunks_won"], "skunked": r["skunked"],
+                "hands": r["hands"], "average_hand": _avg(r["hand_points"], r["hands"]),
+                "pockets": r["pockets"], "average_pocket": _avg(r["pocket_points"], r["pockets"]),
+                "best_hand": r["best"], "twenty_nines": r["t29"], "zero_hands": r["zeros"], "by_night": by_night,
+                "head_to_head": [{"opponent": ids.name(q), "games": h["games"], "wins": h["wins"],
+                                  "losses": h["losses"], "money": money(h["money"])}
+                                 for q, h in sorted(r["h2h"].items(), key=lambda kv: ids.name(kv[0]))]})
+        return {"nights": [{"night": n["night"], "date": n["start"][:10], "start": n["start"], "end": n["end"],
+                            "settled": n["settled"],
+                            "games": sum(1 for g in n["games"] if g["result"] is not None)} for n in nights],
+                "players": out}
 
 
 def race(game: dict) -> dict:
@@ -494,7 +557,13 @@ def race(game: dict) -> dict:
 # --- the store ------------------------------------------------------------------------------------
 
 class Season:
-    """The season views of a table's store: each match that is over summarised once and kept.
+    """The season views of a table's store, at a cost that stays flat as the store grows.
+
+    Each match that is over is summarised once and its summary kept in the store
+    (:func:`summarize_match`); in memory the views keep those summaries, their
+    nights and the figures they add up to (per the host's renames and merges),
+    so a view adds only the match in play to a copy of them, and reads the
+    store again only when a match was closed.
 
     :param store: the table's event store (:mod:`companion.store`).
     :param break_hours: the break that starts a new night.
@@ -503,29 +572,56 @@ class Season:
     def __init__(self, store, *, break_hours: float = BREAK_HOURS) -> None:
         self.store = store
         self.break_hours = break_hours
-        self._current: tuple | None = None     # (match id, head seq, summary) of the match in play
+        self._closed: list[dict] = []          # the summaries of the matches that are over, oldest first
+        self._closed_ids: list[str] = []
+        self._current: tuple | None = None     # (match id, head, summary) of the match in play
+        self._base: tuple | None = None        # (closed count, renames, Nights, Tally, Identity) of the closed
 
     def summaries(self) -> list[dict]:
         """Return every match's summary, oldest first; a match that is over and not yet summarised (or
         summarised by other code) is folded once and its summary stored."""
-        ids = self.store.matches()
-        kept = self.store.summaries(SUMMARY_VERSION)
-        out = []
-        for m in ids[:-1]:
-            s = kept.get(m)
-            if s is None:
-                s = summarize_match(self.store.events(m))
-                try:
-                    self.store.put_summary(m, SUMMARY_VERSION, s)
-                except StoreError:      # a read-only file: summarised again next time
-                    pass
-            out.append(s)
-        if ids:
-            head = self.store.head(ids[-1])
-            if self._current is None or self._current[:2] != (ids[-1], head):
-                self._current = (ids[-1], head, summarize_match(self.store.events(ids[-1])))
-            out.append(self._current[2])
-        return out
+        last = self.store.matches(last=1)
+        if not last:
+            return []
+        if self._current is None or self._current[0] != last[0]:     # a match was closed since: read them
+            ids = self.store.matches()
+            kept = self.store.summaries(SUMMARY_VERSION) if ids[:-1] != self._closed_ids else {}
+            closed = []
+            for m in ids[:-1]:
+                s = kept.get(m) or (self._closed[self._closed_ids.index(m)] if m in self._closed_ids else None)
+                if s is None:
+                    s = summarize_match(self.store.events(m))
+                    try:
+                        self.store.put_summary(m, SUMMARY_VERSION, s)
+                    except StoreError:      # a read-only file: summarised again next time
+                        pass
+                closed.append(s)
+            self._closed, self._closed_ids = closed, ids[:-1]
+        head = self.store.head(last[0])
+        if self._current is None or self._current[:2] != (last[0], head):
+            self._current = (last[0], head, summarize_match(self.store.events(last[0])))
+        return self._closed + [self._current[2]]
+
+    def _views(self) -> tuple:
+        """Return ``(nights, tally, identity)`` of every match: those of the closed ones are kept, and
+        the match in play is added to copies of them."""
+        matches = self.summaries()
+        renames = tuple(e for m in matches for e in m.get("host", []) if e.get("type") in ("rename", "merge"))
+        closed = matches[:-1]
+        if self._base is None or self._base[:2] != (len(closed), renames):
+            ids, nights, tally = Identity(renames), Nights(self.break_hours), Tally()
+            for m in closed:
+                nights.add(m)
+            for n in nights.list:
+                for g in n["games"]:
+                    tally.add(g, n["night"], ids)
+            tally.freeze(len(nights.list) - 1)         # the last night of the closed matches may go on
+            self._base = (len(closed), renames, nights, tally, ids)
+        _, _, base, tally, ids = self._base
+        nights, ids = base.fork(), ids.fork()
+        for m in matches[len(closed):]:
+            nights.add(m)
+        return nights.list, tally, ids, len(base.list), matches[len(closed):]
 
     def check(self, command: dict) -> None:
         """Refuse a host's event that would say something untrue of the games kept: a rename or merge of a
@@ -568,12 +664,20 @@ class Season:
             raise IllegalAction("a new evening has begun already: no game has ended since")
 
     def night(self, night: int | None = None) -> dict:
-        """Return :func:`night_report` of this store."""
-        return night_report(self.summaries(), night=night, break_hours=self.break_hours)
+        """Return :func:`night_report` of this store (only the night's own games are read)."""
+        nights, _, ids, _, _ = self._views()
+        return _night_report(nights, ids, night)
 
     def season(self, player: str | None = None) -> dict:
-        """Return :func:`season_report` of this store."""
-        return season_report(self.summaries(), player=player, break_hours=self.break_hours)
+        """Return :func:`season_report` of this store (the match in play added to the figures kept)."""
+        nights, tally, ids, before, current = self._views()
+        tally = tally.fork()
+        playing = {id(g) for m in current for g in m["games"]}
+        for n in nights[max(before - 1, 0):]:
+            for g in n["games"]:
+                if id(g) in playing:
+                    tally.add(g, n["night"], ids)
+        return tally.report(nights, ids, player)
 
 
 # --- out ------------------------------------------------------------------------------------------

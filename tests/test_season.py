@@ -311,3 +311,21 @@ def test_settle_closes_the_night_and_new_evening_starts_one():
     t.submit({"type": "undo"})
     t.submit({"type": "undo"})
     assert [n["night"] for n in s.season()["nights"]] == [1, 2, 3, 4]
+
+
+def test_a_view_adds_only_the_match_in_play_to_what_it_keeps(monkeypatch):
+    # the figures of the matches that are over are added up once; after that a view adds the match in play
+    t, s, _ = host_table()
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"})
+    assert s.season()["players"][0]["money"] == 7
+    added = []
+    real = season_mod.Tally.add
+    monkeypatch.setattr(season_mod.Tally, "add", lambda self, g, n, ids: added.append(g["preset"]) or real(self, g, n, ids))
+    pegs(t, ("p2", 16))                                   # Bob pegs out with Ann at 0: x4
+    rep = s.season()
+    assert added == ["lands-end"] and {p["name"]: p["money"] for p in rep["players"]}["Bob"] == 3
+    # night 3 now: Ann +6, House +4, Bob -8, Cy -1, Dee -1: no smaller group sums to zero, 4 payments
+    assert s.night()["payments"] == [{"from": "Bob", "to": "Ann", "amount": 6}, {"from": "Bob", "to": "House", "amount": 2},
+                                     {"from": "Cy", "to": "House", "amount": 1}, {"from": "Dee", "to": "House", "amount": 1}]
+    assert s.night()["players"][0] == {"name": "Ann", "money": 6, "games": 3, "wins": 2, "losses": 1}
+    assert added == ["lands-end"]                         # a night adds nothing up beyond its own games
