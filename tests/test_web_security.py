@@ -284,16 +284,39 @@ def test_trusted_hosts_default_lists_this_machine(tmp_path):
 
 def test_a_new_address_is_trusted_without_a_restart(tmp_path):
     current = ["127.0.0.1", "192.168.4.1"]
+    asked = []
+    clock = FakeClock()
+
+    def addresses():
+        asked.append(clock.now)
+        return list(current)
     t = Table.memory()
     a = create_app({"TESTING": True, "STATE_DIR": str(tmp_path),
-                    "TRUSTED_HOSTS": TrustedHosts(["landsend.local"], addresses=lambda: current)}, table=t)
+                    "TRUSTED_HOSTS": TrustedHosts(["landsend.local"], addresses=addresses, clock=clock)}, table=t)
     c = a.test_client()
     assert c.get("/api/table", headers={"Host": "192.168.4.1"}).status_code == 200
     assert c.get("/api/table", headers={"Host": "10.0.0.7"}).status_code == 400
-    current.append("10.0.0.7")                       # the DHCP lease changed
+    current.append("10.0.0.7")                       # the DHCP lease changed: trusted at once
     assert c.get("/api/table", headers={"Host": "10.0.0.7"}).status_code == 200
     current.remove("192.168.4.1")
+    clock.now += 1.0                                 # an address lost is refused within max_age (1 s)
     assert c.get("/api/table", headers={"Host": "192.168.4.1"}).status_code == 400
+
+
+def test_a_known_host_does_not_ask_the_interfaces_again(tmp_path):
+    """Asking the interfaces is a dozen system calls: the phones' requests reuse the last answer for 1 s."""
+    asked = []
+    clock = FakeClock()
+    hosts = TrustedHosts(["landsend.local"], addresses=lambda: asked.append(clock.now) or ["127.0.0.1"], clock=clock)
+    c = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": hosts},
+                   table=Table.memory()).test_client()
+    for _ in range(5):
+        assert c.get("/api/table", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+    assert c.get("/api/table", headers={"Host": "landsend.local"}).status_code == 200
+    assert len(asked) == 1
+    clock.now += 1.0
+    assert c.get("/api/table", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+    assert len(asked) == 2
 
 
 def test_local_addresses_include_loopback_and_every_interface():

@@ -168,22 +168,45 @@ def default_host_names() -> list[str]:
 
 
 class TrustedHosts:
-    """The ``TRUSTED_HOSTS`` allow-list: fixed names plus this machine's addresses *at each request*.
+    """The ``TRUSTED_HOSTS`` allow-list: fixed names plus this machine's addresses, kept up to date.
 
-    Iterating yields ``names`` then ``addresses()``, so a Pi whose DHCP lease
-    changes keeps answering on its new address without a restart, while a
-    foreign name (a DNS-rebinding attack) is refused. IPv6 literals cannot be
-    matched by Werkzeug's check: use the name or the IPv4 address.
+    Iterating yields ``names`` then the addresses ``addresses()`` returned at
+    most ``max_age`` seconds ago, and when none of those matched (the Host
+    check stops at the first match), ``addresses()`` now: a Pi whose DHCP
+    lease changes answers on its new address at once without a restart, an
+    address it lost stops being trusted within ``max_age`` seconds, and a
+    foreign name (a DNS-rebinding attack) is refused. Asking the interfaces
+    costs a dozen system calls, so a request does not pay it when its Host
+    is one the check has just seen. IPv6 literals cannot be matched by
+    Werkzeug's check: use the name or the IPv4 address.
+
+    :param max_age: seconds an answer of ``addresses()`` is used for (1).
+    :param clock: monotonic seconds; injectable for tests.
     """
 
     def __init__(self, names: "list[str] | None" = None, *,
-                 addresses: Callable[[], "list[str]"] = local_addresses) -> None:
+                 addresses: Callable[[], "list[str]"] = local_addresses, max_age: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.names = list(default_host_names() if names is None else names)
         self.addresses = addresses
+        self.max_age = max_age
+        self.clock = clock
+        self._known: tuple[float, list[str]] | None = None      # (when, what addresses() answered)
+
+    def _current(self) -> list[str]:
+        found = list(self.addresses())
+        self._known = (self.clock(), found)
+        return found
 
     def __iter__(self):
         yield from self.names
-        yield from self.addresses()
+        known = self._known
+        if known is None or self.clock() - known[0] >= self.max_age:
+            yield from self._current()
+            return
+        yield from known[1]
+        # none matched: an address this machine has just been given is trusted at once
+        yield from (a for a in self._current() if a not in known[1])
 
     def __bool__(self) -> bool:
         return True        # an empty allow-list would mean "allow all" to Werkzeug
