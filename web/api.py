@@ -42,7 +42,7 @@ def _refused(exc: RulesError):
 @bp.get("/table")
 def table():
     """Return the table snapshot (the schema of ``docs/architecture.md``)."""
-    return jsonify(hub().table.snapshot())
+    return jsonify(hub().current())
 
 
 @bp.get("/board")
@@ -125,7 +125,7 @@ def session_info() -> dict:
 
 def _players(h) -> list[str]:
     """Return the names of the players at the table (the seats a phone may belong to)."""
-    return list(h.table.snapshot().get("players") or [])
+    return list(h.current().get("players") or [])
 
 
 def _take_seat(h, device: str, seat, *, dry: bool = False, shared: "bool | None" = None) -> None:

@@ -59,6 +59,15 @@ class Hub:
             self._unwatch = watch(self._on_frame) if watch is not None else None
             self.broadcaster.publish("board", board.frame_json())
 
+    def current(self) -> dict:
+        """Return the table's snapshot as it was last published to the pages (shared: read it, never change it).
+
+        The table publishes before :meth:`Table.submit` returns, so this is the
+        state after the last acknowledged command, without the copy that
+        ``table.snapshot()`` makes for its caller.
+        """
+        return self.broadcaster.latest("state")
+
     def _on_state(self, snapshot: dict) -> None:
         self.broadcaster.publish("state", snapshot)
         if self._store_fault is not None:      # the table stored an event: the store works again
