@@ -70,6 +70,28 @@ def _fold_version() -> str:
 FOLD_VERSION = _fold_version()
 
 
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def copy_json(data: Any) -> Any:
+    """Return a deep copy of JSON data (dicts, lists and scalars; anything else is deep-copied).
+
+    A snapshot is copied for every caller and on every change; this is about
+    four times cheaper than :func:`copy.deepcopy`, which memoises every object.
+
+    >>> a = {"sides": [{"score": 3}]}; b = copy_json(a); b["sides"][0]["score"] = 5; a
+    {'sides': [{'score': 3}]}
+    """
+    kind = type(data)
+    if kind is dict:
+        return {k: v if type(v) in _ATOMS else copy_json(v) for k, v in data.items()}
+    if kind is list:
+        return [v if type(v) in _ATOMS else copy_json(v) for v in data]
+    if kind in _ATOMS:
+        return data
+    return copy.deepcopy(data)
+
+
 def fold_undos(events: list[dict]) -> tuple[list[dict], list[int]]:
     """Return the live events of a match (``events`` without the undos and the events they undid; the
     first event, new_match, is never undone) and, for each event, how many are live after it."""
@@ -278,7 +300,7 @@ class Table:
     def snapshot(self) -> dict:
         """Return the table state as JSON data (docs/architecture.md)."""
         with self._lock:
-            return copy.deepcopy(self._current_snapshot())
+            return copy_json(self._current_snapshot())
 
     def history(self, since: int = 0) -> list[dict]:
         """Return the events of the current match from seq ``since`` on, oldest first, each with
@@ -422,7 +444,7 @@ class Table:
     def _published(self) -> tuple[list[Callable[[dict], None]], dict | None]:
         """Return the subscribers to tell and the snapshot they get (under the lock)."""
         subscribers = list(self._subscribers)
-        return subscribers, copy.deepcopy(self._current_snapshot()) if subscribers else None
+        return subscribers, copy_json(self._current_snapshot()) if subscribers else None
 
     @staticmethod
     def _notify(subscribers: list[Callable[[dict], None]], snap: dict | None) -> None:

@@ -34,7 +34,11 @@ class Frame:
 
     def lane(self, lane: int) -> list[RGB]:
         """Return the colours of ``lane`` (1-based), hole 1 first."""
-        return [self.at(lane, h) for h in range(1, self.geometry.holes + 1)]
+        g = self.geometry
+        first, last = g.index(lane, 1), g.index(lane, g.holes)     # a lane is one run of the strip
+        if first <= last:
+            return list(self.pixels[first:last + 1])
+        return list(self.pixels[last:first + 1])[::-1]
 
     def status(self) -> list[RGB]:
         """Return the colours of the status LEDs, in chain order."""

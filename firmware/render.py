@@ -355,20 +355,21 @@ def light(px: list[tuple[float, float, float]], geometry: Geometry, settings: Li
     (rounded down), so the result never exceeds the budget.
     """
     b = max(0.0, min(1.0, settings.brightness))
-    out: list[list[int]] = []
+    gamma = settings.gamma
+    done: dict[Any, tuple[int, int, int]] = {}       # design colour -> its channels (most LEDs share a few)
+    out: list[tuple[int, int, int]] = []
     for pixel in px:
-        chans = []
-        for v in pixel:
-            if v <= 0 or b == 0:
-                chans.append(0)
-                continue
-            x = round(255.0 * (min(v, 255.0) / 255.0) ** settings.gamma * b)
-            chans.append(max(1, x))
+        key = tuple(pixel)
+        chans = done.get(key)
+        if chans is None:
+            chans = tuple(0 if v <= 0 or b == 0 else max(1, round(255.0 * (min(v, 255.0) / 255.0) ** gamma * b))
+                          for v in pixel)
+            done[key] = chans
         out.append(chans)
-    total = sum(sum(c) for c in out) * settings.ma_per_channel / 255.0
+    total = sum(map(sum, out)) * settings.ma_per_channel / 255.0
     if total > settings.budget_ma:
         k = settings.budget_ma / total
-        out = [[math.floor(v * k) for v in c] for c in out]
+        out = [(math.floor(c[0] * k), math.floor(c[1] * k), math.floor(c[2] * k)) for c in out]
     return Frame(tuple((c[0], c[1], c[2]) for c in out), geometry)
 
 

@@ -167,9 +167,12 @@ class SimStrip:
             raise StripError("sim strip is not open")
         if len(frame.pixels) != self.geometry.count:
             raise StripError(f"frame has {len(frame.pixels)} LEDs, the strip {self.geometry.count}")
-        for i, p in enumerate(frame.pixels):
-            if len(p) != 3 or any(type(v) is not int or not 0 <= v <= 255 for v in p):
-                raise StripError(f"LED {i} has {p!r}; channels must be integers 0..255")
+        values = [v for p in frame.pixels for v in p]
+        if (any(len(p) != 3 for p in frame.pixels) or {type(v) for v in values} != {int}
+                or min(values) < 0 or max(values) > 255):
+            for i, p in enumerate(frame.pixels):       # which LED breaks the limit
+                if len(p) != 3 or any(type(v) is not int or not 0 <= v <= 255 for v in p):
+                    raise StripError(f"LED {i} has {p!r}; channels must be integers 0..255")
         ma = frame.current_ma(self.ma_per_channel)
         if ma > self.budget_ma + 1e-6:
             raise StripError(f"frame draws {ma:.0f} mA, over the {self.budget_ma:.0f} mA budget")
