@@ -110,10 +110,21 @@ class Broadcaster:
         self.streams = 0
 
     def publish(self, kind: str, data: Any) -> None:
-        """Make ``data`` the latest message of ``kind`` and wake every stream."""
+        """Make ``data`` the latest message of ``kind`` and wake every stream.
+
+        Its SSE text is made here, once, before any stream wakes: the streams
+        only write it (a snapshot that cannot be written as JSON is formatted,
+        and refused, by the stream instead).
+        """
+        try:
+            text = format_event(kind, data, event_id=state_id(data) if kind == "state" else None)
+        except (TypeError, ValueError, AttributeError):
+            text = None
         with self._cond:
             self._version += 1
             self._latest[kind] = (self._version, data)
+            if text is not None:
+                self._texts[kind] = (self._version, text)
             self._cond.notify_all()
 
     def latest(self, kind: str) -> Any:
@@ -180,6 +191,7 @@ class Broadcaster:
                         self._cond.wait(timeout=left)
                 if gone is not None and gone():
                     return
+                texts = []
                 for kind in fresh:
                     version, data = self._latest_entry(kind)
                     seen[kind] = version
@@ -188,9 +200,11 @@ class Broadcaster:
                         if sid == sent_sid:
                             continue
                         sent_sid = sid
-                        yield self._formatted(kind, version, data, sid)
+                        texts.append(self._formatted(kind, version, data, sid))
                     else:
-                        yield self._formatted(kind, version, data, None)
+                        texts.append(self._formatted(kind, version, data, None))
+                if texts:               # what came together leaves in one write (the state and its frame)
+                    yield "".join(texts)
                 if closed or clock() - started >= max_age:
                     return
                 if not fresh:
