@@ -30,7 +30,6 @@ from .cards import parse_cards
 from .errors import RulesError, StoreError, UnknownGame
 from .rulesets import RULESETS, Ruleset, get_ruleset
 from .scoring import Breakdown, score_grid, score_hand, score_peg
-from .stats import distribution
 
 __all__ = ["Subcommand", "Streams", "subcommands", "main"]
 
@@ -316,6 +315,7 @@ def _configure_stats(p: argparse.ArgumentParser) -> None:
 
 
 def _run_stats(args: argparse.Namespace, io: Streams) -> int:
+    from .stats import distribution      # only this command needs it (not `landsend serve`'s start-up)
     rules = _rules(args.game, _options(args.option))
     bar = _ProgressBar(io.stderr, f"counting {rules.name}")
     try:

@@ -142,9 +142,20 @@ SUBCOMMANDS = (SERVE, SAY, RELEASE, CARD)
 
 def main(argv: "list[str] | None" = None) -> int:
     """Run the ``landsend`` console script (every companion subcommand plus :data:`SUBCOMMANDS`); return the exit
-    status."""
+    status.
+
+    ``landsend serve`` goes straight to the daemon, which parses its own options
+    (:func:`firmware.daemon.add_arguments`, the same ones): building the whole
+    command line would import every other command's module (the advice, the
+    stats) before the board answers.
+    """
+    import sys
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["serve"]:
+        from firmware.daemon import main as serve
+        return serve(args[1:])
     from companion.cli import main as companion_main
-    return companion_main(argv, extra=SUBCOMMANDS)
+    return companion_main(args, extra=SUBCOMMANDS)
 
 
 if __name__ == "__main__":

@@ -11,11 +11,11 @@ from flask import Blueprint, abort, jsonify, request
 
 from companion import RulesError, get_ruleset
 from companion.errors import NotAllowed
-from companion.advice.discard import advise
-from companion.advice.pegging_multi import rank_plays
-from companion.advice.review import live_peg_request, live_request, review_hand
 
 from .guard import hub, parse_json
+
+# The advice modules are imported by the first request that asks for advice, not at start-up: the board
+# answers its phones sooner (issue 25), and nothing else needs them.
 
 bp = Blueprint("advice", __name__, url_prefix="/api")
 
@@ -72,6 +72,8 @@ def get_advise():
     seat, pocket owner and scores from the table's hand in progress; 403 unless
     the table's ``live_advice`` house rule is on.
     """
+    from companion.advice.discard import advise
+    from companion.advice.review import live_request
     args = request.args
     cards = args.get("cards", "").replace(",", " ").split()
     if not cards:
@@ -101,6 +103,8 @@ def get_lead():
     Live: ``player=<name>`` takes the game, the plays so far, the dealer and the turn-up
     from the table's matching phase in progress; 403 unless ``live_advice`` is on.
     """
+    from companion.advice.pegging_multi import rank_plays
+    from companion.advice.review import live_peg_request
     args = request.args
     cards = args.get("cards", "").replace(",", " ").split()
     if not cards:
@@ -127,6 +131,7 @@ def get_review():
     player threw; ``pegging=1`` adds each card played against the model's best (three- and
     four-hand games: sampled early in the count, as ``/api/lead``). 400 before any hand's pocket has been counted.
     """
+    from companion.advice.review import review_hand
     thrown = {}
     for item in request.args.getlist("thrown")[:MAX_THROWN]:
         name, sep, cards = item.partition(":")
