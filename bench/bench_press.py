@@ -42,7 +42,9 @@ Start-up: each server is started ``--startups`` times, alternately, on a new
 empty database: the time from spawn to the first answer (``GET /api/table``;
 ``GET /state``), and VmRSS right then.
 
-It prints every figure with the product / anchor ratio and the load average
+It prints every figure with the product / anchor ratio, the CPU time each
+server used per press (every thread, user + system: the figure a busy machine
+moves least, and the one a Pi's slower core multiplies), and the load average
 before and after. Targets (issue 25): the press -> state ratio at most 1.5x
 at p50 and 2x at p99, with 1 and 8 listeners, the LED frame likewise
 against the anchor's press -> state, start-up at most 1.5x.
@@ -175,6 +177,10 @@ class Server:
         self.state_all: list[float] = []     # ms, one per press (the last phone told)
         self.frame: list[float] = []         # ms, one per press (product only)
         self.n = 0
+        self.phones: list[Phone] = []
+        self.closers: list = []
+        self.listen = None                   # listeners -> their new streams
+        self.cpu = 0.0                       # CPU seconds used when the timed presses of a row began
 
     def body(self) -> dict:
         raise NotImplementedError
@@ -218,6 +224,12 @@ def press(server: Server, sel: selectors.BaseSelector, *, frame: bool) -> None:
     server.after(state[-1])
 
 
+def cpu_seconds(pid: int) -> float:
+    """Return the CPU time (user + system, every thread) process ``pid`` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def start(cmd: list[str], cwd: Path, env: dict, log: Path) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log.open("wb"),
                             stderr=subprocess.STDOUT)
@@ -229,6 +241,13 @@ def product_cmd(port: int, folder: Path) -> tuple[list[str], dict]:
                LANDSEND_LOG="WARNING")
     return serve_command() + ["--sim", "--host", "127.0.0.1", "--port", str(port),
                               "--db", str(folder / "landsend.db")], env
+
+
+def before_cmd(root: Path, port: int, folder: Path) -> tuple[list[str], dict]:
+    """The product as another checkout at ``root`` has it (run from there, with this venv's packages)."""
+    cmd, env = product_cmd(port, folder)
+    env["PYTHONPATH"] = str(root)
+    return [sys.executable, "-m", "firmware.cli"] + cmd[cmd.index("serve"):], env
 
 
 def anchor_cmd(port: int, folder: Path) -> tuple[list[str], dict]:
@@ -258,20 +277,21 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def startups(tmp: Path, rounds: int, deadline: float) -> dict[str, list[tuple[float, int]]]:
-    """Return, per server, ``(seconds to the first answer, VmRSS KiB then)`` of each start on an empty database."""
-    out: dict[str, list[tuple[float, int]]] = {"product": [], "anchor": []}
+def startups(tmp: Path, rounds: int, deadline: float, makers: dict) -> dict[str, list[tuple[float, int]]]:
+    """Return, per server, ``(seconds to the first answer, VmRSS KiB then)`` of each start on an empty database
+    (the servers take turns, who starts first rotating)."""
+    out: dict[str, list[tuple[float, int]]] = {name: [] for name in makers}
+    names = list(makers)
     for r in range(rounds):
-        order = [("product", product_cmd, "/api/table"), ("anchor", anchor_cmd, "/state")]
-        for name, make, path in (order if r % 2 == 0 else order[::-1]):
+        for name in names[r % len(names):] + names[:r % len(names)]:
             folder = tmp / f"start-{name}-{r}"
             folder.mkdir()
             port = free_port()
-            cmd, env = make(port, folder)
+            cmd, env = makers[name](port, folder)
             t0 = time.monotonic()
-            proc = start(cmd, ROOT, env, folder / "log")
+            proc = start(cmd, ROOT if name != "before" else Path(env["PYTHONPATH"]), env, folder / "log")
             try:
-                first_answer(port, path, proc, deadline)
+                first_answer(port, "/state" if name == "anchor" else "/api/table", proc, deadline)
                 out[name].append((time.monotonic() - t0, rss_kib(proc.pid)))
             finally:
                 stop(proc)
@@ -282,137 +302,167 @@ def summary(values: list[float]) -> tuple[float, float]:
     return pct(values, 50), pct(values, 99)
 
 
+def open_product(name: str, port: int, proc: subprocess.Popen, first: int, deadline: float) -> Server:
+    """Return the product server ``name`` with its host (who claimed it, at 127.0.0.``first``, who presses)
+    and eight joined phones (at the next eight addresses); a new Land's End match started."""
+    server = Server(name, proc, port)
+    first_answer(port, "/api/table", proc, deadline)
+    host = Phone(f"127.0.0.{first}", port)
+    _, body = host.request("GET", "/api/session")
+    host.csrf = json.loads(body)["csrf"]
+    status, body = host.request("POST", "/api/claim", {})
+    assert status == 200, body
+    code = json.loads(body)["join_code"]
+    server.phones = [Phone(f"127.0.0.{first + 1 + i}", port) for i in range(8)]
+    for p in server.phones:
+        _, body = p.request("GET", "/api/session")
+        p.csrf = json.loads(body)["csrf"]
+        status, body = p.request("POST", "/api/join", {"code": code})
+        assert status == 200, body
+    server.presser = Presser(host.addr, port, "/api/command",
+                             {"Cookie": host.cookie, "Origin": host.origin, "X-CSRF-Token": host.csrf})
+    host.request("POST", "/api/command", {"type": "new_match", "game": "lands-end",
+                                          "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+
+    def body() -> dict:
+        server.n += 1
+        return {"type": "peg", "side": ("p1", "p2")[server.n % 2], "points": 1, "client_id": f"bench-{server.n}"}
+
+    def new_game_when_over(state: dict) -> None:
+        if state.get("result"):
+            status, answer = host.request("POST", "/api/command", {"type": "new_game"})
+            assert status == 200, answer
+            time.sleep(0.3)                   # the peg-out animation is over by then
+    server.body, server.after = body, new_game_when_over
+    server.closers = [host.close] + [p.close for p in server.phones]
+    server.listen = lambda n: [Stream(p.addr, port, "/api/events", p.cookie) for p in server.phones[:n]]
+    return server
+
+
+def open_anchor(port: int, proc: subprocess.Popen, deadline: float) -> Server:
+    """Return the anchor server: its presser at 127.0.0.31, its listeners from 127.0.0.41."""
+    server = Server("anchor", proc, port)
+    first_answer(port, "/state", proc, deadline)
+    server.presser = Presser("127.0.0.31", port, "/press", {})
+
+    def body() -> dict:
+        server.n += 1
+        return {"side": ("p1", "p2")[server.n % 2]}
+    server.body = body
+    server.listen = lambda n: [Stream(f"127.0.0.{41 + i}", port, "/events") for i in range(n)]
+    return server
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--presses", type=int, default=None, help="timed presses per server and row (400; --quick 100)")
     ap.add_argument("--startups", type=int, default=None, help="start-ups of each server (5; --quick 3)")
+    ap.add_argument("--before", metavar="DIR", help="also run the product from this other checkout (an older "
+                    "commit, e.g. `git archive <commit> | tar -x -C DIR`) in the same interleaving")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     presses = args.presses or (100 if args.quick else 400)
     rounds = args.startups or (3 if args.quick else 5)
+    before = Path(args.before).resolve() if args.before else None
     deadline = time.monotonic() + DEADLINE
     load0 = os.getloadavg()
     tmp = Path(tempfile.mkdtemp(prefix="landsend-bench-press-"))      # on disk: the fsync is part of a press
-    procs: list[subprocess.Popen] = []
+    servers: list[Server] = []
     try:
-        starts = startups(tmp, rounds, deadline)
-
-        pport, aport = free_port(), free_port()
-        (tmp / "product").mkdir()
-        (tmp / "anchor").mkdir()
-        cmd, env = product_cmd(pport, tmp / "product")
-        product = Server("product", start(cmd, ROOT, env, tmp / "product" / "log"), pport)
-        cmd, env = anchor_cmd(aport, tmp / "anchor")
-        anchor = Server("anchor", start(cmd, ROOT, env, tmp / "anchor" / "log"), aport)
-        procs += [product.proc, anchor.proc]
-        first_answer(pport, "/api/table", product.proc, deadline)
-        first_answer(aport, "/state", anchor.proc, deadline)
-
-        host = Phone("127.0.0.11", pport)
-        _, body = host.request("GET", "/api/session")
-        host.csrf = json.loads(body)["csrf"]
-        status, body = host.request("POST", "/api/claim", {})
-        assert status == 200, body
-        code = json.loads(body)["join_code"]
-        phones = [Phone(f"127.0.0.{21 + i}", pport) for i in range(8)]
-        for p in phones:
-            _, body = p.request("GET", "/api/session")
-            p.csrf = json.loads(body)["csrf"]
-            status, body = p.request("POST", "/api/join", {"code": code})
-            assert status == 200, body
-        product.presser = Presser("127.0.0.11", pport, "/api/command",
-                                  {"Cookie": host.cookie, "Origin": host.origin, "X-CSRF-Token": host.csrf})
-        anchor.presser = Presser("127.0.0.31", aport, "/press", {})
-
-        def product_body() -> dict:
-            product.n += 1
-            return {"type": "peg", "side": ("p1", "p2")[product.n % 2], "points": 1,
-                    "client_id": f"bench-{product.n}"}
-
-        def anchor_body() -> dict:
-            anchor.n += 1
-            return {"side": ("p1", "p2")[anchor.n % 2]}
-        product.body, anchor.body = product_body, anchor_body
-        host.request("POST", "/api/command", {"type": "new_match", "game": "lands-end",
-                                              "players": ["Ann", "Bob"], "first_dealer": "Bob"})
-
-        def new_game_when_over(state: dict) -> None:
-            if state.get("result"):
-                status, body = host.request("POST", "/api/command", {"type": "new_game"})
-                assert status == 200, body
-                time.sleep(0.3)                   # the peg-out animation is over by then
-        product.after = new_game_when_over
-
+        makers = {"product": product_cmd, "anchor": anchor_cmd}
+        if before is not None:
+            makers["before"] = lambda port, folder: before_cmd(before, port, folder)
+        starts = startups(tmp, rounds, deadline, makers)
+        for name, make in makers.items():
+            port = free_port()
+            (tmp / name).mkdir()
+            cmd, env = make(port, tmp / name)
+            proc = start(cmd, before if name == "before" else ROOT, env, tmp / name / "log")
+            servers.append(Server(name, proc, port))
+        servers = [open_product(sv.name, sv.port, sv.proc, 11 if sv.name == "product" else 51, deadline)
+                   if sv.name != "anchor" else open_anchor(sv.port, sv.proc, deadline) for sv in servers]
+        anchor = next(sv for sv in servers if sv.name == "anchor")
         sel = selectors.DefaultSelector()
-        sel.register(product.presser.sock, selectors.EVENT_READ, product.presser)
-        sel.register(anchor.presser.sock, selectors.EVENT_READ, anchor.presser)
+        for sv in servers:
+            sel.register(sv.presser.sock, selectors.EVENT_READ, sv.presser)
         rows = []
         for listeners in (1, 8):
-            for server in (product, anchor):
-                for s in server.streams:
-                    sel.unregister(s.sock)
-                    s.close()
-                server.state_any, server.state_all, server.frame = [], [], []
-            product.streams = [Stream(p.addr, pport, "/api/events", p.cookie) for p in phones[:listeners]]
-            anchor.streams = [Stream(f"127.0.0.{41 + i}", aport, "/events") for i in range(listeners)]
-            for server in (product, anchor):
-                for s in server.streams:
-                    sel.register(s.sock, selectors.EVENT_READ, s)
-            wait_until(sel, lambda: all(s.got for s in product.streams + anchor.streams), time.perf_counter() + 10)
-            for i in range(20 + presses):                      # the first 20 rounds warm both up
+            for sv in servers:
+                for st in sv.streams:
+                    sel.unregister(st.sock)
+                    st.close()
+                sv.streams = sv.listen(listeners)
+                for st in sv.streams:
+                    sel.register(st.sock, selectors.EVENT_READ, st)
+            wait_until(sel, lambda: all(st.got for sv in servers for st in sv.streams), time.perf_counter() + 10)
+            for i in range(20 + presses):                      # the first 20 rounds warm every server up
                 if i == 20:
-                    for server in (product, anchor):
-                        server.state_any, server.state_all, server.frame = [], [], []
-                for server in ((product, anchor) if i % 2 == 0 else (anchor, product)):
-                    press(server, sel, frame=server is product)
+                    for sv in servers:
+                        sv.state_any, sv.state_all, sv.frame = [], [], []
+                        sv.cpu = cpu_seconds(sv.proc.pid)
+                for sv in servers[i % len(servers):] + servers[:i % len(servers)]:    # who goes first rotates
+                    press(sv, sel, frame=sv is not anchor)
                     time.sleep(GAP)
                 if time.monotonic() > deadline:
                     raise SystemExit("stopped at the deadline")
-            rows.append((listeners, summary(product.state_any), summary(anchor.state_any),
-                         summary(product.state_all), summary(anchor.state_all), summary(product.frame)))
-        rss_after = rss_kib(product.proc.pid), rss_kib(anchor.proc.pid)
-        for s in product.streams + anchor.streams:
-            s.close()
-        product.presser.close()
-        anchor.presser.close()
-        host.close()
-        for p in phones:
-            p.close()
+            rows.append((listeners, {sv.name: (summary(sv.state_any), summary(sv.state_all),
+                                               summary(sv.frame) if sv.frame else None,
+                                               (cpu_seconds(sv.proc.pid) - sv.cpu) * 1000 / presses)
+                                     for sv in servers}))
+        rss_after = {sv.name: rss_kib(sv.proc.pid) for sv in servers}
+        for sv in servers:
+            for st in sv.streams:
+                st.close()
+            sv.presser.close()
+            for close in sv.closers:
+                close()
     finally:
-        for p in procs:
-            stop(p)
+        for sv in servers:
+            stop(sv.proc)
         shutil.rmtree(tmp, ignore_errors=True)
     load1 = os.getloadavg()
+    report(rows, starts, rss_after, presses=presses, rounds=rounds, load=(load0[0], load1[0]))
+    return 0
+
+
+def report(rows: list, starts: dict, rss_after: dict, *, presses: int, rounds: int, load: tuple) -> None:
+    """Print the tables: each server against the anchor, p50 and p99."""
+    names = [n for n in ("product", "before") if n in rss_after]
 
     def ms(v: float) -> str:
         return f"{v:.2f} ms"
-    print(f"CPython {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs; "
-          f"{presses} timed presses per server and row; load average {load0[0]:.2f} before, {load1[0]:.2f} after")
+    print(f"CPython {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs; {presses} timed "
+          f"presses per server and row; load average {load[0]:.2f} before, {load[1]:.2f} after")
+    for name in names:
+        print()
+        print(f"| listeners | what | {name} p50 | anchor p50 | ratio p50 | {name} p99 | anchor p99 | ratio p99 |")
+        print("|---:|---|---:|---:|---:|---:|---:|---:|")
+        for listeners, got in rows:
+            (pa, pl, fr, pcpu), (aa, al, _, acpu) = got[name], got["anchor"]
+            print(f"| {listeners} | press -> state, each phone | {ms(pa[0])} | {ms(aa[0])} | {pa[0] / aa[0]:.2f}x "
+                  f"| {ms(pa[1])} | {ms(aa[1])} | {pa[1] / aa[1]:.2f}x |")
+            if listeners > 1:
+                print(f"| {listeners} | press -> state, every phone | {ms(pl[0])} | {ms(al[0])} | "
+                      f"{pl[0] / al[0]:.2f}x | {ms(pl[1])} | {ms(al[1])} | {pl[1] / al[1]:.2f}x |")
+            print(f"| {listeners} | press -> LED frame (vs the anchor's state) | {ms(fr[0])} | {ms(aa[0])} "
+                  f"| {fr[0] / aa[0]:.2f}x | {ms(fr[1])} | {ms(aa[1])} | {fr[1] / aa[1]:.2f}x |")
+            print(f"| {listeners} | server CPU per press (every thread, mean) | {ms(pcpu)} | {ms(acpu)} "
+                  f"| {pcpu / acpu:.2f}x | | | |")
     print()
-    print("| listeners | what | product p50 | anchor p50 | ratio p50 | product p99 | anchor p99 | ratio p99 |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|")
-    for listeners, pa, aa, pl, al, fr in rows:
-        print(f"| {listeners} | press -> state, each phone | {ms(pa[0])} | {ms(aa[0])} | {pa[0] / aa[0]:.2f}x "
-              f"| {ms(pa[1])} | {ms(aa[1])} | {pa[1] / aa[1]:.2f}x |")
-        if listeners > 1:
-            print(f"| {listeners} | press -> state, every phone | {ms(pl[0])} | {ms(al[0])} | {pl[0] / al[0]:.2f}x "
-                  f"| {ms(pl[1])} | {ms(al[1])} | {pl[1] / al[1]:.2f}x |")
-        print(f"| {listeners} | press -> LED frame (vs the anchor's state) | {ms(fr[0])} | {ms(aa[0])} "
-              f"| {fr[0] / aa[0]:.2f}x | {ms(fr[1])} | {ms(aa[1])} | {fr[1] / aa[1]:.2f}x |")
-    print()
-    ps = sorted(t for t, _ in starts["product"])
-    as_ = sorted(t for t, _ in starts["anchor"])
-    prss = sorted(r for _, r in starts["product"])
-    arss = sorted(r for _, r in starts["anchor"])
-    print(f"| start-up ({rounds} each, median) | product | anchor | ratio |")
-    print("|---|---:|---:|---:|")
-    print(f"| spawn -> first answer | {ps[len(ps) // 2]:.3f} s | {as_[len(as_) // 2]:.3f} s "
-          f"| {ps[len(ps) // 2] / as_[len(as_) // 2]:.2f}x |")
-    print(f"| VmRSS at the first answer | {prss[len(prss) // 2] / 1024:.1f} MiB | {arss[len(arss) // 2] / 1024:.1f} MiB "
-          f"| {prss[len(prss) // 2] / arss[len(arss) // 2]:.2f}x |")
-    print(f"| VmRSS after the presses | {rss_after[0] / 1024:.1f} MiB | {rss_after[1] / 1024:.1f} MiB "
-          f"| {rss_after[0] / rss_after[1]:.2f}x |")
-    return 0
+    print(f"| start-up ({rounds} each, median) | " + " | ".join(names + ["anchor"]) + " | " +
+          " | ".join(f"{n} / anchor" for n in names) + " |")
+    print("|---|" + "---:|" * (2 * len(names) + 1))
+
+    def med(values: list) -> float:
+        return sorted(values)[len(values) // 2]
+    t = {n: med([x for x, _ in v]) for n, v in starts.items()}
+    r = {n: med([x for _, x in v]) / 1024 for n, v in starts.items()}
+    print("| spawn -> first answer | " + " | ".join(f"{t[n]:.3f} s" for n in names + ["anchor"]) + " | " +
+          " | ".join(f"{t[n] / t['anchor']:.2f}x" for n in names) + " |")
+    print("| VmRSS at the first answer | " + " | ".join(f"{r[n]:.1f} MiB" for n in names + ["anchor"]) + " | " +
+          " | ".join(f"{r[n] / r['anchor']:.2f}x" for n in names) + " |")
+    print("| VmRSS after the presses | " + " | ".join(f"{rss_after[n] / 1024:.1f} MiB" for n in names + ["anchor"])
+          + " | " + " | ".join(f"{rss_after[n] / rss_after['anchor']:.2f}x" for n in names) + " |")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ can show exactly what the strip shows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 from firmware.geometry import Geometry
@@ -51,9 +52,14 @@ class Frame:
             "status": [list(c) for c in self.status()],
         }
 
+    @cached_property
+    def _level(self) -> int:
+        """The sum of every channel of every LED (the strip and the page both ask for the current)."""
+        return sum(map(sum, self.pixels))
+
     def current_ma(self, ma_per_channel: float) -> float:
         """Return the estimated LED current in mA: ``ma_per_channel`` per channel at full scale."""
-        return sum(sum(p) for p in self.pixels) * ma_per_channel / 255.0
+        return self._level * ma_per_channel / 255.0
 
 
 def split_white(pixel: RGB) -> tuple[int, int, int, int]:

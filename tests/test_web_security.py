@@ -392,3 +392,33 @@ def test_join_limiter_counts_only_inside_the_window(clock):
     assert lim.retry_after("b") == 5 and lim.retry_after("c") == 5
     assert lim.retry_after("e") == 0      # ...who never failed does not
     assert lim.clear() == 3 and lim.retry_after("b") == 0
+
+
+def test_a_session_cookie_is_checked_once_a_minute_and_a_forged_one_never_passes(app, host):
+    """The phones' cookie is verified once and remembered for a minute (RememberedSessions); a cookie whose
+    signature is wrong is never remembered, so it opens an empty session every time."""
+    sessions = app.session_interface
+    clock = FakeClock()
+    sessions.clock = clock
+    checks = []
+    real = type(sessions).__mro__[1].open_session
+
+    def counting(self, a, request):
+        checks.append(request.cookies.get("landsend"))
+        return real(self, a, request)
+    type(sessions).__mro__[1].open_session = counting
+    try:
+        for _ in range(3):
+            assert host.info()["role"] == "host"
+        assert len(checks) == 1
+        clock.now += sessions.remember
+        assert host.info()["role"] == "host"
+        assert len(checks) == 2
+        cookie = host.client.get_cookie("landsend")
+        forged = cookie.value[:-2] + ("AA" if not cookie.value.endswith("AA") else "BB")
+        host.client.set_cookie("landsend", forged)
+        for _ in range(2):
+            assert host.info()["role"] == "visitor"
+        assert len(checks) == 4
+    finally:
+        type(sessions).__mro__[1].open_session = real

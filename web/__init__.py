@@ -21,7 +21,7 @@ from werkzeug.exceptions import HTTPException
 from companion.store import MemoryStore
 
 from .hub import Hub
-from .security import Access, JoinLimiter, TrustedHosts, adopt_legacy_state, load_secret_key
+from .security import Access, JoinLimiter, RememberedSessions, TrustedHosts, adopt_legacy_state, load_secret_key
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
         (:mod:`web.portal`) send the phones, unless ``PORTAL_ADDRESS`` says otherwise.
     """
     app = App(__name__, instance_relative_config=True)
+    app.session_interface = RememberedSessions()
     app.config.from_mapping(
         STATE_DIR=None,                      # default: the Flask instance folder (older versions' page state)
         DATABASE=None,                       # default: STATE_DIR/landsend.db
