@@ -89,3 +89,46 @@ def test_the_review_puts_every_card_of_a_three_hand_count_against_the_best():
     # the last card of a hand is forced and exact: one play, the best
     last = review["Cy"][-1]
     assert (last["rank"], last["of"], last["sampled"]) == (1, 1, None) and last["text"].endswith("(the best)")
+
+
+def test_the_table_lists_every_go_and_the_review_reads_them():
+    """The snapshot's hand and its ``previous`` carry the gos the table knew ({"player", "after"}: after that many
+    cards of the hand); the review and live advice read them instead of inferring them."""
+    from companion.advice.review import played_tokens
+    t = play_hand()                                      # the game ends on the pocket: the hand is the last one
+    hand = t.snapshot()["hand"]
+    assert hand["gos"] == [{"player": "Ann", "after": 3}, {"player": "Cy", "after": 4}, {"player": "Bob", "after": 4},
+                           {"player": "Ann", "after": 10}, {"player": "Cy", "after": 10}]
+    assert played_tokens(hand["order"], hand["gos"]) == TOKENS
+    assert t.state.hand.summary()["gos"] == hand["gos"]   # what the next hand shows as its ``previous``
+    # the inference kept for a snapshot that does not list them agrees
+    assert infer_gos_multi(get_ruleset("lands-end-3"), [(SEATS[o["player"]], o["card"]) for o in hand["order"]]) \
+        == TOKENS
+    live = play_hand(until=4)                            # Ann to lead again after the count that ended in gos
+    assert live.snapshot()["hand"]["gos"] == hand["gos"][:3]
+    assert live_peg_request(live.snapshot(), "Ann")["played"] == TOKENS[:7]
+
+
+def test_two_hand_live_advice_follows_the_other_players_go():
+    """Ann K♥, Bob 10♠ (20), Ann 8♣ (28), Bob says go: it is Ann's turn at 28. Inferred from the cards alone the
+    go was missing (the cards say it is Bob's turn, and the advice was refused); the table's own go is read."""
+    from companion.advice.pegging_multi import rank_plays
+    t = Table.memory()
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob",
+              "options": {"live_advice": True}})
+    t.submit({"type": "turnup", "card": "2D"})
+    for p, c in (("Ann", "KH"), ("Bob", "10S"), ("Ann", "8C")):
+        t.submit({"type": "play", "card": c, "player": p})
+    t.submit({"type": "go", "player": "Bob"})
+    req = live_peg_request(t.snapshot(), "Ann")
+    assert req["played"] == ["KH", "10S", "8C", "go"] and req["dealer"] is False
+    a = rank_plays(["AH", "7C"], **req)
+    assert [str(p.card) for p in a.plays] == ["AH"] and a.count == 28       # 7C would make 35
+
+
+def test_docstring_examples():
+    import doctest
+
+    import companion.advice.review
+    result = doctest.testmod(companion.advice.review)
+    assert result.attempted and not result.failed

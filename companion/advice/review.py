@@ -108,10 +108,27 @@ def live_request(snap: Mapping[str, Any], player: Any) -> dict:
 
 
 @lru_cache(maxsize=64)
-def _review_pegging_cached(rules, plays, dealer, player, kept, turnup, seen, seats=None):
+def _review_pegging_cached(rules, plays, dealer, player, kept, turnup, seen, seats=None, gos=None):
     """:func:`review_pegging` remembered: every tap on the review page asks again for the same hand."""
     return review_pegging(rules, [{"player": p, "card": c} for p, c in plays], dealer, player, list(kept), turnup,
-                          list(seen), dict(seats) if seats else None)
+                          list(seen), dict(seats) if seats else None,
+                          None if gos is None else [{"player": p, "after": n} for p, n in gos])
+
+
+def played_tokens(order: list, gos: "list | None") -> list[str]:
+    """Return a matching phase as the engines read it (cards in order, ``"go"`` where a player said go) from the
+    hand's plays (``{"card"}`` in order) and the gos the table knew (``{"player", "after"}``: said after that
+    many cards of the hand; those after the last card too).
+
+    >>> played_tokens([{"card": "10S"}, {"card": "KD"}, {"card": "5H"}], [{"player": "Ann", "after": 2}])
+    ['10S', 'KD', 'go', '5H']
+    """
+    after = [g["after"] for g in gos]
+    out: list[str] = []
+    for i, o in enumerate(order):
+        out += ["go"] * after.count(i)
+        out.append(o["card"])
+    return out + ["go"] * sum(1 for n in after if n >= len(order))
 
 
 def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
@@ -138,12 +155,14 @@ def live_peg_request(snap: Mapping[str, Any], player: Any) -> dict:
         raise IllegalAction(f"it is {hand.get('expect_player')}'s turn, not {player}'s")
     dealer = hand.get("dealer") or snap.get("dealer")
     order = hand.get("order") or []
+    gos = hand.get("gos")                       # every go the table knew (a snapshot without them: inferred)
     if rules.players != 2:
         pos = positions(snap, dealer, rules)
-        tokens = infer_gos_multi(rules, [(pos[o["player"]], o["card"]) for o in order], then=pos[player])
+        tokens = played_tokens(order, gos) if gos is not None else \
+            infer_gos_multi(rules, [(pos[o["player"]], o["card"]) for o in order], then=pos[player])
         return {"game": rules, "played": tokens, "seat": pos[player], "turnup": hand.get("turnup")}
-    tokens = infer_gos(rules, [(0 if o["player"] == player else 1, o["card"]) for o in order],
-                       1 if dealer == player else 0)
+    tokens = played_tokens(order, gos) if gos is not None else \
+        infer_gos(rules, [(0 if o["player"] == player else 1, o["card"]) for o in order], 1 if dealer == player else 0)
     return {"game": rules, "played": tokens, "dealer": dealer == player, "turnup": hand.get("turnup")}
 
 
@@ -153,7 +172,8 @@ def _shown_hand(snap: Mapping[str, Any]) -> "dict | None":
         return None
     if hand.get("pocket"):
         return {"hand_no": hand.get("hand_no"), "dealer": hand.get("dealer"), "turnup": hand.get("turnup"),
-                "shows": hand.get("shows") or [], "pocket": hand["pocket"], "plays": hand.get("order") or []}
+                "shows": hand.get("shows") or [], "pocket": hand["pocket"], "plays": hand.get("order") or [],
+                "gos": hand.get("gos")}
     return hand.get("previous") or None
 
 
@@ -162,7 +182,8 @@ def _word(net: float) -> str:
 
 
 def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: list, turnup: "str | None",
-                   seen: list, seats: "Mapping[str, int] | None" = None) -> "list[dict] | None":
+                   seen: list, seats: "Mapping[str, int] | None" = None,
+                   gos: "list | None" = None) -> "list[dict] | None":
     """Return ``player``'s plays of a matching phase, each against the best by the model.
 
     ``order``: the hand's plays (``{"player", "card"}`` in order); ``kept``: the player's
@@ -171,7 +192,9 @@ def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: 
     nets as in :func:`companion.advice.pegging.rank_plays` (the other player's hand averaged
     over every hand it could hold). Three- and four-hand games (``seats``: each player's position
     from the dealer) by :func:`companion.advice.pegging_multi.rank_plays_multi`: exact late in the count, a
-    seeded sample of the other players' deals before (its ``stderr`` said in ``sampled``).
+    seeded sample of the other players' deals before (its ``stderr`` said in ``sampled``). ``gos``: the
+    gos the table knew (``{"player", "after"}``, as the snapshot lists them); without them (a snapshot that
+    does not list its gos) they are inferred by the turn order.
     None where the model does not apply (no matching phase).
     """
     from .pegging import infer_gos, rank_plays
@@ -181,14 +204,15 @@ def review_pegging(rules: Ruleset, order: list, dealer: str, player: str, kept: 
     dealt_by_me = dealer == player
     if rules.players == 2:
         who = [(0 if o["player"] == player else 1, o["card"]) for o in order]
-        tokens = infer_gos(rules, who, 1 if dealt_by_me else 0)
+        tokens = played_tokens(order, gos) if gos is not None else infer_gos(rules, who, 1 if dealt_by_me else 0)
 
         def ranked(hand, played):
             return rank_plays(hand, game=rules, played=played, dealer=dealt_by_me, turnup=turnup, seen=seen)
     else:
         seat = seats[player]
         who = [(0 if o["player"] == player else 1, o["card"]) for o in order]
-        tokens = infer_gos_multi(rules, [(seats[o["player"]], o["card"]) for o in order])
+        tokens = played_tokens(order, gos) if gos is not None else \
+            infer_gos_multi(rules, [(seats[o["player"]], o["card"]) for o in order])
 
         def ranked(hand, played):
             return rank_plays_multi(hand, game=rules, played=played, seat=seat, turnup=turnup, seen=seen)
@@ -287,7 +311,8 @@ def review_hand(snap: Mapping[str, Any], thrown: "Mapping[str, Any] | None" = No
                 row["pegging"] = _review_pegging_cached(
                     rules, tuple((o["player"], o["card"]) for o in hand["plays"]), hand["dealer"], name,
                     tuple(str(c) for c in kept), hand.get("turnup"), tuple(str(c) for c in claimed.get(name, [])),
-                    None if rules.players == 2 else tuple(sorted(pos.items())))
+                    None if rules.players == 2 else tuple(sorted(pos.items())),
+                    None if hand.get("gos") is None else tuple((g["player"], g["after"]) for g in hand["gos"]))
             except RulesError as exc:        # a record the model cannot follow (e.g. a corrected entry)
                 row["pegging_error"] = str(exc)
         players.append(row)

@@ -266,7 +266,8 @@ class DealHand(EntryHand):
     def summary(self) -> dict:
         return {"hand_no": self.hand_no, "dealer": self.dealer_name,
                 "turnup": str(self.turnup) if self.turnup else None,
-                "plays": [p.to_dict() for p in self.peg.order], "shows": list(self.shows), "pocket": self.pocket}
+                "plays": [p.to_dict() for p in self.peg.order], "gos": [g.to_dict() for g in self.peg.goes],
+                "shows": list(self.shows), "pocket": self.pocket}
 
     def snapshot(self, state: MatchState) -> dict:
         """Return the hand part of the table snapshot (docs/architecture.md, "Card entry").
@@ -278,6 +279,7 @@ class DealHand(EntryHand):
         snap.update({
             "plays": {name: [str(c) for c in self.plays[i]] for i, name in enumerate(state.seats)},
             "order": [p.to_dict() for p in self.peg.order],
+            "gos": [g.to_dict() for g in self.peg.goes],
             "cards_left": {name: self.left(i) for i, name in enumerate(state.seats)},
             "gone": [state.seats[s] for s in self.gone],
             "can_go": pegging_now and self.go_wrong(state, self.turn) is None,

@@ -42,12 +42,19 @@ class Played(NamedTuple):
 
 
 class Go(NamedTuple):
-    """One go: who said it, at which count, after how many of their cards, in which event."""
+    """One go: who said it (seat and name), at which count, after how many of their cards, in which event,
+    and after how many cards of the hand (its place among the plays)."""
 
     seat: int
     count: int
     played: int
     seq: int
+    player: str
+    at: int
+
+    def to_dict(self) -> dict:
+        """Return ``{"player", "after"}``: who said it, after how many cards of the hand."""
+        return {"player": self.player, "after": self.at}
 
 
 class Credit(NamedTuple):
@@ -185,7 +192,7 @@ def go(state: MatchView, p: Pegging, seat: int, *, seq: int) -> tuple[Pegging, S
     """Return the phase after ``seat`` says go, and the steps it scored (the go point when everyone
     still holding cards has said go)."""
     p = replace(p, gone=p.gone + (seat,), gos_after_play=p.gos_after_play + 1,
-                goes=p.goes + (Go(seat, p.count, len(p.plays[seat]), seq),))
+                goes=p.goes + (Go(seat, p.count, len(p.plays[seat]), seq, state.seats[seat], len(p.order)),))
     steps: Scored = []
     if all(s in p.gone for s in p.holders()):
         return _end_count(state, p, steps), steps
