@@ -86,6 +86,8 @@ def _deal_hand(hand: DealHand, state: MatchState) -> dict:
            "plays": [p.card for p in hand.peg.order]}
     if hand.peg.gos_after_play:
         rec["then_go"] = hand.peg.gos_after_play
+    if hand.peg.goes:
+        rec["gos"] = [g.to_dict() for g in hand.peg.goes]     # every go the table knew (an import checks them)
     return rec
 
 
@@ -161,6 +163,10 @@ def _new_match_command(record: dict) -> dict:
     cmd.update({k: old for k, old in STORED_DEFAULTS.items() if k in differs})
     cmd.update({k: record[k] for k in STORED_DEFAULTS if k in record})
     return cmd
+
+
+def _go_words(go: "dict | None") -> str:
+    return "none" if go is None else f"{go['player']}'s after {go['after']} cards"
 
 
 class _Driver:
@@ -331,6 +337,7 @@ class _Driver:
             turn = self.state.seats[self.state.hand.turn]
             if self.entry_go(turn, f"hand {i}, after the plays: {turn} says go"):
                 return
+        self.check_gos(i, hand)
         if self.state.over or self.state.hand.stage != "show":
             return
         claims = hand.get("claims") or {}
@@ -351,6 +358,28 @@ class _Driver:
         if hand.get("pocket_claim") is not None:
             cmd["claimed"] = hand["pocket_claim"]
         self.entry(cmd, f"hand {i}, {rules.pocket_name}")
+
+    def check_gos(self, i: int, hand: dict) -> None:
+        """A record that lists its gos (``gos``: ``{"player", "after"}``, as exported since issue 24) must list
+        the ones its plays imply, in order: the table derives them by the turn order (M2) as it replays; a
+        record made before lists none and is taken as its plays say.
+
+        :raises RecordError: a malformed list, or gos other than those the plays imply.
+        """
+        listed = hand.get("gos")
+        if listed is None:
+            return
+        _check(isinstance(listed, list) and all(
+            isinstance(g, dict) and set(g) == {"player", "after"} and isinstance(g["player"], str)
+            and isinstance(g["after"], int) and not isinstance(g["after"], bool) for g in listed),
+            f'hand {i}: gos must be a list of {{"player", "after"}}')
+        said = [g.to_dict() for g in self.state.hand.peg.goes]
+        if listed[:len(said)] != said or not self.state.over and len(listed) != len(said):
+            where = next((n for n, (a, b) in enumerate(zip(listed, said)) if a != b), min(len(listed), len(said)))
+            want = listed[where] if where < len(listed) else None
+            got = said[where] if where < len(said) else None
+            raise RecordError(f"hand {i}: the record's go {where + 1} is {_go_words(want)}, but its plays mean "
+                              f"{_go_words(got)}")
 
     def trailing_gos(self, i: int, hand: dict) -> None:
         n = hand.get("then_go", 0)

@@ -214,3 +214,27 @@ def test_a_card_listed_twice_in_one_hand_is_refused_with_its_step():
     assert replay(rec)["error"] == "hand 1, Bob's held cards: 8C is listed twice"
     rec["hands"][0]["held"]["Bob"] = ["5H", "6D", "8C", "AS"]
     assert replay(rec)["valid"] and replay(rec)["ended_at"] == {"hand": 1, "phase": "pegging"}
+
+
+def test_an_export_lists_its_gos_and_an_import_checks_them():
+    """Three-hand Land's End, checked by hand (tests/test_review_multi.py): the export lists every go the table
+    knew; a record that lists them must list the ones its plays imply; one made before lists none."""
+    import copy
+
+    from test_review_multi import play_hand
+    rec = play_hand().export_record()
+    gos = [{"player": "Ann", "after": 3}, {"player": "Cy", "after": 4}, {"player": "Bob", "after": 4},
+           {"player": "Ann", "after": 10}, {"player": "Cy", "after": 10}]
+    assert rec["hands"][0]["gos"] == gos
+    assert replay(rec)["valid"]
+    before = copy.deepcopy(rec)
+    del before["hands"][0]["gos"]                        # a record made before the export listed its gos
+    assert replay(before)["valid"] and replay(before)["scores"] == replay(rec)["scores"]
+    wrong = copy.deepcopy(rec)
+    wrong["hands"][0]["gos"][1] = {"player": "Bob", "after": 4}
+    got = replay(wrong)
+    assert not got["valid"]
+    assert got["error"] == "hand 1: the record's go 2 is Bob's after 4 cards, but its plays mean Cy's after 4 cards"
+    bad = copy.deepcopy(rec)
+    bad["hands"][0]["gos"] = ["Ann"]
+    assert replay(bad)["error"] == 'hand 1: gos must be a list of {"player", "after"}'
