@@ -116,6 +116,10 @@ SERVICE_DROPIN = """# Land's End image: the settings file on the boot partition 
 [Unit]
 Wants=landsend-setup.service
 After=landsend-setup.service
+
+[Service]
+# a first start with cold caches on a Zero 2 W (or in qemu, scripts/boot-check.sh) takes longer than 30 s
+TimeoutStartSec=300
 """
 
 JOURNALD = """# Land's End image: keep the journal small on the card

@@ -191,8 +191,8 @@ fi
 eval "$(plan layout "$work")"     # sets boot_mib data_mib root_mib total_mib and the offsets
 mkfs.vfat -F 32 -n LANDSEND -C "$cache/parts/boot.img" $(( boot_mib * 1024 )) >/dev/null
 mcopy -s -p -i "$cache/parts/boot.img" "$cache/bootfs/"* ::/
-mke2fs -q -t ext4 -L landsend-data -d "$cache/parts/data" "$cache/parts/data.img" "${data_mib}M"
-mke2fs -q -t ext4 -L landsend-root -d "$work" "$cache/parts/root.img" "${root_mib}M"
+mke2fs -q -t ext4 -L landsend-data -d "$cache/parts/data" "$cache/parts/data.img" "${data_mib}M" >/dev/null
+mke2fs -q -t ext4 -L landsend-root -d "$work" "$cache/parts/root.img" "${root_mib}M" >/dev/null
 img="$out/$name.img"
 rm -f "$img" "$img.xz"
 truncate -s "${total_mib}M" "$img"
