@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from companion import commands
-from companion.errors import IllegalAction
+from companion.errors import IllegalAction, StaleCommand
 from companion.replay import import_record
 from companion.table import TABLE_COMMANDS, Table
 from engine_play import new_table
@@ -290,12 +290,13 @@ def test_a_command_made_from_an_old_snapshot_is_refused_when_it_says_so():
     seen = t.snapshot()["seq"]
     t.submit({"type": "undo", "if_seq": seen})                      # the first phone
     after = t.snapshot()
-    with pytest.raises(IllegalAction, match=rf"the table has moved on since this was entered \(event {seen + 1}, "
-                                            rf"the command was made at {seen}\): nothing changed"):
+    with pytest.raises(StaleCommand, match=rf"the table has moved on since this was entered \(event {seen + 1}, "
+                                           rf"the command was made at {seen}\): nothing changed"):
         t.submit({"type": "undo", "if_seq": seen})                  # the second phone, same screen
     assert t.snapshot() == after and scores(t) == [2, 0]
-    with pytest.raises(IllegalAction, match="if_seq must be the whole-number seq of the snapshot"):
+    with pytest.raises(IllegalAction, match="if_seq must be the whole-number seq of the snapshot") as err:
         t.submit({"type": "peg", "side": "p1", "points": 1, "if_seq": "3"})
+    assert not isinstance(err.value, StaleCommand)                  # a malformed command, not a late one
     ev = t.submit({"type": "peg", "side": "p1", "points": 1, "if_seq": after["seq"]})
     assert "if_seq" not in ev and scores(t) == [3, 0]
 
