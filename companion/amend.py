@@ -57,6 +57,8 @@ def as_entered(ev: dict) -> dict:
         cmd["card"] = ev["card"]
         if not ev.get("by_turn"):
             cmd["player"] = ev["player"]
+        if ev.get("by_seat"):
+            cmd["by_seat"] = True
     elif kind == "go":
         if not ev.get("by_turn"):
             cmd["player"] = ev["player"]

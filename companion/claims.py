@@ -73,6 +73,30 @@ class Pending(NamedTuple):
     claimed: bool = True
 
 
+def claim_words(name: str, claimed: int) -> str:
+    """Return how a claim is said and logged, right or short alike ("Ann claims two"): before a muggins
+    call nothing on any phone or in the history tells them apart (L8); a call names what was missed.
+
+    >>> claim_words("Ann", 2), claim_words("Bob", 0)
+    ('Ann claims two', 'Bob claims nothing')
+    """
+    return f"{name} claims {number_words(claimed)}" if claimed else f"{name} claims nothing"
+
+
+def veiled(hand: Any, state: MatchView, entry: "dict | None", hand_no: "int | None" = None) -> "dict | None":
+    """Return a claimed show, pocket or grid line (an entry of the hand ``hand_no``, default ``hand``'s) as
+    phones see it: without its breakdown while a claim of its side made in that hand is open to muggins,
+    right or short alike (L8); the breakdown appears once the call is made or the claim can no longer be
+    called. Entries the companion counted are returned as they are."""
+    if not entry or entry.get("claimed") is None:
+        return entry
+    no = hand.hand_no if hand_no is None else hand_no
+    side = next((i for i, s in enumerate(state.sides) if s.id == entry.get("side")), None)
+    if any(p.side == side and p.hand == no and p.claimed for p in hand.pending):
+        return {**entry, "breakdown": None}
+    return entry
+
+
 def claim_of(state: MatchView, cmd: dict, total: int, who: str) -> int | None:
     """Return the claimed points of a show, pocket or line (None when the companion counts).
 
@@ -221,16 +245,14 @@ def apply_play_claim(hand: EntryHand, state: MatchView, ev: dict) -> Outcome:
     name = state.sides[side].name
     steps = []
     if claimed == 0:
-        steps.append(Step(side, 0, "claim", f"{name} claims nothing", "pegging"))
+        steps.append(Step(side, 0, "claim", claim_words(name, 0), "pegging"))
     left = claimed
-    exact = claimed == slot.points
-    for st in slot.steps:
+    for st in slot.steps:      # said the same way whether the claim is right or short: nothing tells (L8)
         p = min(left, st.points)
         if not p:
             continue
         left -= p
-        steps.append(Step(side, p, st.kind, st.text if exact else f"{name} claims {number_words(claimed)}",
-                          "pegging", items=st.items if exact else None, player=st.player, card=st.card))
+        steps.append(Step(side, p, st.kind, claim_words(name, claimed), "pegging", player=st.player, card=st.card))
     return Outcome(hand, tuple((s, hand) for s in steps))
 
 

@@ -188,6 +188,7 @@ class Play(Event):
     player: str
     gos: tuple[str, ...] = ()       #: the players between the turn and ``player``, who said go
     by_turn: bool = False           #: entered for whoever was to play (an amend re-derives the player)
+    by_seat: bool = False           #: entered on the player's own phone: never a guess (issue 26)
 
 
 @dataclass(frozen=True, kw_only=True)

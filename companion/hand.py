@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from .cards import Card, parse_card
-from .claims import Pending, Window, age_claims, claim_open, muggins_calls, under_claim
+from .claims import Pending, Window, age_claims, claim_open, muggins_calls, under_claim, veiled
 from .errors import IllegalAction
 from .match import HOUSE_NAME, MatchState, begin_hand
 from .record import hand_record
@@ -146,7 +146,18 @@ class EntryHand:
                 "seen": sorted((str(c) for c in self.seen), key=_card_sort),
                 "muggins_calls": muggins_calls(self, state),
                 "claim_open": claim_open(self, state),
-                "previous": self.previous}
+                "previous": self._veiled_previous(state)}
+
+    def _veiled_previous(self, state: MatchState) -> dict | None:
+        """The hand before as phones see it: its claims still open to muggins without their breakdowns."""
+        prev = self.previous
+        if not prev or not self.pending:
+            return prev
+        no = prev.get("hand_no")
+        out = {**prev, **{k: [veiled(self, state, x, no) for x in prev[k]] for k in ("shows", "lines") if k in prev}}
+        if "pocket" in prev:
+            out["pocket"] = veiled(self, state, prev["pocket"], no)
+        return out
 
     def under_claim(self, state: MatchState) -> dict | None:
         """The under-claim muggins would take now (:func:`companion.claims.under_claim`; not for the page)."""

@@ -42,6 +42,9 @@ def view(t: Table) -> dict:
         snap.pop(k, None)
     if snap.get("last"):
         snap["last"] = {k: v for k, v in snap["last"].items() if k != "seq"}
+    hand = snap.get("hand") or {}
+    if "credits" in hand:       # by which event, and whether it was a guess: how a card was entered, not the game
+        hand["credits"] = [{k: v for k, v in c.items() if k not in ("seq", "guess")} for c in hand["credits"]]
     return snap
 
 

@@ -151,7 +151,7 @@ def test_a_cards_points_wait_for_their_claim_by_whoever_is_credited():
     assert snap["hand"]["muggins_calls"] == [{"side": "p2", "who": "Bob"}]
     t.submit({"type": "claim", "points": 2})                   # Ann claims her two
     snap = t.snapshot()
-    assert scores(t) == [2, 0] and snap["last"]["text"] == "fifteen for two" and snap["last"]["credited"] == "Ann"
+    assert scores(t) == [2, 0] and snap["last"]["text"] == "Ann claims two" and snap["last"]["credited"] == "Ann"
     assert snap["hand"]["claim_open"]["sides"][0]["claimed"] == 2
     # the right claim is open to a call too, exactly as a short one would be (the page shows no difference) ...
     assert snap["hand"]["muggins_calls"] == [{"side": "p2", "who": "Bob"}, {"side": "p1", "who": "Ann"}]
@@ -240,7 +240,7 @@ def test_the_last_card_is_claimed_after_the_matching_phase_and_before_the_first_
     snap = t.snapshot()
     assert snap["hand"]["stage"] == "show" and snap["hand"]["claim_open"]["after"] == "9C"
     t.submit({"type": "claim", "points": 1})                   # the claim goes to the open card ...
-    assert scores(t) == [6, 7] and t.snapshot()["last"]["text"] == "one for last"
+    assert scores(t) == [6, 7] and t.snapshot()["last"]["text"] == "Ann claims one"
     t.submit({"type": "claim", "points": 4})                   # ... and then to Ann's show
     assert scores(t) == [10, 7] and t.snapshot()["last"]["kind"] == "show"
     assert t.snapshot()["hand"]["claim_open"] is None
@@ -379,3 +379,29 @@ def test_a_game_ended_by_muggins_on_the_dealers_show_ends_in_the_show():
     assert scores(t) == [10, 16] and res["loser"] == "p2"
     assert (res["hand"], res["phase"]) == (1, "show")
     assert replay(t.export_record())["ended_at"] == {"hand": 1, "phase": "show"}
+
+
+def test_a_claim_is_said_and_logged_the_same_way_right_or_short_until_muggins(issue=26):
+    """Issue 26 path 4: the announce line, the last step and the history told a right claim ("fifteen for two"
+    with its items) from a short one ("Ann claims one"); a show's breakdown showed it too. Both now read
+    "Ann claims ..." with no items, and a claimed show's breakdown appears once the claim is closed."""
+    seen = []
+    for claimed in (2, 1):                                      # 5S makes fifteen two for Ann: right, short
+        t = start("lands-end")
+        t.submit(PEGGING[2])
+        t.submit({"type": "claim", "points": claimed})
+        snap, ev = t.snapshot(), t.history()[-1]
+        words = f"Ann claims {'two' if claimed == 2 else 'one'}"
+        assert (snap["said"]["text"], snap["last"]["text"], snap["last"]["items"]) == (words, words, [])
+        assert [(s["text"], s["items"]) for s in ev["steps"]] == [(words, [])]
+        seen.append(sorted(snap["hand"]["muggins_calls"], key=str))
+    assert seen[0] == seen[1]
+    t = claim_table("lands-end")
+    t.submit({"type": "show", "claimed": 4})                   # Ann's hand makes 4: right
+    shown = t.snapshot()["hand"]["shows"][0]
+    assert (t.snapshot()["last"]["text"], shown["points"], shown["breakdown"]) == ("Ann claims four", 4, None)
+    t.submit({"type": "show", "claimed": 4})                   # Bob's: Ann's claim stays open one more count
+    assert [x["breakdown"] for x in t.snapshot()["hand"]["shows"]] == [None, None]
+    t.submit({"type": "pocket", "cards": ["AS", "7D", "9H", "QS"], "claimed": 0})    # closes Ann's (L8)
+    shows = t.snapshot()["hand"]["previous"]["shows"]
+    assert shows[0]["breakdown"]["total"] == 4 and shows[1]["breakdown"] is None   # Bob's: open into hand 2

@@ -51,6 +51,20 @@ class DealHand(EntryHand):
         """Return how many cards ``seat`` still holds in the matching phase."""
         return self.peg.left(seat)
 
+    def may_play(self, state: MatchState) -> list[str]:
+        """Return who may have played the next card, in order: the player to play, then each later player
+        still in the count, as long as every player before them might have said go (M2; the page's "whose
+        card?" answers, so the page restates no turn order)."""
+        out: list[str] = []
+        for k in range(len(state.seats)):
+            s = state.next_seat(self.turn, steps=k)
+            if self.left(s) == 0 or s in self.gone:
+                continue
+            out.append(state.seats[s])
+            if self.go_wrong(state, s) is not None:
+                break
+        return out
+
     def go_wrong(self, state: MatchState, seat: int) -> str | None:
         """Return why ``seat`` cannot say go now (the engine can tell), or None."""
         return pegging.go_wrong(state, self.peg, self.seen, seat)
@@ -215,13 +229,17 @@ class DealHand(EntryHand):
             ev["gos"] = [state.seats[g] for g in gos]
         if cmd.get("player") is None:
             ev["by_turn"] = True    # entered for whoever was to play: an amend re-derives the player
+        elif cmd.get("by_seat") is True:
+            ev["by_seat"] = True    # entered on the player's own phone: the card is theirs, never a guess
         return ev
 
     def apply_play(self, state: MatchState, ev: dict) -> Outcome:
         hand = replace(self, window=claims.open_window(state, ev["card"], ev["player"]))
         out, hand = hand._gos(state, ev.get("gos", []))
         seat, card = state.seats.index(ev["player"]), parse_command_card(ev["card"])
-        final, scored = pegging.play(state, hand.peg, hand.seen, seat, card, seq=state.seq)
+        # a card on its player's own phone, or one whose gos were implied (its player was named), is no guess
+        final, scored = pegging.play(state, hand.peg, hand.seen, seat, card, seq=state.seq,
+                                     sure=ev.get("by_seat", False) or bool(ev.get("gos")))
         hand = replace(hand, seen=hand.seen.plus({card: f"played by {ev['player']}"}))
         steps, hand = hand.pegged(scored, final)
         return Outcome(hand, tuple(out + steps))
@@ -280,13 +298,18 @@ class DealHand(EntryHand):
             "plays": {name: [str(c) for c in self.plays[i]] for i, name in enumerate(state.seats)},
             "order": [p.to_dict() for p in self.peg.order],
             "gos": [g.to_dict() for g in self.peg.goes],
+            # who each card was entered for, by which event, at which count; ``guess``: the player to play
+            # might have said go instead, so the table had to guess (the show's question names it)
+            "credits": [{"card": str(c), "player": cr.player, "seq": cr.seq, "at": cr.count - c.value,
+                         "guess": cr.guess} for c, cr in self.peg.credits],
             "cards_left": {name: self.left(i) for i, name in enumerate(state.seats)},
             "gone": [state.seats[s] for s in self.gone],
             "can_go": pegging_now and self.go_wrong(state, self.turn) is None,
+            "may_play": self.may_play(state) if pegging_now else [],
             "playable_ranks": pegging.playable_ranks(self.peg) if pegging_now else [],
             "show_order": [state.seats[s] for s in self.show_order],
-            "shows": list(self.shows),
-            "pocket": self.pocket,
+            "shows": [claims.veiled(self, state, x) for x in self.shows],
+            "pocket": claims.veiled(self, state, self.pocket),
             "pocket_owner": state.sides[state.pocket_owner()].id,
         })
         return snap

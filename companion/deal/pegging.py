@@ -199,11 +199,13 @@ def go(state: MatchView, p: Pegging, seat: int, *, seq: int) -> tuple[Pegging, S
     return replace(p, turn=next_active(state, p, seat)), steps
 
 
-def play(state: MatchView, p: Pegging, seen, seat: int, card: Card, *, seq: int) -> tuple[Pegging, Scored]:
+def play(state: MatchView, p: Pegging, seen, seat: int, card: Card, *, seq: int,
+         sure: bool = False) -> tuple[Pegging, Scored]:
     """Return the phase after ``seat`` plays ``card`` (``seen``: the cards out before it), and the steps
-    it scored: the card's points, then last card, or the go of a count nobody can continue."""
+    it scored: the card's points, then last card, or the go of a count nobody can continue. ``sure``: the
+    card was entered on its player's own phone (never a guess)."""
     name = state.seats[seat]
-    guess = p.turn == seat and go_wrong(state, p, seen, seat) is None
+    guess = not sure and p.turn == seat and go_wrong(state, p, seen, seat) is None
     count = p.count + card.value
     plays = list(p.plays)
     plays[seat] = plays[seat] + (card,)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..claims import claim_of, open_claim
+from ..claims import claim_of, claim_words, open_claim
 from ..errors import IllegalAction, InvalidCard
 from ..match import parse_command_card
 from ..names import card_list, seat_named
@@ -97,8 +97,8 @@ def apply_show(hand: DealHand, state: MatchView, ev: dict) -> Outcome:
                    shows=hand.shows + ({"player": ev["player"], "side": state.sides[side].id,
                                         "cards": list(ev["cards"]), "points": pts, "claimed": claimed,
                                         "breakdown": bd.to_dict()},))
-    text = bd.text if claimed is None or claimed == bd.total else f"{ev['player']} claims {number_words(claimed)}"
-    step = Step(side, pts, "show", text, "show", items=[i.to_dict() for i in bd.items], player=ev["player"])
+    text, items = (bd.text, [i.to_dict() for i in bd.items]) if claimed is None else (claim_words(ev["player"], claimed), None)
+    step = Step(side, pts, "show", text, "show", items=items, player=ev["player"])
     after = replace(hand, pending=open_claim(hand, state, side, claimed, bd.total, ev["player"]))
     if len(after.shows) == len(after.show_order):
         after = replace(after, stage="pocket")
@@ -132,7 +132,7 @@ def apply_pocket(hand: DealHand, state: MatchView, ev: dict) -> Outcome:
                    pocket={"side": state.sides[side].id, "cards": list(ev["cards"]), "points": pts,
                            "claimed": claimed, "breakdown": bd.to_dict()})
     name = state.sides[side].name
-    text = bd.text if claimed is None or claimed == bd.total else f"{name} claims {number_words(claimed)}"
-    step = Step(side, pts, "pocket", text, "pocket", items=[i.to_dict() for i in bd.items], player=name)
+    text, items = (bd.text, [i.to_dict() for i in bd.items]) if claimed is None else (claim_words(name, claimed), None)
+    step = Step(side, pts, "pocket", text, "pocket", items=items, player=name)
     after = replace(hand, pending=open_claim(hand, state, side, claimed, bd.total, state.rules.pocket_name), stage="done")
     return Outcome(after, ((step, hand),), then="next_hand")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .. import claims
 from ..errors import IllegalAction
 from ..hand import EntryHand
 from ..match import MatchState, parse_command_card
@@ -124,7 +125,7 @@ class GridHand(EntryHand):
             "must_crib": self.stage == "place" and self.must_crib(self.turn),
             "placement": state.rules.grid_placement,
             "places": list(self.places),
-            "lines": list(self.lines),
+            "lines": [claims.veiled(self, state, x) for x in self.lines],
             "to_claim": [{"side": state.sides[x.side].id, "label": x.label} for x in self.to_claim],
             # who scores which lines this round (T1; G6: one side keeps the rows all game)
             "rows": state.sides[line_owners(state)[0]].id,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..claims import age_claims, claim_of, open_claim
+from ..claims import age_claims, claim_of, claim_words, open_claim
 from ..errors import IllegalAction
 from ..hand import STAGE_WORDS
 from ..names import side_named
@@ -126,9 +126,7 @@ def apply_claim(hand: GridHand, state: MatchView, ev: dict) -> Outcome:
                    lines=hand.lines + ({"side": state.sides[side].id, "label": line.label, "points": claimed,
                                         "claimed": claimed, "breakdown": b.to_dict()},))
     name = state.sides[side].name
-    exact = claimed == b.total
-    text = f"{line.label}: " + (b.text if exact else f"{name} claims {number_words(claimed)}")
-    items = [i.to_dict() for i in b.items] if exact else []
+    text, items = f"{line.label}: " + claim_words(name, claimed), []    # right or short alike (L8)
     after = replace(hand, pending=open_claim(hand, state, side, claimed, b.total, name))
     if state.rules.round_scoring == "difference":
         # G5: claimed lines are hand points; the round's margin is scored after the last line
