@@ -150,6 +150,8 @@ WRONG = [
     ("/api/seat", {"shared": "yes"}, "shared is true or false"),
     ("/api/seat", {"shared": True, "seat": "Nobody"}, "'Nobody' is not playing; the players are Player 1, Player 2"),
     ("/api/seat", {"shared": False, "seat": 3}, "seat is a player's name, or null for a phone that belongs to nobody"),
+    ("/api/seat", {"phone": 2, "seat": "Player 1"}, "phone is the number of a phone at the table, 1 to 1"),
+    ("/api/seat", {"phone": 1}, "say the seat to hand to that phone (a player's name, or null to take it back)"),
     ("/api/join", {"code": "123456", "seat": 7}, "seat is a player's name, or null for a phone that belongs to nobody"),
 ]
 

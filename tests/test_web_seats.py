@@ -164,3 +164,56 @@ def test_a_seat_change_tells_every_page_to_read_its_session_again(app, host):
     assert bob.post("/api/seat", {"seat": "Zed"}).status_code == 400     # refused: nothing changed, nothing told
     assert heard == ["access", "access"]
     assert host.get("/api/session").get_json()["seats"] == {"Ann": 0, "Bob": 1}
+
+
+def test_a_card_on_its_players_phone_is_never_a_guess_and_the_phone_whose_card_an_amend_moves_is_told(app, host):
+    """Issue 26: near 31 a card entered for the player to play is a guess (the show's question names it), one
+    entered on the player's own phone is not; an amend that moves a card tells the phone that had entered it."""
+    heard = []
+    b = app.extensions["landsend"].broadcaster
+    publish = b.publish
+    b.publish = lambda kind, data: (heard.append((kind, data)), publish(kind, data))[1]
+    bob, _ = join(app, host, "10.0.0.3", seat="Bob")
+    assert bob.get("/api/session").get_json()["phone"] == "Bob's phone"
+    assert host.get("/api/session").get_json()["phone"] == "the host's phone"
+    host.cmd({"type": "turnup", "card": "KC"})
+    for c in ("10S", "QH", "5C"):                         # 25, Bob to play: he might have said go
+        assert host.cmd({"type": "play", "card": c}).status_code == 200
+    assert host.get("/api/table").get_json()["hand"]["may_play"] == ["Bob", "Ann"]
+    assert bob.cmd({"type": "play", "card": "4D"}).status_code == 200          # Bob's own phone: sure
+    snap = host.get("/api/table").get_json()
+    assert [(c["card"], c["guess"]) for c in snap["hand"]["credits"]][-1] == ("4D", False)
+    assert snap["hand"]["may_play"] == ["Ann", "Bob"]
+    # at 29 Ann may have said go: the host's 2D for the player to play is the table's guess
+    go = host.cmd({"type": "play", "card": "2D"}).get_json()["event"]
+    snap = host.get("/api/table").get_json()
+    assert snap["hand"]["credits"][-1] == {"card": "2D", "player": "Ann", "seq": go["seq"], "at": 29, "guess": True}
+    # the 2D was Bob's (Ann had said go): the amend moves it, and the host's phone, which entered it, is told
+    heard.clear()
+    assert bob.cmd({"type": "amend", "seq": go["seq"], "player": "Bob"}).status_code == 200
+    moved = [d for k, d in heard if k == "moved"]
+    assert moved == [{"seq": go["seq"] + 1, "by": "Bob's phone", "text": moved[0]["text"],
+                      "moved": [{"card": "2D", "from": "Ann", "to": "Bob", "phone": "the host's phone"}]}]
+    assert "2D" in moved[0]["text"]
+
+
+def test_the_host_hands_a_seat_to_a_phone_and_takes_it_back(app, host):
+    """Issue 26 item 1: the host's session lists the phones at the table; the host makes phone 2 Bob's, and
+    takes the seat back; another phone may not, and a refused hand-over changes nothing."""
+    phone, _ = join(app, host, "10.0.0.3")
+    listed = host.get("/api/session").get_json()["phone_list"]
+    assert listed == [{"phone": 1, "name": "the host's phone", "seat": None},
+                      {"phone": 2, "name": "phone 2", "seat": None}]
+    assert "phone_list" not in phone.get("/api/session").get_json()
+    r = host.post("/api/seat", {"phone": 2, "seat": "Bob"})
+    assert r.status_code == 200 and r.get_json()["phone_list"][1] == {"phone": 2, "name": "Bob's phone", "seat": "Bob"}
+    assert r.get_json()["seat"] is None                                  # the host's own phone is unchanged
+    assert phone.get("/api/session").get_json()["seat"] == "Bob"
+    assert phone.post("/api/seat", {"phone": 1, "seat": "Ann"}).status_code == 403
+    before = host.get("/api/session").get_json()
+    for body, status in (({"phone": 3, "seat": "Ann"}, 400), ({"phone": "2", "seat": "Ann"}, 400),
+                         ({"phone": 2}, 400), ({"phone": 1, "seat": "Bob"}, 409), ({"phone": 2, "seat": "Zed"}, 400)):
+        assert host.post("/api/seat", body).status_code == status, body
+        assert host.get("/api/session").get_json() == before
+    assert host.post("/api/seat", {"phone": 2, "seat": None}).status_code == 200
+    assert phone.get("/api/session").get_json()["seat"] is None

@@ -71,7 +71,8 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
         # set the cookie only when the session changes: re-sending it on every request let a board poll
         # that left before a join, and answered after it, put back the cookie from before the join
         SESSION_REFRESH_EACH_REQUEST=False,
-        SSE_HEARTBEAT=15.0,                  # seconds of silence before a heartbeat line
+        SSE_HEARTBEAT=1.0,                   # seconds of silence before a heartbeat line (a page that hears
+                                             # nothing for 3 s says "offline", issue 26)
         SSE_MAX_AGE=600.0,                   # seconds before a stream ends and the phone reconnects
         SSE_MAX_STREAMS=None,                # open streams in all; None: set by create_server from its threads
         SSE_MAX_PER_CLIENT=6,                # open streams per address (a phone with a few tabs)

@@ -113,13 +113,17 @@ def session_info() -> dict:
         "faults": list(h.faults),
         "epoch": h.access.epoch,
     }
+    players = _players(h)
+    info["seats"] = h.seats.taken(players)        # a visitor is asked whose phone it joins as: the seats taken
+    info["shared_seats"] = h.seats.shared
     if who != "visitor":
         info["join_code"] = h.access.join_code
         info["phones"] = h.access.phones
-        players = _players(h)
         info["seat"] = h.seats.seat_of(s["device"], players)
-        info["seats"] = h.seats.taken(players)
-        info["shared_seats"] = h.seats.shared
+    if who == "host":                             # the host may hand a seat to a phone, and take it back
+        info["phone_list"] = [{"phone": i + 1, "name": _phone_name(h, d), "seat": h.seats.seat_of(d, players)}
+                              for i, d in enumerate(h.access.devices)]
+        info["phone"] = _phone_name(h)        # how the other phones call this one (told when a fix moves its card)
     return info
 
 
@@ -198,10 +202,21 @@ def join():
 @require_joined
 def seat():
     """Say whose phone this is: ``{"seat": "Ann"}``, or ``{"seat": null}`` for nobody's; the host may
-    allow more than one phone per seat with ``{"shared": true}``."""
+    allow more than one phone per seat with ``{"shared": true}``, and hand a seat to another phone, or take
+    it back, with ``{"phone": n, "seat": ...}`` (n: the phone's number in ``/api/session``'s ``phone_list``)."""
     body = json_body()
     s = ensure_session()
     h = hub()
+    device = s["device"]
+    if "phone" in body:
+        n, devices = body["phone"], list(h.access.devices)
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(devices):
+            abort(400, f"phone is the number of a phone at the table, 1 to {len(devices)}")
+        if role() != "host":
+            abort(403, "only the host hands a seat to another phone")
+        if "seat" not in body:
+            abort(400, "say the seat to hand to that phone (a player's name, or null to take it back)")
+        device = devices[n - 1]
     shared = body.get("shared")
     if "shared" in body:
         if not isinstance(shared, bool):
@@ -209,7 +224,7 @@ def seat():
         if role() != "host":
             abort(403, "only the host decides whether several phones may share a seat")
     if "seat" in body:               # the seat and the sharing are checked, then stored, as one change
-        _take_seat(h, s["device"], body["seat"], shared=shared)
+        _take_seat(h, device, body["seat"], shared=shared)
     elif "shared" in body:
         h.seats.allow_shared(shared)
         h.seats_changed()
@@ -245,6 +260,8 @@ def command():
         mine = h.seats.seat_of(ensure_session()["device"], _players(h))
         if mine is not None:       # a card entered on Ann's phone without picking a player is Ann's
             body["player"] = mine
+            body["by_seat"] = True   # and never a guess (the show's question names only guesses)
+    credits = _credits(h) if body["type"] == "amend" else None
     try:
         ev = h.table.submit(body, client_id=cid)
     except StaleCommand as exc:
@@ -259,16 +276,35 @@ def command():
     except RulesError as exc:
         return _refused(exc)
     h.note_entered(ev.get("seq"), _phone_name(h))
+    if credits is not None and not ev.get("duplicate"):
+        _tell_moved(h, credits, ev)
     return jsonify({"event": ev, "seq": ev["seq"]})
 
 
-def _phone_name(h) -> str:
-    """Return how other phones call this one: "Ann's phone", "the host's phone", "phone 3"."""
-    device = ensure_session()["device"]
+def _credits(h) -> dict:
+    """Return who each card of the matching phase is entered for now: card -> {player, seq}."""
+    return {c["card"]: c for c in (h.table.snapshot().get("hand") or {}).get("credits") or []}
+
+
+def _tell_moved(h, before: dict, ev: dict) -> None:
+    """Tell every page which cards an amend moved to another player, and which phone had entered each
+    (a ``moved`` event on the live stream): that phone says "Your 10D is now Bob's" (issue 26)."""
+    after = _credits(h)
+    moved = [{"card": card, "from": was["player"], "to": now["player"], "phone": h.entered_by.get(was["seq"])}
+             for card, was in before.items() for now in [after.get(card)]
+             if now is not None and now["player"] != was["player"]]
+    if moved:
+        h.broadcaster.publish("moved", {"seq": ev.get("seq"), "by": _phone_name(h), "text": ev.get("text") or "",
+                                        "moved": moved})
+
+
+def _phone_name(h, device: "str | None" = None) -> str:
+    """Return how other phones call this one (or ``device``): "Ann's phone", "the host's phone", "phone 3"."""
+    device = device or ensure_session()["device"]
     seat = h.seats.seat_of(device, _players(h))
     if seat:
         return f"{seat}'s phone"
-    if role() == "host":
+    if device == h.access.host:
         return "the host's phone"
     devices = list(h.access.devices)
     return f"phone {devices.index(device) + 1}" if device in devices else "another phone"

@@ -87,7 +87,7 @@ def make_server(tmp_path):
         from web import create_app
         t = table or Table.memory()
         cfg = {"TESTING": True, "STATE_DIR": str(tmp_path / f"state{len(servers)}"),
-               "TRUSTED_HOSTS": ["127.0.0.1"], "SSE_HEARTBEAT": 2.0}
+               "TRUSTED_HOSTS": ["127.0.0.1"], "SSE_HEARTBEAT": 1.0}
         cfg.update(config or {})
         app = create_app(cfg, table=t, board=board, buttons=buttons, faults=faults, wifi=wifi)
         s = Server(app)
@@ -164,3 +164,68 @@ def claim(page) -> None:
     page.click("#claim")
     page.wait_for_selector("#role:text-is('host')")
     page.wait_for_selector("#view-new:not([hidden])")
+
+
+class StallingProxy:
+    """A loopback TCP proxy in front of the server that can stop forwarding without closing anything: a phone
+    behind it is out of range (its stream and requests hang, as a phone walking out of Wi-Fi range does),
+    which ``set_offline`` does not do (it leaves an open stream working). ``url`` is the phone's address."""
+
+    def __init__(self, port: int) -> None:
+        self.upstream = port
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.flowing = threading.Event()
+        self.flowing.set()
+        self.closed = False
+        self.conns: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def stall(self) -> None:
+        """Stop forwarding, both ways, every connection open or to come; nothing is closed."""
+        self.flowing.clear()
+
+    def resume(self) -> None:
+        self.flowing.set()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                down, _ = self.sock.accept()
+            except OSError:
+                return
+            up = socket.create_connection(("127.0.0.1", self.upstream))
+            self.conns += [down, up]
+            threading.Thread(target=self._pump, args=(down, up), daemon=True).start()
+            threading.Thread(target=self._pump, args=(up, down), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while True:
+                self.flowing.wait()
+                data = src.recv(65536)
+                if not data:
+                    break
+                self.flowing.wait()          # held, not dropped, while the phone is out of range
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.closed = True
+        self.flowing.set()
+        self.sock.close()
+        for s in self.conns:
+            try:
+                s.close()
+            except OSError:
+                pass

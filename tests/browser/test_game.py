@@ -31,12 +31,17 @@ from playwright.sync_api import expect
 from conftest import claim, shot, until
 
 
-def pick(page, card: str, where: str = "#picker", *, who: str | None = None) -> None:
-    """Tap ``card`` in the picker; near 31 the page asks whose card it is: ``who``, or the player to play."""
+def pick(page, card: str, where: str = "#picker", *, who: str | None = None, taps: "list | None" = None) -> None:
+    """Tap ``card`` in the picker; near 31 the page asks whose card it is: ``who``, or the player to play
+    (the last answer; none is pre-selected). ``taps``: a list each tap is added to."""
     page.click(f"{where} [data-rank='{card[:-1]}']")
     page.click(f"{where} [data-card='{card}']")
+    n = 2
     if where == "#picker" and page.locator("#whose").count():
-        page.click(f"#whose [data-whose='{who}']" if who else "#whose [data-whose].primary")
+        page.locator(f"#whose [data-whose='{who}']" if who else "#whose [data-whose]").last.click()
+        n = 3
+    if taps is not None:
+        taps.extend([card] * n)
 
 
 def scores(server) -> list[int]:
@@ -95,45 +100,53 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     bob = phones(server.url, f"/join/{code}")
     bob.wait_for_selector("#role:text-is('player')")
 
-    # hand 1: Bob deals
+    # hand 1: Bob deals; a hand without doubts takes 31 taps, turn-up to pocket (issue 26: no more than before)
+    taps: list[str] = []
+
+    def tap(sel: str) -> None:
+        ann.click(sel)
+        taps.append(sel)
     assert "Ann cuts, Bob deals" in ann.inner_text("#step")
-    pick(ann, "KD")
+    pick(ann, "KD", taps=taps)
     ann.wait_for_selector("#count")
     for card, count in (("AS", 1), ("3H", 4), ("7C", 11), ("9D", 20), ("QS", 30)):
-        pick(ann, card)
+        pick(ann, card, taps=taps)
         expect(ann.locator("#count")).to_have_text(str(count))
     expect(bob.locator("#entry")).to_contain_text("30")
     # at 30 only an ace fits: every other rank is greyed, and the go of the player to play comes first
     assert ann.locator("#picker [data-rank='A']").is_enabled()
     assert [r for r in ("2", "8", "10", "K") if ann.locator(f"#picker [data-rank='{r}']").is_enabled()] == []
-    ann.click("#picker [data-rank='A']")
+    ann.click("#picker [data-rank='A']")                               # a look, not a tap of the hand
     assert ann.locator("#picker [data-card='AS']").is_disabled()      # played already: greyed out
     assert ann.inner_text("#go") == "Bob says go"
     assert ann.locator("#picker .seg button").first.get_attribute("id") == "go"
-    ann.click("#go")
+    assert "primary" not in ann.get_attribute("#go", "class")         # a go or a card: nothing pre-selected
+    tap("#go")
     expect(ann.locator("#go")).to_have_text("Ann says go")
-    ann.click("#go")
+    tap("#go")
     expect(ann.locator("#count")).to_have_text("0")
     follow(bob, server)
     assert scores(server) == [0, 1]
     assert "go" in ann.inner_text("#announce") and "+1 to Bob" in ann.inner_text("#announce")
     for card in ("8H", "6S", "2H"):
-        pick(ann, card)
+        pick(ann, card, taps=taps)
     ann.wait_for_selector("#count-known")
     assert scores(server) == [1, 1]
     assert "one for last" in ann.inner_text("#announce")
     assert ann.inner_text("#count-known") == "Yes: count Ann's hand"
-    ann.click("#count-known")
+    assert "primary" in ann.get_attribute("#count-known", "class")   # no card in doubt: Yes is the likely answer
+    tap("#count-known")
     expect(ann.locator("#count-known")).to_have_text("Yes: count Bob's hand")
     assert scores(server) == [6, 1]
     assert "zero-hand bonus scores five" in ann.inner_text("#shows")
-    ann.click("#count-known")
+    tap("#count-known")
     ann.wait_for_selector("#tray")
     assert scores(server) == [6, 3]
     for card in ("4C", "4D", "5C", "JS"):
-        pick(ann, card)
-    ann.click("#tray-go")
+        pick(ann, card, taps=taps)
+    tap("#tray-go")
     expect(ann.locator("#step")).to_contain_text("Bob cuts, Ann deals")
+    assert len(taps) == 31
     assert scores(server) == [6, 9]
     follow(bob, server)
     last_hand = bob.inner_text("#shows")
@@ -277,12 +290,19 @@ def claim_mode_game(server, phones):
     return ann
 
 
-def test_claim_mode_and_muggins(server, phones):
+@pytest.mark.parametrize("viewport", [{"width": 360, "height": 740}, {"width": 390, "height": 844}],
+                         ids=["360x740", "390x844"])
+def test_claim_mode_and_muggins(server, phones, viewport):
     """Hand 1 of the game above in claim mode. The matching phase: Ann's go point is Bob's, and he claims
     it; Bob's last card is Ann's point, and she claims it (the other cards made nothing, and nobody claims
     them). The shows: Ann claims her 5, Bob claims 0 for a hand worth 2; Ann calls muggins and, by Land's
-    End's rule, Bob scores double the two he missed: 4 (L8)."""
+    End's rule, Bob scores double the two he missed: 4 (L8). Issue 26 path 4: until the call, neither phone
+    nor History tells the right claim from the short one; the breakdown of Bob's hand appears with the call."""
     ann = claim_mode_game(server, phones)
+    ann.set_viewport_size(viewport)
+    bob = phones(server.url, f"/join/{server.app.extensions['landsend'].access.join_code}")
+    bob.set_viewport_size(viewport)
+    bob.wait_for_selector("#role:text-is('player')")
     for card in ("KD", "AS", "3H", "7C", "9D", "QS"):
         pick(ann, card)
     expect(ann.locator("#count")).to_have_text("30")
@@ -299,7 +319,8 @@ def test_claim_mode_and_muggins(server, phones):
     expect(ann.locator("#entry .claim label")).to_have_text(re.compile(r"Ann claims\s*for 2\u2665"))
     ann.fill("#play-claimed", "1")
     ann.click("#play-claim")
-    expect(ann.locator("#announce")).to_contain_text("one for last")
+    for page in (ann, bob):                                  # a right claim is said as a claim, like any other
+        expect(page.locator("#announce")).to_contain_text("Ann claims one")
     assert scores(server) == [1, 1]
     ann.fill("#claimed", "5")
     ann.click("#count-known")
@@ -307,17 +328,31 @@ def test_claim_mode_and_muggins(server, phones):
     ann.fill("#claimed", "0")
     ann.click("#count-known")
     # a call is offered on both shows' claims, Ann's right 5 and Bob's short 0, worded alike (L8: the page
-    # never tells which claim was short before someone calls)
-    expect(ann.locator("#muggins button")).to_have_text(["Call muggins on Ann", "Call muggins on Bob"])
+    # never tells which claim was short before someone calls) ...
+    for page in (ann, bob):
+        expect(page.locator("#muggins button")).to_have_text(["Call muggins on Ann", "Call muggins on Bob"])
+        expect(page.locator("#announce")).to_contain_text("Bob claims nothing")
+        # ... nor do the shows (no breakdown either way) ...
+        expect(page.locator("[data-show=\"Ann's hand\"] .said")).to_have_text("")
+        expect(page.locator("[data-show=\"Bob's hand\"] .said")).to_have_text("")
+    bob.click("[data-tab=history]")                          # ... nor History
+    expect(bob.locator("#h-list")).to_contain_text("Ann claims five")
+    expect(bob.locator("#h-list")).to_contain_text("Bob claims nothing")
+    assert "fifteen" not in bob.inner_text("#h-list") and "zero-hand" not in bob.inner_text("#h-list")
+    bob.click("[data-tab=table]")
     assert scores(server) == [6, 1]
     ann.click("#muggins [data-side='p1']")                   # on Ann's claim, which was right: refused
     expect(ann.locator("#toast")).to_contain_text("the claim was right")
     assert scores(server) == [6, 1]
     ann.click("#muggins [data-side='p2']")
-    expect(ann.locator("#announce")).to_contain_text("muggins: Bob missed two and scores four more")
+    for page in (ann, bob):
+        expect(page.locator("#announce")).to_contain_text("muggins: Bob missed two and scores four more")
+        # the call is made: Bob's hand shows what it made; Ann's claim is still open to a call
+        expect(page.locator("[data-show=\"Bob's hand\"] .said")).to_have_text("fifteen two")
+        expect(page.locator("[data-show=\"Ann's hand\"] .said")).to_have_text("")
     assert scores(server) == [6, 5]
     expect(ann.locator("#muggins button")).to_have_text(["Call muggins on Ann"])     # Bob's is called
-    assert ann.errors == []
+    assert ann.errors == [] and bob.errors == []
 
 
 def test_muggins_in_the_matching_phase(server, phones):

@@ -100,6 +100,12 @@ def test_read_only_visitor_cannot_change_anything(server, phones):
     assert "join code" in status[1]
     # a wrong code is refused with a message on the page
     visitor.fill("#join-code", f"{(int(code) + 1) % 1_000_000:06d}")
+    visitor.click("#join-form button")                   # whose phone? nothing is chosen for you: not sent
+    assert visitor.locator("#toast").is_hidden()
+    # the seats not yet taken, and the whole table's (issue 26)
+    assert visitor.locator("#join-seat option").all_inner_texts() == [
+        "Whose phone is this?", "Ann's phone", "Bob's phone", "This phone enters for the whole table"]
+    visitor.select_option("#join-seat", "*")
     visitor.click("#join-form button")
     visitor.wait_for_selector("#toast:not([hidden])")
     assert visitor.inner_text("#toast") == "wrong join code"

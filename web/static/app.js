@@ -3,7 +3,7 @@
    wires the header. The state and the command queue are state.js; each view is its own module. */
 import { $, show } from "./dom.js";
 import { S, boot, pref, ui, joined, command, changeSession, refreshSession } from "./state.js";
-import { toast } from "./header.js";
+import { toast, intercept } from "./header.js";
 import { connect, init as initLive } from "./live.js";
 import { announce } from "./announce.js";
 import { renderSides, renderResult, peg } from "./sides.js";
@@ -92,6 +92,7 @@ function go(view) {
 ui.render = render;
 ui.taken = taken;
 ui.toast = toast;
+ui.intercept = intercept;
 ui.go = go;
 
 // ---- wiring ----

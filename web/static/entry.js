@@ -1,6 +1,6 @@
 /* Card entry: what comes next and for whom, the play row, the tray of a show, claims, "whose card?",
    and the shows of this hand. The cards themselves are picked in picker.js, the grid in grid.js. */
-import { h, clear, $, show, pretty, cardName, cardLabel, split, cardEl, cardsEl } from "./dom.js";
+import { h, clear, $, show, pretty, cardName, cardLabel, cardWords, split, cardEl, cardsEl } from "./dom.js";
 import { S, joined, preset, command, render, hand, sideName, seenCards } from "./state.js";
 import { picker, padForPicker } from "./picker.js";
 import { renderGrid } from "./grid.js";
@@ -38,7 +38,8 @@ export function renderEntry() {
     var mightGo = !S.player && !seat && hd.can_go === true;
     // the chips in the score panels' order, on one row; with three or four players the go gets its own row
     var row = h("div", { cls: "row seg" + ((t.players || []).length > 2 ? " many" : ""), role: "group", "aria-label": "who plays" });
-    var goBtn = h("button", { type: "button", id: "go", cls: "go" + (mightGo ? " primary" : ""),
+    // a go or a card: when the rules leave it open, neither is pre-selected (no reflex decides a doubt)
+    var goBtn = h("button", { type: "button", id: "go", cls: "go",
       disabled: !S.player && hd.can_go === false ? true : null,
       onclick: function () {
         command(S.player ? { type: "go", player: S.player } : { type: "go" }).then(function () { S.player = null; }, function () {});
@@ -61,7 +62,7 @@ export function renderEntry() {
     // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
     if (S.whose && mightGo) { whoseEl(S.whose, turn, play, row); return; }
     picker(function (card) {
-      if (mightGo && whoseAnswers(turn).length > 1) { S.whose = card; render(); return; }
+      if (mightGo && (hd.may_play || []).length > 1) { S.whose = card; render(); return; }
       play(card, S.player);
     }, null, null, hd.playable_ranks || [], row);   // what fits under 31: the snapshot says
   } else if (exp === "show" || exp === "pocket") {
@@ -87,13 +88,23 @@ export function renderEntry() {
       box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
     }
     if (confirm) {
-      box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, "Are these " + name + "'s cards?"));
-      box.appendChild(cardsEl(played));
+      // a card the table had to guess (entered for the player to play, who might have said go) is named in the
+      // question and marked among the cards, and neither answer is pre-selected
+      var guessed = (hd.credits || []).filter(function (c) { return c.guess; });
+      var doubt = guessed.map(function (c) { return c.card + " went to " + c.player + " at " + c.at; }).join(", ");
+      box.appendChild(h("p", { id: "show-q", cls: "whose-q" },
+        cardWords((doubt ? doubt + ": are these " : "Are these ") + name + "'s cards?")));
+      var doubted = guessed.map(function (c) { return c.card; });
+      box.appendChild(h("div", { cls: "cards", id: "show-cards" }, played.map(function (c) {
+        var el = cardEl(c, doubted.indexOf(c) >= 0 ? "doubt" : null);
+        if (doubted.indexOf(c) >= 0) el.setAttribute("aria-label", cardName(c) + ", in doubt");
+        return el;
+      })));
       box.appendChild(h("div", { cls: "row" },
         h("button", { type: "button", id: "show-no",
           onclick: function () { S.showEnter = name + ":" + t.seq; S.tray = []; S.trayFor = exp + name; render(); } },
           "No: enter " + name + "'s cards"),
-        h("button", { type: "button", cls: "big primary", id: "count-known",
+        h("button", { type: "button", cls: "big" + (doubt ? "" : " primary"), id: "count-known",
           onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } },
           "Yes: count " + name + "'s hand")));
       picker(null);
@@ -171,27 +182,20 @@ function playClaimRow(box) {
   box.appendChild(claimEl("play-claimed", next.who + " claims", "for " + (co.after === "go" ? "the go" : pretty(co.after)),
     "play-claim", function (n) { return { type: "claim", side: next.side, points: n }; }));
 }
-// "whose card is it?": the player to play first, then each later player still in the count (those between
-// said go); one tap enters the card for that player
-// the players who may have played the card: the player to play, then each later one still in the count
-function whoseAnswers(turn) {
-  var t = S.table, hd = hand(), players = (t.players || []).slice();
-  if ((t.options || {}).direction === "ccw") players.reverse();
-  var i0 = players.indexOf(turn), order = players.slice(i0).concat(players.slice(0, i0));
-  return order.filter(function (p) { return (hd.cards_left || {})[p] !== 0 && (hd.gone || []).indexOf(p) < 0; });
-}
+// "whose card is it?": the players who may have played it, as the snapshot says (the player to play, then each
+// later one still in the count: those between said go); one tap enters the card for that player. The rules
+// leave it open, so no answer is pre-selected: each says what it means in the count
 function whoseEl(card, turn, play, head) {
-  var box = $("picker"), between = [];
+  var box = $("picker"), between = [], at = S.table.count || 0;
   clear(box);
   show(box, true);
   if (head) box.appendChild(head);
   box.appendChild(h("p", { cls: "whose-q", id: "whose-q" }, "Whose card is ", cardEl(card), "?"));
-  // Cancel first, the likely answer (the player to play) last and primary: bottom right, under the thumb
   var row = h("div", { cls: "whose", id: "whose" }), btns = [];
-  whoseAnswers(turn).forEach(function (p, i) {
-    var note = between.length ? ": " + between.join(" and ") + " said go" : "";
-    btns.unshift(h("button", { type: "button", "data-whose": p, cls: i ? null : "big primary",
-      onclick: function () { play(card, p); } }, p + "'s" + note));
+  (hand().may_play || []).forEach(function (p) {
+    var note = between.length ? between.join(" and ") + " said go at " + at : p + " played on " + at;
+    btns.unshift(h("button", { type: "button", "data-whose": p, cls: "big",
+      onclick: function () { play(card, p); } }, cardWords(p + "'s " + card + ": " + note)));
     between.push(p);
   });
   row.appendChild(h("button", { type: "button", id: "whose-cancel", onclick: function () { S.whose = null; render(); } }, "Cancel"));

@@ -1,8 +1,9 @@
 /* The live stream: SSE with heartbeat watchdog, reconnect and catch-up; polling while no stream is to be had. */
 import { $ } from "./dom.js";
-import { S, call, take, retryPending, refreshSession } from "./state.js";
+import { S, call, take, retryPending, refreshSession, stalled } from "./state.js";
 import { drawBoard, readBoard } from "./board.js";
 import { keepAwake } from "./more.js";
+import { moved } from "./header.js";
 
 // ---- live updates: SSE with heartbeat watchdog, reconnect and catch-up ----
 export function connect() {
@@ -19,6 +20,8 @@ export function connect() {
   es.addEventListener("access", function () { S.lastMsg = Date.now(); refreshSession(); });
   // a fault came or went (the table's store refused a write: a full disk...): the banner shows it
   es.addEventListener("faults", function () { S.lastMsg = Date.now(); refreshSession(); });
+  // an amend moved cards to other players: the phone that had entered one is told (header.js)
+  es.addEventListener("moved", function (ev) { S.lastMsg = Date.now(); moved(JSON.parse(ev.data)); });
   es.addEventListener("ping", function () { S.lastMsg = Date.now(); setConn(true); });
   es.onerror = function () { setConn(false); };
 }
@@ -38,7 +41,18 @@ function showConn(ok, text) {
   c.textContent = ok ? "live" : (text || "offline");
   c.className = "pill " + (ok ? "ok" : "warn");
 }
+// a heartbeat comes every second: after 3 s of silence the phone is out of reach, closed connection or not: it
+// says "offline", offers Send again / Drop for what it holds, and asks for a stream again every 5 s
+var SILENT_MS = 3000;
 export function init() {
+  setInterval(function () {
+    if (!S.es || S.es.readyState === 2 || Date.now() - S.lastMsg <= SILENT_MS) return;
+    clearTimeout(connTimer);
+    connTimer = null;
+    showConn(false);
+    stalled();
+    if (Date.now() - (S.esAsked || 0) > 5000) { S.esAsked = Date.now(); connect(); S.lastMsg = Date.now() - SILENT_MS - 1; }
+  }, 1000);
   setInterval(function () {
     if (S.es && S.es.readyState === 2) {
       // the stream was refused (503: every live stream of the table is taken) or failed: read the table
@@ -49,9 +63,6 @@ export function init() {
       S.esTries = (S.esTries || 0) + 1;
       S.esNext = Date.now() + Math.min(30000, 5000 * S.esTries) * (0.8 + 0.4 * Math.random());
       connect();
-    } else if (Date.now() - S.lastMsg > 40000) {
-      // heartbeats arrive every 15 s; a silent minute means a dead connection the browser has not noticed
-      setConn(false); connect();
     }
   }, 5000);
   document.addEventListener("visibilitychange", function () {

@@ -15,7 +15,8 @@ export var pref = { four: stored("le.four") === "1", speak: stored("le.speak") =
 
 // how the views are drawn, registered by app.js (this module imports no view)
 export var ui = {
-  render: function () {}, taken: function (old) {}, toast: function (msg, kind, data) {}, go: function (view) {}
+  render: function () {}, taken: function (old) {}, toast: function (msg, kind, data, cmd) {}, go: function (view) {},
+  intercept: function (cmd) { return false; }     // true: the entry is held (header.js asks about it)
 };
 // draw the page again from S (after a change of S made here or by a view)
 export function render() { ui.render(); }
@@ -45,8 +46,10 @@ function newId() {
   (window.crypto || window.msCrypto).getRandomValues(a);
   return Array.prototype.map.call(a, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
 }
-export function call(method, path, body, tries) {
+// signal: ends the request (a command sent again or dropped): it rejects with .aborted
+export function call(method, path, body, tries, signal) {
   var opts = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+  if (signal) opts.signal = signal;
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.headers["X-CSRF-Token"] = S.session.csrf;
@@ -59,10 +62,11 @@ export function call(method, path, body, tries) {
       return data;
     });
   }, function (netErr) {
+    if (signal && signal.aborted) { var a = new Error("not sent"); a.aborted = true; throw a; }
     // the network dropped: retry the same request (same client id, so it never scores twice)
     if (tries < 4) {
       return new Promise(function (res) { setTimeout(res, 400 * Math.pow(2, tries)); })
-        .then(function () { return call(method, path, body, tries + 1); });
+        .then(function () { return call(method, path, body, tries + 1, signal); });
     }
     var e = new Error("no connection to the table");
     e.network = true;
@@ -96,6 +100,7 @@ function describe(cmd) {
   }
 }
 export function command(cmd) {
+  if (ui.intercept(cmd)) { var held = new Error("held"); held.held = true; return Promise.reject(held); }
   cmd.client_id = cmd.client_id || newId();
   var entry = { cmd: cmd, label: describe(cmd), chained: S.queue.length > 0, state: "waiting" };
   if (!entry.chained) cmd.if_seq = S.table.seq;
@@ -109,8 +114,11 @@ function sendHead() {
   if (!e || e.state === "sending" || e.state === "answered") return;
   e.state = "sending";
   e.match = S.table.match_id;        // the match it was made in (if_seq is a seq of this match)
+  if (e.ctrl) e.ctrl.abort();        // sent again: the earlier request is ended (same client id: never twice)
+  var ctrl = e.ctrl = window.AbortController ? new AbortController() : null;
   renderPending();
-  call("POST", "/api/command", e.cmd).then(function (data) {
+  call("POST", "/api/command", e.cmd, 0, ctrl && ctrl.signal).then(function (data) {
+    if (e.ctrl !== ctrl) return;
     // the answer is the event and its seq: the new state comes on the stream, as on every other phone,
     // so an answer that arrives late can never put an older state back on the screen
     e.state = "answered";
@@ -122,6 +130,7 @@ function sendHead() {
     settle();
     if (S.queue[0] === e) lookAgain(e);
   }, function (err) {
+    if (e.ctrl !== ctrl || err.aborted) return;
     if (err.network) { e.state = "failed"; renderPending(); return; }
     // refused: this entry, and those made on top of it, are not entered; the phone shows the table as it is
     var dropped = S.queue.splice(0, S.queue.length);
@@ -131,9 +140,9 @@ function sendHead() {
       var mean = (err.data.meanwhile || []).map(function (m) { return m.text + (m.by ? " (from " + m.by + ")" : ""); });
       ui.toast("Not entered: " + e.label + more + ". " + (mean.length ? "Meanwhile " + mean.join(", ") +
         (mean.length > 1 ? " were" : " was") + " entered." : "The table changed before it arrived (another phone or the " +
-        "board entered something).") + (err.data.amend ? "" : " Look again, and enter it if it still stands."), null, err.data);
+        "board entered something).") + (err.data.amend ? "" : " Look again, and enter it if it still stands."), null, err.data, e.cmd);
     } else {
-      ui.toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""), null, err.data);
+      ui.toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""), null, err.data, e.cmd);
     }
     S.whose = null;
     render();                      // back to a clean picker: the refused card is not half-entered
@@ -167,8 +176,14 @@ function lookAgain(e) {
   }, 3000);
 }
 export function retryPending() { if (S.queue.length && S.queue[0].state === "failed") sendHead(); }
+// 3 s without a heartbeat (live.js): an entry on its way may never arrive: Send again / Drop at once
+export function stalled() {
+  var e = S.queue[0];
+  if (e && e.state === "sending") { e.state = "failed"; renderPending(); }
+}
 function dropPending() {
   var dropped = S.queue.splice(0, S.queue.length);
+  dropped.forEach(function (d) { if (d.ctrl) d.ctrl.abort(); d.ctrl = null; });
   renderPending();
   if (dropped.length) ui.toast("Not entered: " + dropped.map(function (d) { return d.label; }).join(", "), "info");
   dropped.forEach(function (d) { var e = new Error("dropped"); e.dropped = true; d.reject(e); });
