@@ -124,9 +124,12 @@ def test_the_wrong_answer_near_31_is_named_at_the_show_and_fixed_by_one_amend(se
 def test_a_seat_phones_cards_are_its_own_and_its_mistaken_go_gets_its_fix(server, phones, viewport):
     """Issue 26 path 3: on Bob's phone "Bob says go" tapped by mistake at 25 was refused at Bob's next card
     with no fix and "at a count of 0"; the refusal now names the count on the screen and offers the go's
-    removal, and after it the hand scores as entered right."""
+    removal, and after it the hand scores as entered right. The host hands Bob's seat to the second phone."""
     a, b = two_phones(server, phones, viewport)
-    make_bobs(b)
+    a.click("[data-tab=more]")
+    a.select_option("#seat-phones [data-phone='2']", "Bob")
+    expect(b.locator("#seat-now")).to_have_text("This is Bob's phone.")
+    a.click("[data-tab=table]")
     pick(a, "KH")                                        # Ann's card from the host's phone (nobody's)
     expect(b.locator("#count")).to_have_text("10")
     pick(b, "QH")                                        # Bob's phone: Bob's Q♥
