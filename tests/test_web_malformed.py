@@ -201,10 +201,10 @@ def test_a_stale_command_missing_its_fields_gets_its_400_and_changes_nothing(wor
 # --- every query parameter of every GET route (issue 18 item 2) ---------------------------------------------
 
 GET_URLS = {"pages.index": "/", "pages.join_link": "/join/123456", "pages.qr": "/qr.svg",
-            "pages.manifest": "/manifest.webmanifest", "static": "/static/app.js", "api.table": "/api/table",
-            "api.board": "/api/board", "api.events": "/api/events", "api.get_session": "/api/session",
-            "api.history": "/api/history", "api.export": "/api/export", "api.get_presets": "/api/presets",
-            "api.quick": "/api/quick", "settings.get_settings": "/api/settings", "advice.get_advise": "/api/advise",
+            "pages.manifest": "/manifest.webmanifest", "static": "/static/app.js", "live.table": "/api/table",
+            "live.board": "/api/board", "live.events": "/api/events", "access.get_session": "/api/session",
+            "records.history": "/api/history", "records.export": "/api/export", "records.get_presets": "/api/presets",
+            "records.quick": "/api/quick", "settings.get_settings": "/api/settings", "advice.get_advise": "/api/advise",
             "advice.get_review": "/api/review", "advice.get_lead": "/api/lead", "wifi.get_wifi": "/api/wifi",
             "wifi.page_qr": "/qr/page.svg", "wifi.wifi_qr": "/qr/wifi.svg", "wifi.card": "/card.svg",
             "season.get_night": "/api/night", "season.get_night_csv": "/api/night.csv", "season.get_season": "/api/season",

@@ -136,7 +136,8 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     guard.init_app(app)
     query.init_app(app)
     app.register_blueprint(pages.bp)
-    app.register_blueprint(api.bp)
+    for bp in api.BLUEPRINTS:               # live, access, commands, records
+        app.register_blueprint(bp)
     app.register_blueprint(board_settings.bp)
     app.register_blueprint(advice.bp)
     app.register_blueprint(season.bp)

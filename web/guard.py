@@ -22,7 +22,7 @@ from werkzeug.http import parse_cookie
 from .security import new_token, same_origin
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-NO_CSRF = frozenset({"api.sim_press"})       # the physical-button stand-in: open in --sim only
+NO_CSRF = frozenset({"commands.sim_press"})       # the physical-button stand-in: open in --sim only
 
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
        "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; "

@@ -1,0 +1,127 @@
+"""Changes to the table: a command from a phone (``/api/command``), and the simulated board buttons
+(``/api/sim/press``, only with ``--sim``)."""
+
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, abort, jsonify
+
+from companion import RulesError
+from companion.errors import StaleCommand, StoreError
+
+from . import refused
+from .access import phone_name, players
+from ..guard import ensure_session, hub, json_body, require_joined, role
+
+bp = Blueprint("commands", __name__, url_prefix="/api")
+
+CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+SIM_BUTTONS = ("p1", "p2", "p3", "menu")
+SIM_PRESS_SECONDS = (0.05, 10)                # a simulated press may last this long (menu 5 s: release)
+
+
+def _client_id(body: dict) -> "str | None":
+    cid = body.pop("client_id", None)
+    if cid is None:
+        return None
+    if not isinstance(cid, str) or not CLIENT_ID.match(cid):
+        abort(400, "client_id must be 1-64 letters, digits or ._:-")
+    return cid
+
+
+@bp.post("/command")
+@require_joined
+def command():
+    """Submit one table command (``{"type": ..., ...}``, optional ``client_id``); 400 when refused.
+
+    Returns ``{"event": <the stored event>, "seq": <its seq>}``: the new state
+    reaches every phone, the sender included, on the live stream. A repeated
+    ``client_id`` returns the original event and applies nothing.
+    """
+    body = json_body()
+    cid = _client_id(body)
+    if not isinstance(body.get("type"), str):
+        abort(400, "a command needs a \"type\" (new_match, peg, undo, turnup, play, go, show, pocket, place, layout, ...)")
+    h = hub()
+    if body["type"] in ("play", "go") and body.get("player") is None:
+        mine = h.seats.seat_of(ensure_session()["device"], players(h))
+        if mine is not None:       # a card entered on Ann's phone without picking a player is Ann's
+            body["player"] = mine
+            body["by_seat"] = True   # and never a guess (the show's question names only guesses)
+    credits = _credits(h) if body["type"] == "amend" else None
+    try:
+        ev = h.table.submit(body, client_id=cid)
+    except StaleCommand as exc:
+        # made from a state the table has left: the sender sees the state it missed on the stream, and is
+        # told what was entered meanwhile, from which phone, and the amend that fits its entry in (issue 14)
+        for m in exc.data.get("meanwhile", []):
+            if h.entered_by.get(m["seq"]):
+                m["by"] = h.entered_by[m["seq"]]
+        resp = jsonify({**exc.data, "error": str(exc), "stale": True, "seq": h.table.snapshot()["seq"]})
+        resp.status_code = 400
+        return resp
+    except RulesError as exc:
+        return refused(exc)
+    h.note_entered(ev.get("seq"), phone_name(h))
+    if credits is not None and not ev.get("duplicate"):
+        _tell_moved(h, credits, ev)
+    return jsonify({"event": ev, "seq": ev["seq"]})
+
+
+def _credits(h) -> dict:
+    """Return who each card of the matching phase is entered for now: card -> {player, seq}."""
+    return {c["card"]: c for c in (h.table.snapshot().get("hand") or {}).get("credits") or []}
+
+
+def _tell_moved(h, before: dict, ev: dict) -> None:
+    """Tell every page which cards an amend moved to another player, and which phone had entered each
+    (a ``moved`` event on the live stream): that phone says "Your 10D is now Bob's" (issue 26)."""
+    after = _credits(h)
+    moved = [{"card": card, "from": was["player"], "to": now["player"], "phone": h.entered_by.get(was["seq"])}
+             for card, was in before.items() for now in [after.get(card)]
+             if now is not None and now["player"] != was["player"]]
+    if moved:
+        h.broadcaster.publish("moved", {"seq": ev.get("seq"), "by": phone_name(h), "text": ev.get("text") or "",
+                                        "moved": moved})
+
+
+@bp.post("/sim/press")
+def sim_press():
+    """Press a simulated board button (``{"button": "p1"|"p2"|"p3"|"menu", "hold": false}``); 404 unless in --sim.
+
+    An optional ``"seconds"`` (0.05 to 10) gives the press length instead:
+    the menu button held 5 s releases the table, as on the real board. Once
+    the table has a host, only joined phones may press (403 otherwise).
+    """
+    buttons = hub().buttons
+    if buttons is None:
+        abort(404, "no simulated buttons: the daemon is not running with --sim")
+    if hub().access.claimed and role() == "visitor":
+        # the real buttons need a hand at the board; their stand-in on the page needs a joined phone
+        abort(403, "this phone has not joined the table: the simulated buttons, like every change, "
+                   "need the join code once the table has a host")
+    body = json_body()
+    name = body.get("button")
+    hold = body.get("hold", False)
+    seconds = body.get("seconds")
+    if name not in SIM_BUTTONS:
+        abort(400, f"button must be one of {', '.join(SIM_BUTTONS)}")
+    if not isinstance(hold, bool):
+        abort(400, "hold must be true or false")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not SIM_PRESS_SECONDS[0] <= seconds <= SIM_PRESS_SECONDS[1]):
+        abort(400, "seconds must be a number from {} to {}".format(*SIM_PRESS_SECONDS))
+    try:
+        if seconds is None:
+            buttons.press(name, hold=hold)
+        else:
+            buttons.press(name, hold=hold, seconds=float(seconds))
+    except StoreError:                            # not stored (a full disk): 503, shown as a fault
+        raise
+    except (ValueError, RuntimeError) as exc:     # e.g. a board wired without a third button
+        abort(400, str(exc))
+    out = {"pressed": name, "hold": hold, "table": hub().table.snapshot()}
+    if seconds is not None:
+        out["seconds"] = seconds
+    return jsonify(out)
