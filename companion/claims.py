@@ -83,7 +83,7 @@ def claim_words(name: str, claimed: int) -> str:
     return f"{name} claims {number_words(claimed)}" if claimed else f"{name} claims nothing"
 
 
-def veiled(hand: Any, state: MatchView, entry: "dict | None", hand_no: "int | None" = None) -> "dict | None":
+def veiled(hand: EntryHand, state: MatchView, entry: "dict | None", hand_no: "int | None" = None) -> "dict | None":
     """Return a claimed show, pocket or grid line (an entry of the hand ``hand_no``, default ``hand``'s) as
     phones see it: without its breakdown while a claim of its side made in that hand is open to muggins,
     right or short alike (L8); the breakdown appears once the call is made or the claim can no longer be
