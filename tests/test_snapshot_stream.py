@@ -47,14 +47,16 @@ class WithoutGoLeadOption(snapshot_stream.Digest):
     every case gave the old digests, 677d10b), with the hand's ``muggins_calls`` (none here: these games
     are counted, not claimed) under its old name and value, ``muggins_open: null``, and without the
     snapshot hand's and its previous' ``gos`` and the exported record hands' ``gos`` (issue 24: with them taken
-    out every case of the golden file gave the digests recorded before them)."""
+    out every case of the golden file gave the digests recorded before them), and without the hand's
+    ``may_play`` and ``credits`` (issue 26, likewise)."""
 
     def add(self, label, value):
         text = json.dumps(value, sort_keys=True, default=repr)
         text = text.replace('"options": {"go_lead": "other_player"}', '"options": {}')
         value = json.loads(text)
         if label == "snapshot" and isinstance(value.get("hand"), dict):
-            value["hand"].pop("gos", None)
+            for key in ("gos", "may_play", "credits"):
+                value["hand"].pop(key, None)
             if isinstance(value["hand"].get("previous"), dict):
                 value["hand"]["previous"].pop("gos", None)
         if label == "record" and isinstance(value, dict):

@@ -237,9 +237,9 @@ class DealHand(EntryHand):
         hand = replace(self, window=claims.open_window(state, ev["card"], ev["player"]))
         out, hand = hand._gos(state, ev.get("gos", []))
         seat, card = state.seats.index(ev["player"]), parse_command_card(ev["card"])
-        # a card on its player's own phone, or one whose gos were implied (its player was named), is no guess
+        # a card on its player's own phone is no guess; one whose gos were implied was named for its player
         final, scored = pegging.play(state, hand.peg, hand.seen, seat, card, seq=state.seq,
-                                     sure=ev.get("by_seat", False) or bool(ev.get("gos")))
+                                     sure=ev.get("by_seat", False), implied=bool(ev.get("gos")))
         hand = replace(hand, seen=hand.seen.plus({card: f"played by {ev['player']}"}))
         steps, hand = hand.pegged(scored, final)
         return Outcome(hand, tuple(out + steps))
@@ -301,7 +301,7 @@ class DealHand(EntryHand):
             # who each card was entered for, by which event, at which count; ``guess``: the player to play
             # might have said go instead, so the table had to guess (the show's question names it)
             "credits": [{"card": str(c), "player": cr.player, "seq": cr.seq, "at": cr.count - c.value,
-                         "guess": cr.guess} for c, cr in self.peg.credits],
+                         "guess": cr.guess and not cr.implied} for c, cr in self.peg.credits],
             "cards_left": {name: self.left(i) for i, name in enumerate(state.seats)},
             "gone": [state.seats[s] for s in self.gone],
             "can_go": pegging_now and self.go_wrong(state, self.turn) is None,

@@ -58,14 +58,16 @@ class Go(NamedTuple):
 
 
 class Credit(NamedTuple):
-    """Who a played card was entered for: seat, name, event, count after it, and whether that player
-    was only the default (the player to play, who might have said go instead)."""
+    """Who a played card was entered for: seat, name, event, count after it, whether that player
+    was only the default (the player to play, who might have said go instead), and whether the gos
+    before it were implied by naming its player (then the table did not guess who played it)."""
 
     seat: int
     player: str
     seq: int
     count: int
     guess: bool
+    implied: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,10 +202,10 @@ def go(state: MatchView, p: Pegging, seat: int, *, seq: int) -> tuple[Pegging, S
 
 
 def play(state: MatchView, p: Pegging, seen, seat: int, card: Card, *, seq: int,
-         sure: bool = False) -> tuple[Pegging, Scored]:
+         sure: bool = False, implied: bool = False) -> tuple[Pegging, Scored]:
     """Return the phase after ``seat`` plays ``card`` (``seen``: the cards out before it), and the steps
     it scored: the card's points, then last card, or the go of a count nobody can continue. ``sure``: the
-    card was entered on its player's own phone (never a guess)."""
+    card was entered on its player's own phone (never a guess); ``implied``: the gos before it were implied."""
     name = state.seats[seat]
     guess = not sure and p.turn == seat and go_wrong(state, p, seen, seat) is None
     count = p.count + card.value
@@ -211,7 +213,7 @@ def play(state: MatchView, p: Pegging, seen, seat: int, card: Card, *, seq: int,
     plays[seat] = plays[seat] + (card,)
     p = replace(p, plays=tuple(plays), gos_after_play=0, count=count, count_cards=p.count_cards + (card,),
                 count_seats=p.count_seats + (seat,), order=p.order + (Played(name, str(card), count),),
-                credits=p.credits + ((card, Credit(seat, name, seq, count, guess)),))
+                credits=p.credits + ((card, Credit(seat, name, seq, count, guess, implied)),))
     peg = score_peg(p.count_cards, game=state.rules)
     steps: Scored = [(Step(credit_side(state, seat), peg.points, "play", peg.text, STAGE,
                            items=[i.to_dict() for i in peg.items], player=name, card=str(card)), p)]
