@@ -1,15 +1,12 @@
 /* The board mirror: the peg board's LEDs as the board shows them, below the card picker. */
 import { clear, $ } from "./dom.js";
-import { S, render } from "./state.js";
+import { S, call, render } from "./state.js";
 
 // The board's frame arrives on the live stream (a "board" event after every frame it draws): the page
 // never polls it. Only while there is no stream (refused, or down) is it read with the table.
 export function readBoard() {
   if (!S.session.board || S.boardMissing) return;
-  fetch("/api/board", { credentials: "same-origin" }).then(function (r) {
-    if (r.status === 404) { S.boardMissing = true; return null; }
-    return r.ok ? r.json() : null;
-  }).then(function (f) { if (f) drawBoard(f); }, function () { /* the next look will do */ });
+  call("GET", "/api/board").then(drawBoard, function (e) { if (e.status === 404) S.boardMissing = true; /* else the next look */ });
 }
 function ledColour(rgb, gamma) {
   // show an LED as it looks: undo the strip's gamma if the board says it, then lift dim ones to read on a phone

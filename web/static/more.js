@@ -2,7 +2,7 @@
    code and QR), ledger, the simulator's board buttons, this phone's settings,
    and the wake lock. The board's own settings are in settings.js. */
 import { h, clear, $, show, store } from "./dom.js";
-import { S, pref, joined, render, refreshSession } from "./state.js";
+import { S, pref, joined, render, refreshSession, call } from "./state.js";
 import { toast } from "./header.js";
 
 // the host's Wi-Fi panel (wifi.js) is loaded only on the host's phone: no other phone needs it, so it
@@ -65,11 +65,8 @@ export function keepAwake() {
 }
 
 function simPress(body, done) {
-  fetch("/api/sim/press", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body) })
-    .then(function (r) { return r.json(); }).then(function (d) {
-      if (d.error) toast(d.error); else if (done) done();   // the new state comes on the stream
-    }, function () { toast("no connection to the table"); });
+  call("POST", "/api/sim/press", body).then(function () { if (done) done(); },   // the new state comes on the stream
+    function (e) { toast(e.message); });
 }
 export function init() {
   $("season-open").addEventListener("click", function () {

@@ -1,10 +1,11 @@
 /* Discard and lead practice (Count tab), live advice where allowed, the review of the hand shown
    (History), loaded only when one of them is first opened (app.js withPractice): asks /api/advise, /api/lead, /api/review, /api/table; changes nothing at the table. */
 import { h, clear, pretty, cardName, cardLabel, SYM, SUIT_NAME, RANK_NAME, RANKS, SUITS, $ } from "./dom.js";
+import { S, call } from "./state.js";
 
 var boot = JSON.parse(document.getElementById("boot").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
-var P = { discards: 2, hand: null, on: false, cards: [], rank: null, result: null, sel: 0, seat: null, owner: null, table: null, live: false, thrown: {}, reviewGen: 0 };
+var P = { discards: 2, hand: null, on: false, cards: [], rank: null, result: null, sel: 0, seat: null, owner: null, live: false, thrown: {}, reviewGen: 0 };
 
 function cardEl(card) {
   var s = card.slice(-1);
@@ -13,11 +14,7 @@ function cardEl(card) {
 }
 function cards(list) { return h("span", { cls: "pr-cards" }, list.map(cardEl)); }
 function num(x) { return (Math.round(x * 100) / 100).toFixed(2); }
-function get(path) {
-  return fetch(path, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(function (r) {
-    return r.json().then(function (d) { if (!r.ok) { var e = new Error(d.error || "error " + r.status); e.status = r.status; throw e; } return d; });
-  });
-}
+function get(path) { return call("GET", path); }
 
 // ---- the game and the seat ----
 var games = (boot.presets || []).filter(function (p) { return !p.grid; });
@@ -114,15 +111,14 @@ function picker(need) {
 }
 
 // ---- live advice: only for a hand in progress at a table that allows it ----
-function loadTable() {
-  return get("/api/table").then(function (t) { P.table = t; liveNote(); }, function () {});
-}
+// the table as the live stream brought it (state.js): practice keeps no copy of its own
+function loadTable() { liveNote(); }
 function inProgress(t) {
   var hd = t && t.hand;
   return !!(t && t.game && !t.result && hd && hd.kind === "cards" && ["cut", "pegging", "show", "pocket"].indexOf(hd.stage) >= 0);
 }
 function liveNote() {
-  var box = clear($("pr-live")), t = P.table;
+  var box = clear($("pr-live")), t = S.table;
   if (!inProgress(t)) { P.live = false; return; }
   if (!(t.options && t.options.live_advice)) {
     P.live = false;

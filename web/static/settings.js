@@ -1,6 +1,7 @@
 /* Land's End phone page: the board's settings (its voice and palette) and the page's large-text mode.
-   Kept apart from app.js: it only talks to /api/session and /api/settings. */
+   Kept apart from app.js: it only talks to /api/settings, through the page's one HTTP client (state.call). */
 import { $, stored, store } from "./dom.js";
+import { call } from "./state.js";
 
 // ---- large text: a page setting kept on this phone ----
 function applyLarge(on) { document.documentElement.classList.toggle("large", on); }
@@ -8,27 +9,7 @@ applyLarge(stored("le.large") === "1");
 
 var state = null, busy = false;
 
-function request(method, path, body) {
-  var opts = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
-  var ready = Promise.resolve(null);
-  if (body !== undefined) {
-    // the CSRF token of this phone's session (fetched fresh: a join or a release may have changed the role)
-    ready = fetch("/api/session", { credentials: "same-origin" }).then(function (r) { return r.json(); });
-  }
-  return ready.then(function (session) {
-    if (session) {
-      opts.headers["Content-Type"] = "application/json";
-      opts.headers["X-CSRF-Token"] = session.csrf;
-      opts.body = JSON.stringify(body);
-    }
-    return fetch(path, opts);
-  }).then(function (r) {
-    return r.json().then(function (d) {
-      if (!r.ok) throw new Error(d.error || ("HTTP " + r.status));
-      return d;
-    });
-  });
-}
+function request(method, path, body) { return call(method, path, body); }
 
 function say(msg) { $("bs-state").textContent = msg; }
 
