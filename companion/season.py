@@ -574,6 +574,7 @@ class Season:
         self.break_hours = break_hours
         self._closed: list[dict] = []          # the summaries of the matches that are over, oldest first
         self._closed_ids: list[str] = []
+        self._closed_renames: tuple = ()       # the host's renames and merges in them
         self._current: tuple | None = None     # (match id, head, summary) of the match in play
         self._base: tuple | None = None        # (closed count, renames, Nights, Tally, Identity) of the closed
 
@@ -597,6 +598,8 @@ class Season:
                         pass
                 closed.append(s)
             self._closed, self._closed_ids = closed, ids[:-1]
+            self._closed_renames = tuple(e for m in closed for e in m.get("host", [])
+                                         if e.get("type") in ("rename", "merge"))
         head = self.store.head(last[0])
         if self._current is None or self._current[:2] != (last[0], head):
             self._current = (last[0], head, summarize_match(self.store.events(last[0])))
@@ -606,8 +609,9 @@ class Season:
         """Return ``(nights, tally, identity)`` of every match: those of the closed ones are kept, and
         the match in play is added to copies of them."""
         matches = self.summaries()
-        renames = tuple(e for m in matches for e in m.get("host", []) if e.get("type") in ("rename", "merge"))
         closed = matches[:-1]
+        renames = self._closed_renames + tuple(e for m in matches[len(closed):] for e in m.get("host", [])
+                                               if e.get("type") in ("rename", "merge"))
         if self._base is None or self._base[:2] != (len(closed), renames):
             ids, nights, tally = Identity(renames), Nights(self.break_hours), Tally()
             for m in closed:
