@@ -329,3 +329,16 @@ def test_a_view_adds_only_the_match_in_play_to_what_it_keeps(monkeypatch):
                                      {"from": "Cy", "to": "House", "amount": 1}, {"from": "Dee", "to": "House", "amount": 1}]
     assert s.night()["players"][0] == {"name": "Ann", "money": 6, "games": 3, "wins": 2, "losses": 1}
     assert added == ["lands-end"]                         # a night adds nothing up beyond its own games
+
+
+def test_skunks_follow_s3_lines_when_the_target_moves():
+    # cribbage to 61 (S3): the skunk line is 31 (and 1), not 91: Bob at 25 is skunked (x2), at 32 he is not,
+    # though both are under 61 and 91
+    t = Table.memory(clock=Clock(), default_match=None)
+    t.submit({"type": "new_match", "game": "cribbage", "options": {"target": 61}, "players": ["Ann", "Bob"],
+              "stake": 2, "first_dealer": "Bob"})
+    pegs(t, ("p2", 25), ("p1", 29), ("p1", 29), ("p1", 3))
+    t.submit({"type": "new_game"})
+    pegs(t, ("p2", 29), ("p2", 3), ("p1", 29), ("p1", 29), ("p1", 3))
+    by = {p["name"]: p for p in Season(t.store).season()["players"]}
+    assert (by["Ann"]["skunks_won"], by["Bob"]["skunked"], by["Ann"]["money"], by["Bob"]["money"]) == (1, 1, 6, -6)

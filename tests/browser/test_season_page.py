@@ -77,6 +77,18 @@ def test_the_night_the_season_and_the_race(make_server, browser, viewport):
         assert strokes(page, "#season")[:2] == ["#f0b429", "#6cb4ff"]
         page.select_option("#h2h-player", "Ann")
         assert cells(page, "#h2h")[0] == ["Bob", "6", "2", "2", "-2"]
+        # the host renames Dee: the season follows at once, and History's undo takes it back
+        page.select_option("#rn-name", "Dee")
+        page.fill("#rn-to", "Deirdre")
+        page.click("#rn-rename")
+        expect(page.locator("#season .season-table")).to_contain_text("Deirdre")
+        page.fill("#rn-to", "Ann")
+        page.click("#rn-rename")                      # another player's name: refused, nothing changed
+        expect(page.locator("#toast")).to_contain_text("merge")
+        server.table.submit({"type": "undo"})
+        page.click("#season-open")
+        page.click("#season-open")
+        expect(page.locator("#season .season-table")).to_contain_text("Dee")
         fits(page, viewport)
         if AXE.exists():
             found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ["violations"]})).violations

@@ -123,14 +123,14 @@ function drawNight(n) {
   })) : h("p", { cls: "muted", text: "Nobody owes anything." }));
   var row = h("div", { cls: "row" }, h("a", { cls: "button", href: "/api/night.csv", download: true, text: "Night as CSV" }));
   if (S.session.role === "host") {
-    if (n.open && n.players.length) row.appendChild(h("button", { type: "button", id: "night-settle", text: "Mark settled", onclick: function () { hostEvent({ type: "settle" }); } }));
-    row.appendChild(h("button", { type: "button", id: "night-new", text: "New evening", onclick: function () { hostEvent({ type: "new_evening" }); } }));
+    if (n.open && n.players.length) row.appendChild(h("button", { type: "button", id: "night-settle", text: "Mark settled", onclick: function () { hostEvent({ type: "settle" }).catch(function () {}); } }));
+    row.appendChild(h("button", { type: "button", id: "night-new", text: "New evening", onclick: function () { hostEvent({ type: "new_evening" }).catch(function () {}); } }));
   }
   box.appendChild(row);
 }
 function hostEvent(body) {
   return call("POST", "/api/season/event", body).then(function (d) { toast(d.event.text, "info"); drawNight(d.night); },
-    function (e) { toast(e.message); });
+    function (e) { toast(e.message); throw e; });
 }
 
 // ---- the season: per player, money over the nights (a chart and its table), head to head ----
@@ -174,4 +174,21 @@ function drawSeason(d) {
   box.append(h("label", null, "Head to head of ", pick), h2h,
     h("a", { cls: "button", href: "/api/season.csv", download: true, text: "Season as CSV" }));
   drawH2h();
+  if (S.session.role === "host") box.appendChild(renameForm(people));
+}
+
+// the host renames a player, or merges two names of one person: every game follows (undo takes it back)
+function renameForm(people) {
+  var who = h("select", { id: "rn-name", "aria-label": "Player" }, people.map(function (p) {
+    return h("option", { value: p.name, text: p.name });
+  }));
+  var to = h("input", { id: "rn-to", type: "text", maxlength: "24", "aria-label": "New name, or the other name of the same player" });
+  function send(body) {
+    hostEvent(body).then(function () { renderSeason(); }, function () { /* said in the toast */ });
+  }
+  return h("div", { cls: "stack" }, h("h3", { text: "Rename or merge a player" }),
+    h("div", { cls: "row" }, who, to),
+    h("div", { cls: "row" },
+      h("button", { type: "button", id: "rn-rename", text: "Rename", onclick: function () { send({ type: "rename", name: who.value, to: to.value }); } }),
+      h("button", { type: "button", id: "rn-merge", text: "Merge into", onclick: function () { send({ type: "merge", name: who.value, into: to.value }); } })));
 }
