@@ -23,119 +23,124 @@ export function renderEntry() {
   mugginsRow(box, hd);
   playClaimRow(box);
   box.appendChild(stepEl(exp));
-  if (exp === "turnup") {
-    picker(function (card) { command({ type: "turnup", card: card }).catch(function () {}); });
-    if (preset(t.game).grid) renderGrid(box);
-  } else if (exp === "play") {
-    box.appendChild(countEl());
-    var turn = hd.expect_player || t.turn, seat = mySeat();
-    if (!S.player || (hd.cards_left || {})[S.player] === 0) S.player = null;
-    if (seat && (hd.cards_left || {})[seat] === 0) seat = null;
-    // no player picked: sent for the player to play (or the seat's), so an amend re-derives it
-    var who = S.player || seat || turn;
-    // near 31 the player to play may be unable to play: then their go comes first, and a card tapped without
-    // a player picked asks whose it is (one tap), so a forgotten go never credits the card to the wrong player
-    var mightGo = !S.player && !seat && hd.can_go === true;
-    // the chips in the score panels' order, on one row; with three or four players the go gets its own row
-    var row = h("div", { cls: "row seg" + ((t.players || []).length > 2 ? " many" : ""), role: "group", "aria-label": "who plays" });
-    // a go or a card: when the rules leave it open, neither is pre-selected (no reflex decides a doubt)
-    var goBtn = h("button", { type: "button", id: "go", cls: "go",
-      disabled: !S.player && hd.can_go === false ? true : null,
-      onclick: function () {
-        command(S.player ? { type: "go", player: S.player } : { type: "go" }).then(function () { S.player = null; }, function () {});
-      } }, who + " says go");
-    if (mightGo) row.appendChild(goBtn);
-    panelPlayers().forEach(function (p) {
-      var left = (hd.cards_left || {})[p];
-      // the cards left in small print after the name, so four chips fit one row at 360 px with large text
-      row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
-        onclick: function () { S.player = p === turn ? null : p; S.whose = null; render(); } },
-        p, left !== undefined ? h("small", { cls: "left" }, " " + left, h("span", { cls: "sr", text: left === 1 ? " card left" : " cards left" })) : null));
-    });
-    if (!mightGo) row.appendChild(goBtn);
-    var play = function (card, player) {
-      S.whose = null;
-      var cmd = { type: "play", card: card };
-      if (player) cmd.player = player;
-      command(cmd).then(function () { S.player = null; render(); }, function () {});
-    };
-    // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
-    if (S.whose && mightGo) { whoseEl(S.whose, turn, play, row); return; }
-    picker(function (card) {
-      if (mightGo && (hd.may_play || []).length > 1) { S.whose = card; render(); return; }
-      play(card, S.player);
-    }, null, null, hd.playable_ranks || [], row);   // what fits under 31: the snapshot says
-  } else if (exp === "show" || exp === "pocket") {
-    var need = exp === "pocket" ? 4 : (preset(t.game).held || 4);
-    var name = hd.expect_player;
-    var played = exp === "show" ? ((hd.plays || {})[name] || []) : [];
-    var claim = (t.options || {}).claim_mode;
-    var withClaim = function (cmd) {
-      if (claim) cmd.claimed = Number($("claimed").value);
-      return cmd;
-    };
-    var key = name + ":" + t.seq, confirm = exp === "show" && played.length === need && S.showEnter !== key;
-    // the player's own phone confirms its hand; the others wait, or take over (a phone asleep or offline)
-    if (confirm && ((S.session || {}).seats || {})[name] > 0 && mySeat() !== name && S.showHere !== key) {
-      box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, name + "'s phone confirms " + name + "'s cards"));
-      box.appendChild(cardsEl(played));
-      box.appendChild(h("button", { type: "button", id: "show-here",
-        onclick: function () { S.showHere = key; render(); } }, "Confirm here instead"));
-      picker(null);
-      return;
-    }
-    if (claim) {
-      box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
-    }
-    if (confirm) {
-      // a card the table had to guess (entered for the player to play, who might have said go) is named in the
-      // question and marked among the cards, and neither answer is pre-selected
-      var guessed = (hd.credits || []).filter(function (c) { return c.guess; });
-      var doubt = guessed.map(function (c) { return c.card + " went to " + c.player + " at " + c.at; }).join(", ");
-      box.appendChild(h("p", { id: "show-q", cls: "whose-q" },
-        cardWords((doubt ? doubt + ": are these " : "Are these ") + name + "'s cards?")));
-      var doubted = guessed.map(function (c) { return c.card; });
-      box.appendChild(h("div", { cls: "cards", id: "show-cards" }, played.map(function (c) {
-        var el = cardEl(c, doubted.indexOf(c) >= 0 ? "doubt" : null);
-        if (doubted.indexOf(c) >= 0) el.setAttribute("aria-label", cardName(c) + ", in doubt");
-        return el;
-      })));
-      box.appendChild(h("div", { cls: "row" },
-        h("button", { type: "button", id: "show-no",
-          onclick: function () { S.showEnter = name + ":" + t.seq; S.tray = []; S.trayFor = exp + name; render(); } },
-          "No: enter " + name + "'s cards"),
-        h("button", { type: "button", cls: "big" + (doubt ? "" : " primary"), id: "count-known",
-          onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } },
-          "Yes: count " + name + "'s hand")));
-      picker(null);
-      return;
-    }
-    if (S.trayFor !== exp + name) { S.tray = played.slice(); S.trayFor = exp + name; }
-    box.appendChild(trayEl(need));
-    box.appendChild(h("div", { cls: "row" },
-      h("button", { type: "button", onclick: function () { S.tray = played.slice(); render(); } }, "Clear"),
-      h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
-        onclick: function () {
-          command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
-        } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
-    // a hand may hold a card credited to another player: played cards stay pickable
-    var seen = seenCards();
-    if (exp === "show") Object.keys(hd.plays || {}).forEach(function (p) {
-      (hd.plays[p] || []).forEach(function (c) { if (S.tray.indexOf(c) < 0) delete seen[c]; });
-    });
-    picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } }, null, seen);
-  } else if (exp === "place") {
-    renderGrid(box);
-  } else if (exp === "claim") {
-    // claim mode on a tabletop grid: the next line, claimed by its owner (L8)
-    var line = (hd.to_claim || [])[0] || {};
-    box.appendChild(claimEl("line-claimed", (hd.expect_player || "") + " claims", "for " + (line.label || "the next line"),
-      "line-claim", function (n) { return { type: "claim", points: n }; }));
-    renderGrid(box);
+  (ENTRY[exp] || function () { picker(null); })(box, t, hd, exp);
+}
+// one view per entry the rules expect next (the snapshot's expect), as companion/commands.py picks verify/apply
+var ENTRY = { turnup: turnupEntry, play: playEntry, show: showEntry, pocket: showEntry, place: placeEntry, claim: claimEntry };
+function turnupEntry(box, t) {
+  picker(function (card) { command({ type: "turnup", card: card }).catch(function () {}); });
+  if (preset(t.game).grid) renderGrid(box);
+}
+function playEntry(box, t, hd) {
+  box.appendChild(countEl());
+  var turn = hd.expect_player || t.turn, seat = mySeat();
+  if (!S.player || (hd.cards_left || {})[S.player] === 0) S.player = null;
+  if (seat && (hd.cards_left || {})[seat] === 0) seat = null;
+  // no player picked: sent for the player to play (or the seat's), so an amend re-derives it
+  var who = S.player || seat || turn;
+  // near 31 the player to play may be unable to play: then their go comes first, and a card tapped without
+  // a player picked asks whose it is (one tap), so a forgotten go never credits the card to the wrong player
+  var mightGo = !S.player && !seat && hd.can_go === true;
+  // the chips in the score panels' order, on one row; with three or four players the go gets its own row
+  var row = h("div", { cls: "row seg" + ((t.players || []).length > 2 ? " many" : ""), role: "group", "aria-label": "who plays" });
+  // a go or a card: when the rules leave it open, neither is pre-selected (no reflex decides a doubt)
+  var goBtn = h("button", { type: "button", id: "go", cls: "go",
+    disabled: !S.player && hd.can_go === false ? true : null,
+    onclick: function () {
+      command(S.player ? { type: "go", player: S.player } : { type: "go" }).then(function () { S.player = null; }, function () {});
+    } }, who + " says go");
+  if (mightGo) row.appendChild(goBtn);
+  panelPlayers().forEach(function (p) {
+    var left = (hd.cards_left || {})[p];
+    // the cards left in small print after the name, so four chips fit one row at 360 px with large text
+    row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
+      onclick: function () { S.player = p === turn ? null : p; S.whose = null; render(); } },
+      p, left !== undefined ? h("small", { cls: "left" }, " " + left, h("span", { cls: "sr", text: left === 1 ? " card left" : " cards left" })) : null));
+  });
+  if (!mightGo) row.appendChild(goBtn);
+  var play = function (card, player) {
+    S.whose = null;
+    var cmd = { type: "play", card: card };
+    if (player) cmd.player = player;
+    command(cmd).then(function () { S.player = null; render(); }, function () {});
+  };
+  // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
+  if (S.whose && mightGo) { whoseEl(S.whose, turn, play, row); return; }
+  picker(function (card) {
+    if (mightGo && (hd.may_play || []).length > 1) { S.whose = card; render(); return; }
+    play(card, S.player);
+  }, null, null, hd.playable_ranks || [], row);   // what fits under 31: the snapshot says
+}
+function showEntry(box, t, hd, exp) {
+  var need = exp === "pocket" ? 4 : (preset(t.game).held || 4);
+  var name = hd.expect_player;
+  var played = exp === "show" ? ((hd.plays || {})[name] || []) : [];
+  var claim = (t.options || {}).claim_mode;
+  var withClaim = function (cmd) {
+    if (claim) cmd.claimed = Number($("claimed").value);
+    return cmd;
+  };
+  var key = name + ":" + t.seq, confirm = exp === "show" && played.length === need && S.showEnter !== key;
+  // the player's own phone confirms its hand; the others wait, or take over (a phone asleep or offline)
+  if (confirm && ((S.session || {}).seats || {})[name] > 0 && mySeat() !== name && S.showHere !== key) {
+    box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, name + "'s phone confirms " + name + "'s cards"));
+    box.appendChild(cardsEl(played));
+    box.appendChild(h("button", { type: "button", id: "show-here",
+      onclick: function () { S.showHere = key; render(); } }, "Confirm here instead"));
     picker(null);
-  } else {
-    picker(null);
+    return;
   }
+  if (claim) {
+    box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
+  }
+  if (confirm) {
+    // a card the table had to guess (entered for the player to play, who might have said go) is named in the
+    // question and marked among the cards, and neither answer is pre-selected
+    var guessed = (hd.credits || []).filter(function (c) { return c.guess; });
+    var doubt = guessed.map(function (c) { return c.card + " went to " + c.player + " at " + c.at; }).join(", ");
+    box.appendChild(h("p", { id: "show-q", cls: "whose-q" },
+      cardWords((doubt ? doubt + ": are these " : "Are these ") + name + "'s cards?")));
+    var doubted = guessed.map(function (c) { return c.card; });
+    box.appendChild(h("div", { cls: "cards", id: "show-cards" }, played.map(function (c) {
+      var el = cardEl(c, doubted.indexOf(c) >= 0 ? "doubt" : null);
+      if (doubted.indexOf(c) >= 0) el.setAttribute("aria-label", cardName(c) + ", in doubt");
+      return el;
+    })));
+    box.appendChild(h("div", { cls: "row" },
+      h("button", { type: "button", id: "show-no",
+        onclick: function () { S.showEnter = name + ":" + t.seq; S.tray = []; S.trayFor = exp + name; render(); } },
+        "No: enter " + name + "'s cards"),
+      h("button", { type: "button", cls: "big" + (doubt ? "" : " primary"), id: "count-known",
+        onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } },
+        "Yes: count " + name + "'s hand")));
+    picker(null);
+    return;
+  }
+  if (S.trayFor !== exp + name) { S.tray = played.slice(); S.trayFor = exp + name; }
+  box.appendChild(trayEl(need));
+  box.appendChild(h("div", { cls: "row" },
+    h("button", { type: "button", onclick: function () { S.tray = played.slice(); render(); } }, "Clear"),
+    h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
+      onclick: function () {
+        command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
+      } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
+  // a hand may hold a card credited to another player: played cards stay pickable
+  var seen = seenCards();
+  if (exp === "show") Object.keys(hd.plays || {}).forEach(function (p) {
+    (hd.plays[p] || []).forEach(function (c) { if (S.tray.indexOf(c) < 0) delete seen[c]; });
+  });
+  picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } }, null, seen);
+}
+function placeEntry(box) {
+  renderGrid(box);
+}
+// claim mode on a tabletop grid: the next line, claimed by its owner (L8)
+function claimEntry(box, t, hd) {
+  var line = (hd.to_claim || [])[0] || {};
+  box.appendChild(claimEl("line-claimed", (hd.expect_player || "") + " claims", "for " + (line.label || "the next line"),
+    "line-claim", function (n) { return { type: "claim", points: n }; }));
+  renderGrid(box);
+  picker(null);
 }
 // claim mode: a number box that keeps what was typed while the table stays at the same seq (a snapshot
 // arriving from the live stream redraws the page and must not put a half-typed claim back to 0)
