@@ -191,7 +191,9 @@ def test_export_and_import_a_record():
     assert rec["hands"][0] == {"dealer": "Bob", "turnup": "2C",
                                "held": {"Ann": ["10H", "6D", "3H", "KD"], "Bob": ["5S", "4C", "KS", "9C"]},
                                "pocket": ["AS", "7D", "9H", "QS"],
-                               "plays": ["10H", "5S", "6D", "4C", "3H", "KS", "KD", "9C"]}
+                               "plays": ["10H", "5S", "6D", "4C", "3H", "KS", "KD", "9C"],
+                               # at 28, after the fifth card, Bob (KS, 9C) and Ann (KD) cannot play
+                               "gos": [{"player": "Bob", "after": 5}, {"player": "Ann", "after": 5}]}
     assert len(rec["hands"]) == 1                       # the next hand has nothing entered yet
     other = Table.memory()
     result = import_record(other, rec)
