@@ -86,6 +86,16 @@ def test_host_events_through_the_page(tmp_path):
     before = len(table.history())
     r = other.post("/api/season/event", json={"type": "settle"}, headers=headers(other))
     assert r.status_code == 403 and len(table.history()) == before
+    # nor around the checks, through the table's command route: not even the host (a joined phone is refused too)
+    code = host.get("/api/session").get_json().get("join_code")
+    if code:
+        other.post("/api/join", json={"code": code}, headers=headers(other))
+    for c, hd in ((host, hh), (other, headers(other))):
+        for cmd in ({"type": "settle"}, {"type": "new_evening"}, {"type": "rename", "name": "Zed", "to": "Zack"},
+                    {"type": "merge", "name": "Dee", "into": "Ann"}):
+            r = c.post("/api/command", json=cmd, headers=hd)
+            assert r.status_code == 403 and "/api/season/event" in r.get_json()["error"], (cmd, r.get_json())
+    assert len(table.history()) == before
     r = host.post("/api/season/event", json={"type": "rename", "name": "Zed", "to": "Zack"}, headers=hh)
     assert (r.status_code, r.get_json()) == (400, {"error": "nobody has played as 'Zed' at this table"})
     assert len(table.history()) == before

@@ -9,6 +9,7 @@ from flask import Blueprint, abort, jsonify
 
 from companion import RulesError
 from companion.errors import StaleCommand, StoreError
+from companion.host import HOST_COMMANDS
 
 from . import refused
 from .access import phone_name, players
@@ -43,6 +44,10 @@ def command():
     cid = _client_id(body)
     if not isinstance(body.get("type"), str):
         abort(400, "a command needs a \"type\" (new_match, peg, undo, turnup, play, go, show, pocket, place, layout, ...)")
+    if body["type"] in HOST_COMMANDS:
+        # renames, merges and nights say something of every game kept: only the host, and only through the
+        # route that first checks them against the season (web/season.py), may store one
+        abort(403, f"{body['type']} is the host's, through POST /api/season/event (checked against the games kept)")
     h = hub()
     if body["type"] in ("play", "go") and body.get("player") is None:
         mine = h.seats.seat_of(ensure_session()["device"], players(h))
