@@ -152,6 +152,9 @@ def _same_but_seq(a, b):
     if sa != sb:
         return False
     ha, hb = a.get("hand") or {}, b.get("hand") or {}
+    for hand in (ha, hb):       # who each card was entered for names its event: the redo's is new (issue 26)
+        if "credits" in hand:
+            hand["credits"] = [{k: v for k, v in c.items() if k != "seq"} for c in hand["credits"]]
     mo_a, mo_b = ha.get("muggins_calls"), hb.get("muggins_calls")
     return a == b and la == lb and mo_a == mo_b
 
