@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import pytest
 
 from companion.commands import COMMANDS
+from companion.host import HOST_COMMANDS
 from companion.table import Table
 from web import create_app
 from web.guard import MAX_JSON_DEPTH
@@ -184,7 +185,7 @@ def test_the_deepest_allowed_body_is_parsed_and_refused_by_the_rules_not_the_par
     assert state_of(app, buttons) == before
 
 
-@pytest.mark.parametrize("kind", sorted(set(COMMANDS) | {"undo"}))
+@pytest.mark.parametrize("kind", sorted((set(COMMANDS) | {"undo"}) - set(HOST_COMMANDS)))
 def test_a_stale_command_missing_its_fields_gets_its_400_and_changes_nothing(world, kind):
     # {"type": "turnup", "if_seq": 0} once the table had moved on answered 500 (issue 24): the stale note
     # read the command's card before anything had checked it
@@ -195,6 +196,16 @@ def test_a_stale_command_missing_its_fields_gets_its_400_and_changes_nothing(wor
     assert r.status_code == 400 and body["stale"] is True and body["seq"] == 1
     assert body["error"].startswith("the table has moved on since this was entered (event 1, the command was made at 0)")
     assert [m["seq"] for m in body["meanwhile"]] == [1] and "amend" not in body
+    assert state_of(app, buttons) == before
+
+
+@pytest.mark.parametrize("kind", sorted(HOST_COMMANDS))
+def test_a_host_event_is_refused_on_the_command_route_and_changes_nothing(world, kind):
+    # renames, merges and nights go only through the host's checked route, POST /api/season/event (issue 27)
+    app, client, headers, buttons = world
+    before = state_of(app, buttons)
+    r = client.post("/api/command", json={"type": kind, "if_seq": 0}, headers=headers)
+    assert r.status_code == 403 and "/api/season/event" in r.get_json()["error"]
     assert state_of(app, buttons) == before
 
 
