@@ -64,6 +64,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_streams import ROOT, Phone, free_port, pct, rss_kib, serve_command  # noqa: E402
@@ -181,9 +182,7 @@ class Server:
         self.closers: list = []
         self.listen = None                   # listeners -> their new streams
         self.cpu = 0.0                       # CPU seconds used when the timed presses of a row began
-
-    def body(self) -> dict:
-        raise NotImplementedError
+        self.body: "Callable[[], dict] | None" = None   # makes the next press's request body (open_product/open_anchor)
 
     def after(self, state: dict) -> None:
         """Hook after a timed press, with the state it made (the product starts a new game when one is over)."""
