@@ -261,6 +261,15 @@ def step_go(g: PegGame, st: _State, credits: list) -> _State:
     return nxt
 
 
+def _move(g: PegGame, st: _State, r: "int | None") -> tuple:
+    """Return ``(next state, ((player credited, points), ...))`` of player ``st.turn`` playing rank ``r`` (None:
+    go): :func:`step_play` / :func:`step_go`, memoised per game (the walk makes the same move from the same state
+    for many hands of the other player, and the four leads of a ranking meet the same states)."""
+    credits: list = []
+    st2 = step_go(g, st, credits) if r is None else step_play(g, st, r, credits)
+    return st2, [(who, pts) for who, pts, _ in credits]
+
+
 # --- the policy ---------------------------------------------------------------------------
 
 
@@ -268,7 +277,8 @@ def step_go(g: PegGame, st: _State, credits: list) -> _State:
 def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
     """Return, per rank x (index 1..13), the points a card of rank x makes played at ``count`` after the
     count's ranks ``seq`` (or their :func:`tail`); -1 if it does not fit under 31."""
-    return (-1,) + tuple(_peg(count + _VAL[x], seq + (x,))[0] if count + _VAL[x] <= 31 else -1
+    peg = _peg.__wrapped__             # each of these 13 counts is new: keep them out of _peg's cache
+    return (-1,) + tuple(peg(count + _VAL[x], seq + (x,))[0] if count + _VAL[x] <= 31 else -1
                          for x in range(1, 14))
 
 
@@ -292,6 +302,10 @@ _C = [[comb(n, k) for k in range(14)] for n in range(53)]
 
 
 _ALL = tuple(range(1, 14))
+_CCOL = [[comb(m, h) for m in range(53)] for h in range(14)]     # _CCOL[h][m] = C(m, h)
+_POOL: dict = {}                                                 # played -> cards not yet played per rank
+
+
 
 
 def policy_scores(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> dict[int, "int | None"]:
@@ -332,10 +346,16 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
         for r in todo:
             out[r] = wp * now[r] if now[r] >= 0 else None
         return
-    pool = [4 - (played >> 3 * x & 7) for x in range(14)]
-    n1 = sum(pool) - 5                    # 4 - 0 at index 0; less the card just played
-    h = min(h, n1)
-    cn = [row[h] for row in _C[:n1 + 1]]  # C(m, h) for m = 0..n1
+    hit = _POOL.get(played)
+    if hit is None:
+        if len(_POOL) > 100_000:
+            _POOL.clear()
+        pool = tuple(4 - (played >> 3 * x & 7) for x in range(14))
+        hit = _POOL[played] = (pool, sum(pool) - 5)      # 4 - 0 at index 0; less the card just played
+    pool, n1 = hit
+    if h > n1:
+        h = n1
+    cn = _CCOL[h]                         # C(m, h) for m = 0..52
     c_all = cn[n1]
     for r in todo:
         pr = now[r]
@@ -343,18 +363,24 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
             out[r] = None
             continue
         own = wp * pr * c_all
-        if count + _VAL[r] == 31:
+        c = count + _VAL[r]
+        if c == 31:                      # no reply after a 31
             out[r] = own
             continue
+        groups = _reply_groups(c, tail(seq + (r,)), wq)
         exp = 0
-        above = 0             # cards with a better reply than v
-        for v, rs in _reply_groups(count + _VAL[r], tail(seq + (r,)), wq):
-            m = sum([pool[x] for x in rs]) - (r in rs)
+        top = n1              # n1 less the cards with a better reply than v
+        for v, rs in groups:
+            m = 0
+            for x in rs:
+                m += pool[x]
+            if r in rs:
+                m -= 1
             if m:
                 # P(best reply == v) * C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)
                 if v:
-                    exp += v * (cn[n1 - above] - cn[n1 - above - m])
-                above += m
+                    exp += v * (cn[top] - cn[top - m])
+                top -= m
         out[r] = own + sign * exp
 
 
@@ -378,9 +404,20 @@ def preference(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> t
 
 
 def choose(g: PegGame, st: _State, p: int, ranks: Iterable[int]) -> "int | None":
-    """Return the rank player ``p`` plays from ``ranks`` (its cards) by its policy, or None for go."""
-    ranks = set(ranks)
+    """Return the rank player ``p`` plays from ``ranks`` (its cards) by its policy, or None for go.
+
+    A player holding one rank that fits must play it (the policy plays when it can), so only a choice
+    among two or more ranks is scored."""
+    room = 31 - st.count
+    ranks = {r for r in ranks if _VAL[r] <= room}
+    if len(ranks) <= 1:
+        return next(iter(ranks), None)
     return best_rank(policy_scores(g, st, p, ranks), ranks)
+
+
+def _choose(g: PegGame, st: _State, hand: tuple[int, ...]) -> "int | None":
+    """:func:`choose` for player ``st.turn`` holding the sorted ranks ``hand``."""
+    return choose(g, st, st.turn, hand)
 
 
 def best_rank(scores: Mapping[int, "int | None"], ranks: Iterable[int]) -> "int | None":
@@ -426,16 +463,13 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
     acc = [0, 0]
     wsum = None
     while not st.over and st.turn == 0:
-        credits: list = []
-        r = choose(g, st, 0, mine)
-        if r is None:
-            st = step_go(g, st, credits)
-        else:
+        r = _choose(g, st, mine)
+        if r is not None:
             mine = _remove(mine, r)
-            st = step_play(g, st, r, credits)
+        st, credits = _move(g, st, r)
         if credits:
             wsum = sum(group.values()) if wsum is None else wsum
-            for who, pts, _ in credits:
+            for who, pts in credits:
                 acc[who] += pts * wsum
     if st.over:
         return acc
@@ -454,13 +488,20 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         else:
             parts.setdefault(None, {})[hand] = w
     for r, sub in parts.items():
-        credits = []
-        st2 = step_go(g, st, credits) if r is None else step_play(g, st, r, credits)
+        st2, credits = _move(g, st, r)
         ws = sum(sub.values())
-        for who, pts, _ in credits:
+        for who, pts in credits:
             acc[who] += pts * ws
         if stats is not None:
             count_reply(stats, st.count, st.seq, r, ws)
+        if st2.over:                        # that was the last card (or count): nothing more to credit
+            continue
+        if len(sub) <= _SMALL:              # a few hands left (most nodes): play each out
+            for theirs, w in sub.items():
+                a0, a1 = _single(g, st2, mine, theirs)
+                acc[0] += a0 * w
+                acc[1] += a1 * w
+            continue
         sub_acc = _walk(g, st2, mine, sub)
         acc[0] += sub_acc[0]
         acc[1] += sub_acc[1]
@@ -474,16 +515,15 @@ def _single(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ..
     s = st
     while not s.over:
         if s.turn == 0:
-            r = choose(g, s, 0, mine)
+            r = _choose(g, s, mine)
             if r is not None:
                 mine = _remove(mine, r)
         else:
-            r = choose(g, s, 1, theirs)
+            r = _choose(g, s, theirs)
             if r is not None:
                 theirs = _remove(theirs, r)
-        credits: list = []
-        s = step_go(g, s, credits) if r is None else step_play(g, s, r, credits)
-        for who, pts, _ in credits:
+        s, credits = _move(g, s, r)
+        for who, pts in credits:
             a[who] += pts
     return a[0], a[1]
 
