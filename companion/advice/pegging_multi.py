@@ -93,6 +93,9 @@ class MultiGame:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_cache", {})
+        n = len(self.positions)
+        # after player p, the others in the direction of play, p itself last (the turn's search order)
+        object.__setattr__(self, "_after", tuple(tuple((p + k) % n for k in range(1, n + 1)) for p in range(n)))
 
     @property
     def n(self) -> int:
@@ -112,8 +115,7 @@ class MultiGame:
 
     def next_active(self, st: _St, p: int, left: Sequence[int], gone: Sequence[int]) -> "int | None":
         """The next player after ``p`` (``p`` itself last) holding cards and not gone."""
-        for k in range(1, self.n + 1):
-            j = (p + k) % self.n
+        for j in self._after[p]:
             if left[j] and j not in gone:
                 return j
         return None
@@ -185,13 +187,18 @@ def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
         credits.append((g.credit[p], pts, "play"))
     if count == 31:
         return _new_count(g, g.holder_from((p + 1) % g.n, left), left, played)
-    if not any(left):
-        credits.append((g.credit[p], g.rules.last_card, "last"))
-        return _St(-1, (), count, (), p, left, played, True)
-    nxt = _St(p, seq, count, st.gone, p, left, played, False)
-    if all(j in st.gone for j in range(g.n) if left[j]):
-        return _end_count(g, nxt, credits)
-    return nxt._replace(turn=g.next_active(st, p, left, st.gone))
+    gone = st.gone
+    nxt = None
+    for j in g._after[p]:                # the next player holding cards and not gone (p itself last)
+        if left[j] and j not in gone:
+            nxt = j
+            break
+    if nxt is None:
+        if not any(left):
+            credits.append((g.credit[p], g.rules.last_card, "last"))
+            return _St(-1, (), count, (), p, left, played, True)
+        return _end_count(g, _St(p, seq, count, gone, p, left, played, False), credits)
+    return _St(nxt, seq, count, gone, p, left, played, False)
 
 
 def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
@@ -216,7 +223,10 @@ def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
 
 def choose(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> "int | None":
     """The rank player ``p`` plays from its ``ranks`` by the policy (ties: the higher rank), None for go."""
-    ranks = set(ranks)
+    room = 31 - st.count
+    ranks = {r for r in ranks if _VAL[r] <= room}
+    if len(ranks) <= 1:                  # one rank that fits must be played: nothing to score
+        return next(iter(ranks), None)
     return best_rank(scores(g, st, p, ranks), ranks)
 
 
@@ -235,6 +245,28 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
             mine = _remove(mine, r)
         st = step(g, st, r, credits)
         base = _add(base, credits)
+    if stats is None and len(group) == 1 and not st.over:    # one deal (most nodes of a sampled walk): play it out
+        ((hands, w),) = group.items()
+        hands = list(hands)
+        pts = dict(base)
+        while not st.over:
+            p = st.turn
+            if p == g.you:
+                r = choose(g, st, p, mine)
+                if r is not None:
+                    mine = _remove(mine, r)
+            else:
+                r = choose(g, st, p, hands[p])
+                if r is not None:
+                    hands[p] = _remove(hands[p], r)
+            credits = []
+            st = step(g, st, r, credits)
+            for s, v, _ in credits:
+                pts[s] = pts.get(s, 0) + v
+        for s, v in pts.items():
+            acc[s] = acc.get(s, 0) + w * v
+        acc["sq"] = acc.get("sq", 0) + w * g.net(pts) ** 2
+        return
     if st.over:
         w = sum(group.values())
         pts = dict(base)
@@ -243,8 +275,13 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         acc["sq"] = acc.get("sq", 0) + w * g.net(pts) ** 2
         return
     p = st.turn
-    sc = scores(g, st, p, set().union(*(hands[p] for hands in group)))
-    order = sorted((r for r in sc if sc[r] is not None), key=lambda r: (sc[r], r), reverse=True)
+    room = 31 - st.count
+    held = {r for hands in group for r in hands[p] if _VAL[r] <= room}
+    if len(held) <= 1:                   # every hand plays its one rank that fits, or says go
+        order = tuple(held)
+    else:
+        sc = scores(g, st, p, held)
+        order = sorted((r for r in held if sc[r] is not None), key=lambda r: (sc[r], r), reverse=True)
     parts: dict = {}
     for hands, w in group.items():
         mine_p = hands[p]
