@@ -2,9 +2,20 @@
 
 Run from the repository root::
 
-    .venv/bin/python bench/bench_pegging.py            # 10/100/1,000 leads and mid-count positions, 10/100 discards
-    .venv/bin/python bench/bench_pegging.py --quick    # 10/100 positions, 10 discards
+    .venv/bin/python bench/bench_pegging.py            # 200 positions a row (the issue-25 targets), then the rest
+    .venv/bin/python bench/bench_pegging.py --quick    # 30 positions a row, 10/100 brute-force positions, 10 discards
     .venv/bin/python bench/bench_pegging.py --full     # also 1,000 discard rankings (~10 min)
+    .venv/bin/python bench/bench_pegging.py --before /tmp/old --targets-only
+                                                       # the target rows for an older checkout too, side by side
+
+* **The target rows** (issue 25 item 3): the same seeded positions for every row (200 by
+  default, ``--positions N``): a two-hand four-card lead ranking, a two-hand mid-count
+  position, and a four-card lead of every three- and four-hand preset (sampled, 1,000
+  deals). Each row reports the mean, p50 and p99 of CPU and wall time. They run in a worker
+  process per code tree: the checkout itself and, with ``--before DIR``, an older checkout
+  (its ``companion`` imported in its own process), both at the same time on the same
+  positions, so the load is shared alike; every figure of every position (points, nets and
+  standard errors) is checked equal between the two.
 
 * "lead": ``rank_plays`` on a random four-card hand with a turn-up (Land's End and
   cribbage alternately): every lead over all 178,365 hands the other player could hold.
@@ -43,8 +54,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# --code DIR (a worker for an older checkout): its companion, this checkout's position generators
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else ROOT
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(CODE))
 
 from companion import DECK, get_ruleset  # noqa: E402
 from companion.advice.discard import advise  # noqa: E402
@@ -101,11 +114,118 @@ def row(name, n, times, wall=None):
             f"{pct(wall, 0.99):.1f} ms | {sum(ms) / 1000:.1f} s |")
 
 
+MULTI_GAMES = ("lands-end-3", "lands-end-4", "lands-end-casino-3", "lands-end-casino-4")
+TARGET_ROWS = ("lead", "mid") + MULTI_GAMES
+
+
+def target_positions(kind, n):
+    """The seeded positions of a target row (the same in every worker and every run)."""
+    rng = random.Random(f"bench-pegging-{kind}")
+    if kind == "lead":
+        return [("lead", r, h, u) for r, h, u in lead_positions(n, rng)]
+    if kind == "mid":
+        return [("mid", r, pos) for r, pos in mid_positions(n, rng)]
+    rules = get_ruleset(kind)
+    return [("multi", rules, h, u) for _, h, u in lead_positions(n, rng)]
+
+
+def run_position(p):
+    """Rank one target position; return its figures (compared between code trees)."""
+    if p[0] == "lead":
+        _, r, h, u = p
+        a = rank_plays(h, game=r, turnup=u)
+    elif p[0] == "mid":
+        _, r, (m, _, t, d, u) = p
+        a = rank_plays(m, game=r, played=t, dealer=d, turnup=u)
+    else:
+        _, r, h, u = p
+        a = rank_plays_multi(h, game=r, seat=1, turnup=u)
+        return [(x.card.rank, sorted((k, str(v)) for k, v in x.by_side.items()), str(x.net), x.stderr) for x in a.plays]
+    return [(x.card.rank, str(x.points[0]), str(x.points[1]), str(x.net),
+             None if x.reply is None else sorted((k, str(v)) for k, v in x.reply.items())) for x in a.plays]
+
+
+def worker(n_by_row):
+    """Time every target row in this process; one JSON line per row: CPU and wall seconds and figures."""
+    import hashlib
+    import json
+    for kind, n in n_by_row:
+        pos = target_positions(kind, n)
+        cpu, wall, figs = [], [], []
+        for p in pos:
+            w0, t0 = time.perf_counter(), time.process_time()
+            f = run_position(p)
+            cpu.append(time.process_time() - t0)
+            wall.append(time.perf_counter() - w0)
+            figs.append(hashlib.sha1(repr(f).encode()).hexdigest()[:16])
+        print(json.dumps({"row": kind, "cpu": cpu, "wall": wall, "figs": figs}), flush=True)
+
+
+def target_rows(n, before, n_before):
+    """Run the target rows in a worker for this checkout and (``before``) one for an older one, side by side."""
+    import json
+    import subprocess
+    rows_new = [(k, n) for k in TARGET_ROWS]
+    rows_old = [(k, min(n, n_before)) for k in TARGET_ROWS]
+    me = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(rows_new)]
+    procs = {"after": subprocess.Popen(me, stdout=subprocess.PIPE, text=True)}
+    if before:
+        procs["before"] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker",
+                                            json.dumps(rows_old), "--code", str(before)],
+                                           stdout=subprocess.PIPE, text=True)
+    out = {}
+    for name, pr in procs.items():
+        stdout, _ = pr.communicate()
+        if pr.returncode:
+            raise SystemExit(f"the {name} worker failed ({pr.returncode})")
+        out[name] = {d["row"]: d for d in map(json.loads, stdout.splitlines())}
+    names = {"lead": "two-hand lead: a four-card hand's leads", "mid": "two-hand mid-count: the next card"}
+    print("| what | code | positions | CPU mean | CPU p50 | CPU p99 | wall p50 | wall p99 |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for kind in TARGET_ROWS:
+        for name in ("before", "after"):
+            if name not in out:
+                continue
+            d = out[name][kind]
+            ms = [1000 * t for t in d["cpu"]]
+            wall = [1000 * t for t in d["wall"]]
+            label = names.get(kind, f"{kind} lead (sampled, {multi.SAMPLES} deals)")
+            print(f"| {label} | {name} | {len(ms)} | {sum(ms) / len(ms):.1f} ms | {pct(ms, 0.5):.1f} ms | "
+                  f"{pct(ms, 0.99):.1f} ms | {pct(wall, 0.5):.1f} ms | {pct(wall, 0.99):.1f} ms |")
+        if "before" in out:
+            a, b = out["after"][kind]["figs"], out["before"][kind]["figs"]
+            k = min(len(a), len(b))
+            assert a[:k] == b[:k], f"{kind}: the figures differ between the two code trees"
+    if "before" in out:
+        print(f"\nevery figure of every position equal between before and after "
+              f"({', '.join(f'{k}: {min(n, n_before)}' for k in TARGET_ROWS)} positions)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--full", action="store_true")
+    ap.add_argument("--positions", type=int, default=None, help="positions per target row (200; --quick 30)")
+    ap.add_argument("--before", default=None, help="an older checkout: its target rows beside this one's")
+    ap.add_argument("--before-positions", type=int, default=None,
+                    help="positions per target row for --before (default: the same)")
+    ap.add_argument("--targets-only", action="store_true", help="only the target rows")
+    ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.worker:
+        import json
+        worker(json.loads(args.worker))
+        return
+    n_rows = args.positions or (30 if args.quick else 200)
+    print(f"Pegging advice, {platform.python_implementation()} {platform.python_version()}, "
+          f"load average {'/'.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores (uptime)\n")
+    t0 = time.perf_counter()
+    target_rows(n_rows, args.before, args.before_positions or n_rows)
+    print(f"\nthe target rows took {time.perf_counter() - t0:.0f} s of wall time, load average now "
+          f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}\n")
+    if args.targets_only:
+        return
     sizes = (10, 100) if args.quick else (10, 100, 1000)
     deal_sizes = (10,) if args.quick else ((10, 100, 1000) if args.full else (10, 100))
     brute_max = 10 if args.quick else BRUTE_SUBSET
