@@ -138,6 +138,7 @@ class PegGame:
         object.__setattr__(self, "_worth", tuple(self.goal[p] if cr[p] == p else -self.goal[cr[p]] for p in (0, 1)))
         object.__setattr__(self, "_scores", {})     # policy caches, per game (states hash fast; rules do not)
         object.__setattr__(self, "_order", {})
+        object.__setattr__(self, "_end", {})        # the endgame with at most one card each (_endgame)
 
     @property
     def credit_self(self) -> bool:
@@ -233,7 +234,7 @@ def step_play(g: PegGame, st: _State, r: int, credits: list) -> _State:
     seq = tail(st.seq + (r,))
     left = (st.left[0] - 1, st.left[1]) if p == 0 else (st.left[0], st.left[1] - 1)
     played = st.played + (1 << 3 * r)
-    pts = _peg(count, seq)[0]
+    pts = reply_points(st.count, st.seq)[r]        # the points of every rank after this count, cached per count
     if pts:
         credits.append((g.credited(p), pts, "play"))
     if count == 31:
@@ -434,6 +435,7 @@ def best_rank(scores: Mapping[int, "int | None"], ranks: Iterable[int]) -> "int 
 
 
 _REMOVED: dict = {}
+_PLACE: dict = {}           # a preference order -> each rank's place in it
 _SMALL = 3
 
 
@@ -476,17 +478,24 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
     # the other player's turn: split the group by what each hand does
     parts: dict = {}
     order = preference(g, st, 1, set().union(*group) if len(group) < 8 else _ALL)
+    at = _PLACE.get(order)
+    if at is None:                          # each rank's place in the order; 99: it does not fit
+        at = [99] * 14
+        for i, r in enumerate(order):
+            at[r] = i
+        if len(_PLACE) > 50_000:
+            _PLACE.clear()
+        _PLACE[order] = at
+    place = at.__getitem__
     for hand, w in group.items():
-        for r in order:
-            if r in hand:
-                sub = parts.get(r)
-                if sub is None:
-                    sub = parts[r] = {}
-                h2 = _remove(hand, r)
-                sub[h2] = sub.get(h2, 0) + w
-                break
-        else:
+        r = min(hand, key=place)            # the hand's favourite by the order
+        if at[r] == 99:
             parts.setdefault(None, {})[hand] = w
+            continue
+        sub = parts.get(r)
+        if sub is None:
+            sub = parts[r] = {}
+        sub[_remove(hand, r)] = w           # distinct hands less one r stay distinct
     for r, sub in parts.items():
         st2, credits = _move(g, st, r)
         ws = sum(sub.values())
@@ -514,6 +523,9 @@ def _single(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ..
     a = [0, 0]
     s = st
     while not s.over:
+        if len(mine) <= 1 and len(theirs) <= 1:     # no choice left to either player: the endgame table
+            e = _endgame(g, s, mine, theirs)
+            return a[0] + e[0], a[1] + e[1]
         if s.turn == 0:
             r = _choose(g, s, mine)
             if r is not None:
@@ -526,6 +538,34 @@ def _single(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ..
         for who, pts in credits:
             a[who] += pts
     return a[0], a[1]
+
+
+def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
+    """The points credited to (0, 1) from ``st`` when each player holds at most one card (``mine``, ``theirs``).
+
+    Nobody chooses any more (a card that fits must be played), so the rest depends on the count, its tail,
+    the gos and who played last, and not on the cards played before: one table per game serves every
+    branch of every walk that reaches it (most of a walk's leaves)."""
+    key = (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine, theirs)
+    hit = g._end.get(key)
+    if hit is None:
+        a = [0, 0]
+        s = st
+        while not s.over:
+            hand = mine if s.turn == 0 else theirs
+            r = hand[0] if hand and _VAL[hand[0]] <= 31 - s.count else None
+            if r is not None:
+                if s.turn == 0:
+                    mine = ()
+                else:
+                    theirs = ()
+            s, credits = _move(g, s, r)
+            for who, pts in credits:
+                a[who] += pts
+        if len(g._end) > 200_000:
+            g._end.clear()
+        hit = g._end[key] = (a[0], a[1])
+    return hit
 
 
 def count_reply(stats: dict, count: int, seq: tuple[int, ...], r: "int | None", w: int) -> None:

@@ -43,7 +43,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from ..cards import DECK, Card, parse_cards
 from ..errors import IllegalAction, UnknownGame
 from ..rulesets import Ruleset
-from .pegging import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, _rules, fill_scores, hand_groups, position_cards,
+from .pegging import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, reply_points, _rules, fill_scores, hand_groups, position_cards,
                       tail)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
@@ -182,7 +182,7 @@ def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
     seq = tail(st.seq + (r,))
     left = st.left[:p] + (st.left[p] - 1,) + st.left[p + 1:]
     played = st.played + (1 << 3 * r)
-    pts = _peg(count, seq)[0]
+    pts = reply_points(st.count, st.seq)[r]      # the points of every rank after this count, cached per count
     if pts:
         credits.append((g.credit[p], pts, "play"))
     if count == 31:
