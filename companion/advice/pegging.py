@@ -436,7 +436,7 @@ def best_rank(scores: Mapping[int, "int | None"], ranks: Iterable[int]) -> "int 
 
 _REMOVED: dict = {}
 _PLACE: dict = {}           # a preference order -> each rank's place in it
-_SMALL = 3
+_SMALL = 8
 
 
 def _remove(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
