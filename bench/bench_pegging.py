@@ -161,12 +161,14 @@ def worker(n_by_row):
         print(json.dumps({"row": kind, "cpu": cpu, "wall": wall, "figs": figs}), flush=True)
 
 
-def target_rows(n, before, n_before):
+def target_rows(n, before, n_before, n_multi=None, n_before_multi=None):
     """Run the target rows in a worker for this checkout and (``before``) one for an older one, side by side."""
     import json
     import subprocess
-    rows_new = [(k, n) for k in TARGET_ROWS]
-    rows_old = [(k, min(n, n_before)) for k in TARGET_ROWS]
+    n_multi = n if n_multi is None else n_multi
+    n_before_multi = n_before if n_before_multi is None else n_before_multi
+    rows_new = [(k, n if k in ("lead", "mid") else n_multi) for k in TARGET_ROWS]
+    rows_old = [(k, min(n, n_before) if k in ("lead", "mid") else min(n_multi, n_before_multi)) for k in TARGET_ROWS]
     me = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(rows_new)]
     procs = {"after": subprocess.Popen(me, stdout=subprocess.PIPE, text=True)}
     if before:
@@ -198,7 +200,7 @@ def target_rows(n, before, n_before):
             assert a[:k] == b[:k], f"{kind}: the figures differ between the two code trees"
     if "before" in out:
         print(f"\nevery figure of every position equal between before and after "
-              f"({', '.join(f'{k}: {min(n, n_before)}' for k in TARGET_ROWS)} positions)")
+              f"({', '.join(f'{k}: {m}' for k, m in rows_old)} positions)")
 
 
 def main() -> None:
@@ -209,6 +211,10 @@ def main() -> None:
     ap.add_argument("--before", default=None, help="an older checkout: its target rows beside this one's")
     ap.add_argument("--before-positions", type=int, default=None,
                     help="positions per target row for --before (default: the same)")
+    ap.add_argument("--multi-positions", type=int, default=None,
+                    help="positions per three-/four-hand target row (default: --positions)")
+    ap.add_argument("--before-multi-positions", type=int, default=None,
+                    help="positions per three-/four-hand target row for --before (default: --before-positions)")
     ap.add_argument("--targets-only", action="store_true", help="only the target rows")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
@@ -221,7 +227,8 @@ def main() -> None:
     print(f"Pegging advice, {platform.python_implementation()} {platform.python_version()}, "
           f"load average {'/'.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores (uptime)\n")
     t0 = time.perf_counter()
-    target_rows(n_rows, args.before, args.before_positions or n_rows)
+    target_rows(n_rows, args.before, args.before_positions or n_rows, args.multi_positions,
+                args.before_multi_positions)
     print(f"\nthe target rows took {time.perf_counter() - t0:.0f} s of wall time, load average now "
           f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     if args.targets_only:
