@@ -101,7 +101,7 @@ COMMANDS: dict[str, Command] = {
     "peg": Command(match.verify_peg, match.apply_peg),
     **{kind: Command(partial(verify_entry, kind), apply_entry) for kind in ENTRY_COMMANDS},
     # the host's events about people and nights: facts the season reads, nothing in the match (companion.host)
-    **{kind: Command(verify, host.apply_nothing) for kind, verify in host.HOST_COMMANDS.items()},
+    **{kind: Command(verify, host.HOST_APPLY[kind]) for kind, verify in host.HOST_COMMANDS.items()},
 }
 
 
@@ -112,6 +112,7 @@ def apply_event(state: MatchState, ev: dict) -> None:
     if kind in host.HOST_COMMANDS:       # not an entry of the hand: an amend never re-derives it
         state.seq = state.applied = ev.get("seq", state.seq + 1)
         state.fresh = []
+        host.HOST_APPLY[kind](state, ev)
         return
     if kind == "new_match":
         state.match_id = ev.get("match_id", state.match_id)

@@ -323,10 +323,11 @@ class NewEvening(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Settle(Event):
-    """The night is settled (paid up)."""
+    """The night is settled (paid up): tonight's, or the open night ``night`` names."""
 
     kind: ClassVar[str] = "settle"
     text: str
+    night: int | None = None
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

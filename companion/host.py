@@ -13,6 +13,8 @@ page sends one.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from typing import Any
 
 from .errors import IllegalAction
@@ -51,15 +53,72 @@ def verify_new_evening(state: Any, cmd: dict, ctx: Any) -> dict:
     return {"type": "new_evening", "text": "a new evening begins"}
 
 
+MAX_NIGHT = 1_000_000
+
+
 def verify_settle(state: Any, cmd: dict, ctx: Any) -> dict:
-    """``settle``: the night is settled (paid up); the games that end from now on count for a new night."""
-    return {"type": "settle", "text": "the night is settled"}
+    """``settle {night?}``: the night is settled (paid up). Without ``night``, tonight's: the games that end
+    from now on count for a new night. With ``night`` (a number), that night, any one still open."""
+    night = cmd.get("night")
+    if night is None:
+        return {"type": "settle", "text": "the night is settled"}
+    if not isinstance(night, int) or isinstance(night, bool) or not 1 <= night <= MAX_NIGHT:
+        raise IllegalAction(f"settle's night is a night's number (1, 2, ...), not {str(night)[:20]!r}")
+    return {"type": "settle", "night": night, "text": f"night {night} is settled"}
 
 
 def apply_nothing(state: Any, ev: dict) -> None:
-    """A host's event changes nothing in the match."""
+    """A new evening or a settle changes nothing in the match."""
+
+
+def apply_names(state: Any, ev: dict) -> None:
+    """A rename or merge renames the player in the match in play too: every name of ``state`` that is
+    ``ev["name"]`` (case and spacing aside) becomes ``ev["to"]`` / ``ev["into"]`` (seats, sides, money,
+    the hand, its log and the state an amend refolds from), so the page, the seats and the commands
+    the phones send next all say the new name. Texts already written (History's) keep theirs; an undo
+    refolds without the event, and the old name is back."""
+    new = ev.get("to") if ev.get("type") == "rename" else ev.get("into")
+    if getattr(state, "rules", None) is None or not isinstance(new, str):
+        return
+    key = player_key(ev.get("name", ""))
+    old = {p for s in state.sides for p in s.players if player_key(p) == key}
+    if not old:
+        return
+    names = {o: new for o in old}
+    for f in dataclasses.fields(state):
+        if f.name != "rules":
+            setattr(state, f.name, _renamed(getattr(state, f.name), names))
+
+
+def _renamed(obj: Any, names: dict[str, str]) -> Any:
+    """Return ``obj`` with every string that is a key of ``names`` replaced by its value (containers and
+    dataclasses copied, never changed in place: they may be shared with the stored events or an
+    earlier state)."""
+    if isinstance(obj, str):
+        return names.get(obj, obj)
+    if obj is None or isinstance(obj, (int, float, bool)):
+        return obj
+    if isinstance(obj, dict):
+        items = {_renamed(k, names): _renamed(v, names) for k, v in obj.items()}
+        return items if type(obj) is dict else type(obj)(items)
+    if isinstance(obj, list):
+        return [_renamed(v, names) for v in obj]
+    if isinstance(obj, tuple):
+        items = [_renamed(v, names) for v in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
+    if isinstance(obj, (set, frozenset)):
+        return type(obj)(_renamed(v, names) for v in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type) and type(obj).__name__ != "Ruleset":
+        out = copy.copy(obj)
+        for f in dataclasses.fields(obj):
+            object.__setattr__(out, f.name, _renamed(getattr(obj, f.name), names))
+        return out
+    return obj          # a card, a ruleset, a number: no player's name in it
 
 
 HOST_COMMANDS = {"rename": verify_rename, "merge": verify_merge, "new_evening": verify_new_evening,
                  "settle": verify_settle}
-"""Each host's event kind and its verify (their apply is :func:`apply_nothing`)."""
+"""Each host's event kind and its verify."""
+
+HOST_APPLY = {"rename": apply_names, "merge": apply_names, "new_evening": apply_nothing, "settle": apply_nothing}
+"""Each host's event kind and its apply (a rename or merge renames the player in the match in play)."""

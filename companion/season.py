@@ -272,18 +272,21 @@ def _mark_is_last(matches: list[dict]) -> bool:
     last = False
     for m in matches:
         items = [(g["end_seq"], False) for g in m["games"] if g["result"] is not None]
-        items += [(e.get("seq", 0), True) for e in m.get("host", []) if e.get("type") in ("new_evening", "settle")]
+        items += [(e.get("seq", 0), True) for e in m.get("host", [])
+                  if e.get("type") == "new_evening" or (e.get("type") == "settle" and not e.get("night"))]
         for _, is_mark in sorted(items):
             last = is_mark
     return last
 
 
 def _mark(nights: list[dict], ev: dict) -> bool:
-    """Apply a host's night event; return True when it starts a new night."""
+    """Apply a host's night event; return True when it starts a new night (a settle of an earlier night,
+    one that names it, settles that night only)."""
     if ev.get("type") == "settle":
-        if nights and not nights[-1]["settled"]:
-            nights[-1]["settled"], nights[-1]["settled_at"] = True, ev.get("at")
-        return True
+        k = ev.get("night") or len(nights)
+        if 1 <= k <= len(nights) and not nights[k - 1]["settled"]:     # a copy: a fork shares the nights before
+            nights[k - 1] = dict(nights[k - 1], settled=True, settled_at=ev.get("at"))
+        return k == len(nights) or not ev.get("night")
     return ev.get("type") == "new_evening"
 
 
@@ -338,9 +341,11 @@ def _identity(matches: list[dict]) -> Identity:
 def night_report(matches: list[dict], *, night: int | None = None, break_hours: float = BREAK_HOURS) -> dict:
     """Return one night (default the last) with its standing per player and its settle-up.
 
-    ``{"night", "nights", "start", "end", "settled", "settled_at", "open", "in_play", "players": [{"name",
-    "money", "games", "wins", "losses"}], "payments": [{"from", "to", "amount"}], "games": [...]}``;
-    ``players`` by money won, most first. With no game yet: ``night`` is None and the lists are empty.
+    ``{"night", "nights", "start", "end", "settled", "settled_at", "open", "open_nights", "in_play", "players":
+    [{"name", "money", "games", "wins", "losses"}], "payments": [{"from", "to", "amount"}], "games": [...]}``;
+    ``players`` by money won, most first. ``open``: the night has a game that ended and is not settled (the
+    host may settle it, any night); ``open_nights``: every such night's number. With no game yet: ``night``
+    is None and the lists are empty.
 
     :raises ValueError: no such night.
     """
@@ -353,7 +358,7 @@ def _night_report(nights: list[dict], ids: Identity, night: int | None) -> dict:
         if night is not None:
             raise ValueError(f"no night {night}: the table has not kept a game yet")
         return {"night": None, "nights": 0, "start": None, "end": None, "settled": False, "settled_at": None,
-                "open": False, "in_play": False, "players": [], "payments": [], "games": []}
+                "open": False, "open_nights": [], "in_play": False, "players": [], "payments": [], "games": []}
     if night is None:
         night = len(nights)
     if not isinstance(night, int) or isinstance(night, bool) or not 1 <= night <= len(nights):
@@ -384,7 +389,9 @@ def _night_report(nights: list[dict], ids: Identity, night: int | None) -> dict:
                        "money": {ids.name(p): money(v) for p, v in gm.money.items()}})
     return {"night": night, "nights": len(nights), "start": n["start"], "end": n["end"],
             "settled": n["settled"], "settled_at": n["settled_at"],
-            "open": night == len(nights) and not n["settled"],
+            "open": not n["settled"] and any(gm.finished for gm in games),
+            "open_nights": [m["night"] for m in nights if not m["settled"]
+                            and any(g["result"] is not None for g in m["games"])],
             "in_play": any(not gm.finished for gm in games),
             "players": [{"name": ids.name(p), "money": money(r["money"]), "games": r["games"], "wins": r["wins"],
                          "losses": r["losses"]}
@@ -661,6 +668,16 @@ class Season:
         nights = group_nights(matches, break_hours=self.break_hours)
         last = nights[-1] if nights else None
         fresh = _mark_is_last(matches)
+        if kind == "settle" and verified.get("night") is not None:
+            k = verified["night"]
+            if not 1 <= k <= len(nights):
+                raise IllegalAction(f"no night {k}: the nights are 1 to {len(nights)}" if nights
+                                    else f"no night {k}: no game has ended yet")
+            if nights[k - 1]["settled"]:
+                raise IllegalAction(f"night {k} is settled already")
+            if not any(g["result"] for g in nights[k - 1]["games"]):
+                raise IllegalAction(f"no game of night {k} has ended: nothing to settle")
+            return
         if kind == "settle":
             if last is None or fresh or not any(g["result"] for g in last["games"]):
                 raise IllegalAction("no game of this night has ended: nothing to settle")

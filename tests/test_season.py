@@ -129,7 +129,9 @@ def test_nights_and_their_settle_up(db):
         "House": 4, "Ann": 2, "Cy": -1, "Dee": -1, "Bob": -4}
     assert nights[2]["payments"] == [{"from": "Bob", "to": "House", "amount": 4},
                                      {"from": "Cy", "to": "Ann", "amount": 1}, {"from": "Dee", "to": "Ann", "amount": 1}]
-    assert db.night()["night"] == 3 and nights[2]["open"] and not nights[0]["open"]
+    # no night is settled: each may be (open), whichever is the latest
+    assert db.night()["night"] == 3 and nights[2]["open"] and nights[0]["open"]
+    assert nights[0]["open_nights"] == [1, 2, 3]
     # each game's money, the players named as last seen at the table ("ann" and "BOB " were Ann and Bob)
     assert [g["money"] for g in nights[1]["games"]] == [{"Ann": 8, "Bob": 6, "Cy": -14}, {"Ann": 1, "Bob": -1}]
     with pytest.raises(ValueError, match="nights are 1 to 3"):
@@ -262,10 +264,41 @@ def test_merge_makes_two_names_one_player():
     # night 3: Cy (with Cyril's game) -5, Dee -1, Ann +6, Bob -4, House +4: two groups, three payments
     assert s.night(3)["payments"] == [{"from": "Cy", "to": "Ann", "amount": 5}, {"from": "Dee", "to": "Ann", "amount": 1},
                                       {"from": "Bob", "to": "House", "amount": 4}]
-    assert t.snapshot()["players"] == ["Ann", "Cyril"]     # the match in play keeps its names
+    assert t.snapshot()["players"] == ["Ann", "Cy"]         # the match in play follows too
     # two names that played in one game are two people
     with pytest.raises(IllegalAction, match="Cy and Dee played in one game"):
         s.check({"type": "merge", "name": "Cy", "into": "Dee"})
+
+
+def test_the_match_in_play_follows_a_rename_mid_hand_and_undo_takes_it_back(tmp_path):
+    path = tmp_path / "t.db"
+    t = Table.open(path, clock=Clock(), default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"})
+    t.submit({"type": "turnup", "card": "5C"})
+    for card, who in (("5H", "Ann"), ("AH", "Bob"), ("5S", "Ann")):
+        t.submit({"type": "play", "card": card, "player": who})
+    t.submit({"type": "rename", "name": "bob", "to": "Robert"})
+    snap = t.snapshot()
+    assert snap["players"] == ["Ann", "Robert"] and [s["name"] for s in snap["sides"]] == ["Ann", "Robert"]
+    # the phones enter under the new name; the old one is no longer at the table
+    t.submit({"type": "play", "card": "2S", "player": "Robert"})       # 5+1+5+2 = 13
+    with pytest.raises(IllegalAction, match="'Bob' is not playing"):
+        t.submit({"type": "play", "card": "3S", "player": "Bob"})
+    assert {s["name"]: s["score"] for s in t.snapshot()["sides"]} == {"Ann": 0, "Robert": 0}
+    # an amend refolds the hand from its start, under the new name: Ann's 5S was the AD, so 5H AH AD is
+    # Ann's pair of aces, whose 2 go to the other side in Land's End (L2): Robert 2
+    t.submit({"type": "amend", "seq": 4, "card": "AD"})
+    scores = {s["name"]: s["score"] for s in t.snapshot()["sides"]}
+    assert scores == {"Ann": 0, "Robert": 2}
+    t.close()
+    again = Table.open(path)                                            # folded again from the store
+    assert again.snapshot()["players"] == ["Ann", "Robert"]
+    assert {s["name"]: s["score"] for s in again.snapshot()["sides"]} == scores
+    for _ in range(3):                                                  # the amend, the 2S, the rename
+        again.submit({"type": "undo"})
+    assert again.snapshot()["players"] == ["Ann", "Bob"]
+    again.submit({"type": "play", "card": "2S", "player": "Bob"})
+    again.close()
 
 
 @pytest.mark.parametrize("command,words", [
@@ -311,6 +344,40 @@ def test_settle_closes_the_night_and_new_evening_starts_one():
     t.submit({"type": "undo"})
     t.submit({"type": "undo"})
     assert [n["night"] for n in s.season()["nights"]] == [1, 2, 3, 4]
+
+
+def test_an_earlier_open_night_is_settled_by_its_number():
+    t, s, _ = host_table()
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"})
+    # night 1 (Ann pays Bob 6) was never settled; night 3 goes on: settle night 1 alone
+    s.check({"type": "settle", "night": 1})
+    ev = t.submit({"type": "settle", "night": 1})
+    assert (ev["night"], ev["text"]) == (1, "night 1 is settled")
+    assert [n["settled"] for n in s.season()["nights"]] == [True, False, False]
+    one = s.night(1)
+    assert (one["settled"], one["open"], one["payments"]) == (True, False, [{"from": "Ann", "to": "Bob", "amount": 6}])
+    assert s.night()["open_nights"] == [2, 3]
+    # night 3 is still tonight: the next game ending counts for it (Bob pegs out, Ann at 0: he pays x4,
+    # with the casino's -4: -8)
+    pegs(t, ("p2", 16))
+    n3 = s.night()
+    assert n3["night"] == 3 and {p["name"]: p["money"] for p in n3["players"]}["Bob"] == -8
+    for command, words in (({"type": "settle", "night": 1}, "night 1 is settled already"),
+                           ({"type": "settle", "night": 9}, "no night 9: the nights are 1 to 3"),
+                           ({"type": "settle", "night": 0}, "settle's night is a night's number"),
+                           ({"type": "settle", "night": True}, "settle's night is a night's number"),
+                           ({"type": "settle", "night": "2"}, "settle's night is a night's number")):
+        with pytest.raises(IllegalAction, match=words):
+            s.check(command)
+    s.check({"type": "settle", "night": 2})
+    t.submit({"type": "settle", "night": 2})
+    t.submit({"type": "settle"})                      # tonight's
+    assert [n["settled"] for n in s.season()["nights"]] == [True, True, True] and s.night()["open_nights"] == []
+    t.submit({"type": "undo"})
+    t.submit({"type": "undo"})
+    t.submit({"type": "undo"})                      # Bob's peg
+    t.submit({"type": "undo"})                      # the settle of night 1
+    assert [n["settled"] for n in s.season()["nights"]] == [False, False, False]
 
 
 def test_a_view_adds_only_the_match_in_play_to_what_it_keeps(monkeypatch):

@@ -102,11 +102,23 @@ def test_host_events_through_the_page(tmp_path):
     r = host.post("/api/season/event", json={"type": "rename", "name": "dee", "to": "Deirdre"}, headers=hh)
     assert r.status_code == 200 and r.get_json()["event"]["text"] == "Dee is now called Deirdre"
     assert [p["name"] for p in host.get("/api/season").get_json()["players"]][3] == "Deirdre"
+    # an earlier night still open is settled by its number; a bad one is refused, nothing stored
+    for body, words in (({"type": "settle", "night": 7}, "no night 7: the nights are 1 to 3"),
+                        ({"type": "settle", "night": "1"}, "settle's night is a night's number")):
+        r = host.post("/api/season/event", json=body, headers=hh)
+        assert r.status_code == 400 and words in r.get_json()["error"]
+    assert len(table.history()) == before + 1
+    r = host.post("/api/season/event", json={"type": "settle", "night": 1}, headers=hh).get_json()
+    assert (r["event"]["text"], r["night"]["night"], r["night"]["settled"]) == ("night 1 is settled", 1, True)
+    assert r["night"]["open_nights"] == [2, 3] and r["night"]["payments"] == [{"from": "Ann", "to": "Bob", "amount": 6}]
+    assert host.post("/api/command", json={"type": "undo"}, headers=hh).status_code == 200
+    assert host.get("/api/night?night=1").get_json()["open"]
     r = host.post("/api/season/event", json={"type": "settle"}, headers=hh).get_json()
     assert r["night"]["settled"] and r["night"]["payments"][2] == {"from": "Deirdre", "to": "Ann", "amount": 1}
     assert host.post("/api/season/event", json={"type": "settle"}, headers=hh).status_code == 400
     # History shows both; undo takes the settle back
-    assert [e["type"] for e in host.get("/api/history").get_json()["events"][-2:]] == ["rename", "settle"]
+    kinds = [(e["type"], e.get("undone", False)) for e in host.get("/api/history").get_json()["events"][-4:]]
+    assert kinds == [("rename", False), ("settle", True), ("undo", False), ("settle", False)]
     assert host.post("/api/command", json={"type": "undo"}, headers=hh).status_code == 200
     assert not host.get("/api/night").get_json()["settled"]
     table.close()

@@ -111,13 +111,19 @@ def post_event():
     if role() != "host":
         abort(403, "only the host may rename or merge players, start a new evening or settle the night")
     body = json_body()
-    command = {k: body[k] for k in ("type", "name", "to", "into") if k in body}
+    command = {k: body[k] for k in ("type", "name", "to", "into", "night") if k in body}
     h = hub()
     try:
         with _lock:
             seasons().check(command)
+            players = h.table.snapshot().get("players") or []
             ev = h.table.submit(command)
-            night = seasons().night()
+            night = seasons().night(ev.get("night"))
+        if ev["type"] in ("rename", "merge"):         # the seats of the match in play follow the name
+            new = ev["to"] if ev["type"] == "rename" else ev["into"]
+            for p in players:
+                if " ".join(p.split()).casefold() == " ".join(ev["name"].split()).casefold():
+                    h.seats.rename(p, new)
     except RulesError as exc:
         resp = jsonify({"error": str(exc)})
         resp.status_code = 400

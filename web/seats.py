@@ -121,6 +121,13 @@ class Seats:
                 self._change("the phone's seat", {**self._by_device, device: name}, now)
         return name
 
+    def rename(self, old: str, new: str) -> None:
+        """Make the phones of seat ``old`` the seat ``new`` (the host renamed or merged the player, issue 27)."""
+        with self._lock:
+            moved = {d: (new if s.lower() == old.lower() else s) for d, s in self._by_device.items()}
+            if moved != self._by_device:
+                self._change("the renamed player's seats", moved, self.shared)
+
     def clear(self, epoch: "int | None" = None) -> None:
         """Free every seat (the table was released; ``epoch``: the new access epoch)."""
         with self._lock:

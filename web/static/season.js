@@ -102,31 +102,43 @@ export function showRace(box, game) {
   }, function (e) { clear(box).appendChild(h("p", { cls: "muted", text: e.message })); });
 }
 
-// ---- the night: standing and settle up; the host settles it or starts a new evening ----
+// ---- the night: standing and settle up; the host settles it (or any earlier night still open) or starts a
+// new evening ----
+var shown = null;          // the night on view (null: tonight's)
 export function renderNight(force) {
   var key = S.table.match_id + ":" + S.table.seq;
   if (!force && key === seen) return;
   seen = key;
-  call("GET", "/api/night").then(drawNight, function (e) { clear($("night")).appendChild(h("p", { cls: "muted", text: e.message })); });
+  call("GET", "/api/night" + (shown ? "?night=" + shown : "")).then(drawNight, function (e) { shown = null; clear($("night")).appendChild(h("p", { cls: "muted", text: e.message })); });
 }
+function viewNight(k) { shown = k; renderNight(true); }
 function drawNight(n) {
   var box = clear($("night"));
   if (!n.night) { box.appendChild(h("p", { cls: "muted", text: "No game has ended yet tonight." })); return; }
-  box.appendChild(h("p", { cls: "muted", text: "Night " + n.night + " \u00b7 " + n.start.slice(0, 10) + " \u00b7 " +
+  var latest = n.night === n.nights, mine = latest ? "Tonight" : "Night " + n.night;
+  box.appendChild(h("p", { cls: "muted", id: "night-head", text: "Night " + n.night + " \u00b7 " + n.start.slice(0, 10) + " \u00b7 " +
     (n.settled ? "settled" : "open") + (n.in_play ? " \u00b7 a game in play" : "") }));
-  box.appendChild(table("Tonight, per player", ["player", "won", "games", "W", "L"], n.players.map(function (p) {
+  box.appendChild(table(mine + ", per player", ["player", "won", "games", "W", "L"], n.players.map(function (p) {
     return [p.name, signed(p.money), p.games, p.wins, p.losses];
   }), "night-table"));
   box.appendChild(h("h3", { text: "Settle up" }));
   box.appendChild(n.payments.length ? h("ul", { cls: "payments" }, n.payments.map(function (p) {
     return h("li", { text: p.from + " pays " + p.to + " " + p.amount });
   })) : h("p", { cls: "muted", text: "Nobody owes anything." }));
-  var row = h("div", { cls: "row" }, h("a", { cls: "button", href: "/api/night.csv", download: true, text: "Night as CSV" }));
+  var row = h("div", { cls: "row" }, h("a", { cls: "button", href: "/api/night.csv?night=" + n.night, download: true, text: "Night as CSV" }));
   if (S.session.role === "host") {
-    if (n.open && n.players.length) row.appendChild(h("button", { type: "button", id: "night-settle", text: "Mark settled", onclick: function () { hostEvent({ type: "settle" }).catch(function () {}); } }));
-    row.appendChild(h("button", { type: "button", id: "night-new", text: "New evening", onclick: function () { hostEvent({ type: "new_evening" }).catch(function () {}); } }));
+    if (n.open && n.players.length) row.appendChild(h("button", { type: "button", id: "night-settle", text: "Mark settled", onclick: function () {
+      hostEvent(latest ? { type: "settle" } : { type: "settle", night: n.night }).catch(function () {}); } }));
+    if (latest) row.appendChild(h("button", { type: "button", id: "night-new", text: "New evening", onclick: function () { hostEvent({ type: "new_evening" }).catch(function () {}); } }));
   }
   box.appendChild(row);
+  // the earlier nights still open (not settled): each may be viewed and settled
+  var others = (n.open_nights || []).filter(function (k) { return k !== n.night && k !== n.nights; });
+  if (others.length || !latest) {
+    box.appendChild(h("div", { cls: "row", id: "open-nights" }, [h("span", { cls: "muted", text: others.length ? "Still open:" : "" })].concat(
+      others.map(function (k) { return h("button", { type: "button", "data-night": k, text: "Night " + k, onclick: function () { viewNight(k); } }); }),
+      latest ? [] : [h("button", { type: "button", id: "night-tonight", text: "Tonight", onclick: function () { viewNight(null); } })])));
+  }
 }
 function hostEvent(body) {
   return call("POST", "/api/season/event", body).then(function (d) { toast(d.event.text, "info"); drawNight(d.night); },
