@@ -338,6 +338,18 @@ def _identity(matches: list[dict]) -> Identity:
     return Identity(e for m in matches for e in m.get("host", []) if e.get("type") in ("rename", "merge"))
 
 
+def _seen(matches: list[dict]) -> Identity:
+    """Return the identity of ``matches`` with every name seen at the table, in order (each person is
+    called as the host named them, else as last spelled at the table)."""
+    ids = _identity(matches)
+    for m in matches:
+        for g in m["games"]:
+            for s in g["sides"]:
+                for p in s["players"]:
+                    ids.saw(p)
+    return ids
+
+
 def night_report(matches: list[dict], *, night: int | None = None, break_hours: float = BREAK_HOURS) -> dict:
     """Return one night (default the last) with its standing per player and its settle-up.
 
@@ -683,6 +695,42 @@ class Season:
                 raise IllegalAction("no game of this night has ended: nothing to settle")
         elif kind == "new_evening" and (last is None or fresh):
             raise IllegalAction("a new evening has begun already: no game has ended since")
+
+    def games(self, *, offset: int = 0, limit: int = 50) -> dict:
+        """Return the games kept, newest first (``limit`` of them from ``offset``): ``{"total", "games":
+        [{"match_id", "game", "title", "end", "finished", "sides": [{"name", "score"}]}]}``, the players
+        named as they are now (renames and merges followed). A game where nothing was scored is left out."""
+        matches = self.summaries()
+        ids = _seen(matches)
+        every = [(m["match_id"], g) for m in matches for g in m["games"]]
+        out = []
+        for match_id, g in reversed(every[max(len(every) - offset - limit, 0):max(len(every) - offset, 0)]):
+            out.append({"match_id": match_id, "game": g["game"], "title": g["title"], "end": g["end"],
+                        "finished": g["result"] is not None,
+                        "sides": [{"name": " & ".join(ids.name(ids.key(p)) for p in s["players"]) or s["name"],
+                                   "score": s["score"]} for s in g["sides"]]})
+        return {"total": len(every), "games": out}
+
+    def race(self, match_id: str | None = None, game: int | None = None) -> dict:
+        """Return :func:`race` of game ``game`` of match ``match_id`` (default the match in play; its last
+        game that scored by default), with ``match_id``, ``game``, ``title`` and ``finished``; the sides
+        named as the players are called now.
+
+        :raises ValueError: no such match, or no such game in it that scored.
+        """
+        matches = self.summaries()
+        m = matches[-1] if matches and match_id is None else next(
+            (x for x in matches if x["match_id"] == match_id), None)
+        if m is None:
+            raise ValueError(f"no match {match_id} is kept at this table" if match_id else "no game has scored yet")
+        games = [g for g in m["games"] if game is None or g["game"] == game]
+        if not games:
+            raise ValueError(f"no game {game} has scored" if game is not None else "no game of the match in play has scored yet")
+        g, ids = games[-1], _seen(matches)
+        out = {"match_id": m["match_id"], "game": g["game"], "title": g["title"], "finished": g["result"] is not None,
+               **race(g)}
+        out["sides"] = [" & ".join(ids.name(ids.key(p)) for p in s["players"]) or s["name"] for s in g["sides"]]
+        return out
 
     def night(self, night: int | None = None) -> dict:
         """Return :func:`night_report` of this store (only the night's own games are read)."""

@@ -219,7 +219,8 @@ GET_URLS = {"pages.index": "/", "pages.join_link": "/join/123456", "pages.qr": "
             "advice.get_review": "/api/review", "advice.get_lead": "/api/lead", "wifi.get_wifi": "/api/wifi",
             "wifi.page_qr": "/qr/page.svg", "wifi.wifi_qr": "/qr/wifi.svg", "wifi.card": "/card.svg",
             "season.get_night": "/api/night", "season.get_night_csv": "/api/night.csv", "season.get_season": "/api/season",
-            "season.get_season_csv": "/api/season.csv", "season.get_race": "/api/race"}
+            "season.get_season_csv": "/api/season.csv", "season.get_race": "/api/race",
+            "season.get_games": "/api/games"}
 """A URL of every GET route (GET_URLS and web.query.QUERY must both name every one)."""
 
 

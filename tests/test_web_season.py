@@ -70,6 +70,29 @@ def test_race_of_the_game_in_play(client):
     assert client.get("/api/race?game=x").status_code == 400
 
 
+def test_every_game_kept_and_its_score_race(client):
+    d = client.get("/api/games?limit=2").get_json()
+    assert d["total"] == 6 and [(g["title"], [(s["name"], s["score"]) for s in g["sides"]]) for g in d["games"]] == [
+        ("Cribbage", [("Ann", 121), ("Bob", 50)]),
+        ("Land's End casino, four-hand", [("Ann & Cy", 0), ("Bob & Dee", 0), ("House", 16)])]
+    first, second = client.get("/api/games?offset=4&limit=5").get_json()["games"][::-1]
+    # night 1's first game (HAND_29): the pegging is two last cards, each Bob's and so Ann's (L2), then her 29
+    r = client.get(f"/api/race?match={first['match_id']}&game=1").get_json()
+    assert (r["sides"], r["finished"], r["target"]) == (["Ann", "Bob"], True, 16)
+    assert r["hands"] == [{"hand": 1, "pegging": [2, 0], "shows": [29, 0], "other": [0, 0],
+                           "after_pegging": [2, 0], "scores": [31, 0]}]
+    # HAND_ZERO: one last card each (L2), Ann's hand 4 and pocket 6, Bob's zero hand 5 (L3); then Ann pegs 5
+    r = client.get(f"/api/race?match={second['match_id']}").get_json()
+    assert r["hands"] == [{"hand": 1, "pegging": [1, 1], "shows": [10, 5], "other": [0, 0],
+                           "after_pegging": [1, 1], "scores": [11, 6]},
+                          {"hand": 2, "pegging": [0, 0], "shows": [0, 0], "other": [5, 0],
+                           "after_pegging": [16, 6], "scores": [16, 6]}]
+    assert client.get("/api/race?match=abc123").status_code == 404
+    assert client.get(f"/api/race?match={first['match_id']}&game=2").status_code == 404
+    assert client.get("/api/race?match=XYZ").status_code == 400
+    assert client.get("/api/games?limit=0").status_code == 400
+
+
 def test_host_events_through_the_page(tmp_path):
     from season_db import Clock
     from companion.table import Table

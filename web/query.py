@@ -112,7 +112,8 @@ QUERY: dict[str, dict[str, Form]] = {
     "season.get_night_csv": {"night": whole(1, 100_000)},
     "season.get_season": {"player": text(64)},
     "season.get_season_csv": {"player": text(64)},
-    "season.get_race": {"game": whole(1, 9_999)},
+    "season.get_race": {"game": whole(1, 9_999), "match": pattern(r"[0-9a-f]{1,32}", "a match's id (hex digits)")},
+    "season.get_games": {"offset": whole(0, 10_000_000), "limit": whole(1, 200)},
 }
 """Every GET endpoint and the query parameters it takes (docs/api.md says what each means)."""
 

@@ -87,19 +87,24 @@ def get_season_csv():
 
 @bp.get("/race")
 def get_race():
-    """Return a game's score race by hand: ``?game=N`` of the match in play (default its last game that
-    scored); 404 when it has none."""
-    raw = request.args.get("game", "")
+    """Return a game's score race by hand: ``?match=ID&game=N`` (default the match in play, and its last
+    game that scored); 404 when there is no such game."""
+    raw = request.args.get("game")
+    try:
+        with _lock:
+            return jsonify(seasons().race(request.args.get("match") or None, None if raw is None else int(raw)))
+    except ValueError as exc:
+        abort(404, str(exc))
+
+
+@bp.get("/games")
+def get_games():
+    """Return the games kept, newest first (``?offset=K&limit=N``, default 0 and 50): each with its match,
+    number, title, end, whether it finished and its sides' final scores (History lists them for their
+    score races)."""
+    offset, limit = (int(request.args.get(k) or d) for k, d in (("offset", 0), ("limit", 50)))
     with _lock:
-        current = seasons().summaries()[-1:]
-    games = current[0]["games"] if current else []
-    if raw:
-        games = [g for g in games if g["game"] == int(raw)]
-    if not games:
-        abort(404, "no game of the match in play has scored yet" if not raw else f"no game {raw} has scored")
-    g = games[-1]
-    return jsonify({"match_id": current[0]["match_id"], "game": g["game"], "title": g["title"],
-                    "finished": g["result"] is not None, **race(g)})
+        return jsonify(seasons().games(offset=offset, limit=limit))
 
 
 @bp.post("/season/event")

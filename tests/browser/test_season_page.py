@@ -101,6 +101,14 @@ def test_the_night_the_season_and_the_race(make_server, browser, viewport):
         page.click("#night-settle")
         expect(page.locator("#night")).to_contain_text("settled")
         expect(page.locator("#night-settle")).to_have_count(0)
+        # night 1 was never settled: it is listed, viewed with its own settle-up, and settled by its number
+        page.click("#open-nights [data-night='1']")
+        expect(page.locator("#night-head")).to_contain_text("Night 1")
+        assert page.locator("#night .payments li").all_text_contents() == ["Ann pays Bob 6"]
+        page.click("#night-settle")
+        expect(page.locator("#night-head")).to_contain_text("settled")
+        expect(page.locator("#open-nights [data-night='1']")).to_have_count(0)
+        expect(page.locator("#open-nights [data-night='2']")).to_have_count(1)
         # the score race of the game in play (cribbage, all pegged by hand) in History, at both palettes
         page.route("**/api/settings", lambda route: route.fulfill(
             status=200, content_type="application/json", body=json.dumps({"voice": None, "palette": "colour-blind"})))
@@ -117,6 +125,14 @@ def test_the_night_the_season_and_the_race(make_server, browser, viewport):
         assert race == {"Ann": [0, 7, 7], "Bob": [0, 5, 5]}
         assert cells(page, "#h-race-box .race-table") == [["1", "7 + 0 = 7", "5 + 0 = 5"]]
         assert strokes(page, "#h-race-box") == ["#e69f00", "#56b4e9"]
+        # an earlier game's race (night 1's second game, HAND_ZERO: a last card each, Ann 4 + pocket 6 against
+        # Bob's zero hand 5, then Ann pegs 5 by hand)
+        page.click("#h-games")
+        page.select_option("#h-games-pick", "5")
+        expect(page.locator("#h-games-race .race-table")).to_contain_text("5 + 0 = 16")
+        assert cells(page, "#h-games-race .race-table") == [["1", "1 + 10 = 11", "1 + 5 = 6"],
+                                                            ["2", "5 + 0 = 16", "0 + 0 = 6"]]
+        assert lines(page, "#h-games-race") == {"Ann": [0, 1, 11, 16, 16], "Bob": [0, 1, 6, 6, 6]}
         fits(page, viewport)
         assert errors == []
     finally:

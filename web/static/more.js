@@ -76,6 +76,11 @@ export function init() {
   });
   $("result-race").addEventListener("click", function () { toggleRace(this, $("result-race-box"), S.table.game_no); });
   $("h-race").addEventListener("click", function () { toggleRace(this, $("h-race-box"), S.table.game_no); });
+  $("h-games").addEventListener("click", function () {
+    var open = this.getAttribute("aria-expanded") !== "true", box = $("h-games-box");
+    this.setAttribute("aria-expanded", String(open));
+    if (open) withSeason(function (m) { m.showGames(box); }); else clear(box);
+  });
   Array.prototype.forEach.call(document.querySelectorAll("[data-sim]"), function (b) {
     b.addEventListener("click", function () { simPress({ button: b.dataset.sim, hold: $("sim-hold").checked }); });
   });

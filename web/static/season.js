@@ -79,9 +79,12 @@ function svgSwatch(c, dash) {
 }
 
 // ---- the score race of a game: each side's score after the pegging (circle) and after the shows (square) ----
-export function showRace(box, game) {
+export function showRace(box, game, match) {
   clear(box).appendChild(h("p", { cls: "muted", text: "Loading the score race\u2026" }));
-  Promise.all([usePalette(), call("GET", "/api/race" + (game ? "?game=" + game : ""))]).then(function (r) {
+  var q = [];
+  if (match) q.push("match=" + encodeURIComponent(match));
+  if (game) q.push("game=" + game);
+  Promise.all([usePalette(), call("GET", "/api/race" + (q.length ? "?" + q.join("&") : ""))]).then(function (r) {
     var d = r[1], labels = ["0"], series = d.sides.map(function (name) { return { name: name, values: [0], marks: [null] }; });
     d.hands.forEach(function (hd) {
       labels.push(hd.hand + "p", String(hd.hand));
@@ -99,6 +102,24 @@ export function showRace(box, game) {
       lineChart("Score race, " + d.title + " game " + d.game + " (to " + d.target + "): after the pegging (circles) and the shows (squares)",
         labels, series),
       table("Each hand: pegging (and pegs by hand) + shows = score", ["hand"].concat(d.sides), rows, "race-table"));
+  }, function (e) { clear(box).appendChild(h("p", { cls: "muted", text: e.message })); });
+}
+
+// ---- every game kept (History): pick one, see its score race ----
+export function showGames(box) {
+  clear(box).appendChild(h("p", { cls: "muted", text: "Loading the games\u2026" }));
+  call("GET", "/api/games?limit=100").then(function (d) {
+    if (!d.games.length) { clear(box).appendChild(h("p", { cls: "muted", text: "No game has scored yet." })); return; }
+    var race = h("div", { id: "h-games-race" });
+    var pick = h("select", { id: "h-games-pick", "aria-label": "Game" }, d.games.map(function (g, i) {
+      return h("option", { value: String(i), text: g.end.slice(0, 10) + " \u00b7 " + g.title + " game " + g.game + ": " +
+        g.sides.map(function (s) { return s.name + " " + s.score; }).join(", ") + (g.finished ? "" : " (in play)") });
+    }));
+    function draw() { var g = d.games[+pick.value]; showRace(race, g.game, g.match_id); }
+    pick.addEventListener("change", draw);
+    clear(box).appendChild(h("div", { cls: "stack" }, h("label", null, "Game ", pick),
+      d.total > d.games.length ? h("p", { cls: "muted", text: "The latest " + d.games.length + " of " + d.total + " games." }) : null, race));
+    draw();
   }, function (e) { clear(box).appendChild(h("p", { cls: "muted", text: e.message })); });
 }
 
