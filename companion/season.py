@@ -21,8 +21,10 @@ its two players) and written as numbers with at most the cents the stakes make.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 from fractions import Fraction
+from typing import Any, Callable
 
 from .commands import COMMANDS, apply_event
 from .errors import IllegalAction, StoreError
@@ -334,6 +336,11 @@ def _avg(total: Fraction, n: int) -> float | None:
     return None if not n else round(float(Fraction(total) / n), 2)
 
 
+def _renames(matches: list[dict]) -> tuple:
+    """Return the host's renames and merges that stand in ``matches``, oldest first."""
+    return tuple(e for m in matches for e in m.get("host", []) if e.get("type") in ("rename", "merge"))
+
+
 def _identity(matches: list[dict]) -> Identity:
     return Identity(e for m in matches for e in m.get("host", []) if e.get("type") in ("rename", "merge"))
 
@@ -595,52 +602,118 @@ class Season:
         self._closed_ids: list[str] = []
         self._closed_renames: tuple = ()       # the host's renames and merges in them
         self._current: tuple | None = None     # (match id, head, summary) of the match in play
-        self._base: tuple | None = None        # (closed count, renames, Nights, Tally, Identity) of the closed
+        self._base: tuple | None = None        # (closed count, renames, Nights, Tally, Identity, ids) of the closed
+        self.step_every = 10                   # a build says how far it is (and may be stopped) every this many matches
 
     def summaries(self) -> list[dict]:
         """Return every match's summary, oldest first; a match that is over and not yet summarised (or
-        summarised by other code) is folded once and its summary stored."""
+        summarised by other code) is folded once and its summary stored. Many such matches (the first view
+        of an old database) take long: the web app runs :meth:`build` in the background first (:meth:`ready`)."""
         last = self.store.matches(last=1)
         if not last:
             return []
-        if self._current is None or self._current[0] != last[0]:     # a match was closed since: read them
+        if self._current is None or self._current[0] != last[0]:     # a match was closed since: read it
             ids = self.store.matches()
-            kept = self.store.summaries(SUMMARY_VERSION) if ids[:-1] != self._closed_ids else {}
-            closed = []
-            for m in ids[:-1]:
-                s = kept.get(m) or (self._closed[self._closed_ids.index(m)] if m in self._closed_ids else None)
-                if s is None:
-                    s = summarize_match(self.store.events(m))
-                    try:
-                        self.store.put_summary(m, SUMMARY_VERSION, s)
-                    except StoreError:      # a read-only file: summarised again next time
-                        pass
-                closed.append(s)
-            self._closed, self._closed_ids = closed, ids[:-1]
-            self._closed_renames = tuple(e for m in closed for e in m.get("host", [])
-                                         if e.get("type") in ("rename", "merge"))
+            if ids[:-1] != self._closed_ids:
+                self._install(ids[:-1], self._take_closed(ids))
         head = self.store.head(last[0])
         if self._current is None or self._current[:2] != (last[0], head):
             self._current = (last[0], head, summarize_match(self.store.events(last[0])))
         return self._closed + [self._current[2]]
 
-    def _views(self) -> tuple:
-        """Return ``(nights, tally, identity)`` of every match: those of the closed ones are kept, and
-        the match in play is added to copies of them."""
-        matches = self.summaries()
-        closed = matches[:-1]
-        renames = self._closed_renames + tuple(e for m in matches[len(closed):] for e in m.get("host", [])
-                                               if e.get("type") in ("rename", "merge"))
-        if self._base is None or self._base[:2] != (len(closed), renames):
+    def ready(self) -> bool:
+        """Return whether a view costs little now: at most one match that is over is not in memory yet (a
+        view folds it, as it folds the match in play). Otherwise :meth:`build` should run first."""
+        last = self.store.matches(last=1)
+        if not last or (self._current is not None and self._current[0] == last[0]):
+            return True
+        return len(self._missing(self.store.matches())) <= 1
+
+    def build(self, step: Callable[[int, int, str], None] | None = None, lock: Any = None) -> int:
+        """Read or fold the summary of every match that is over and not in memory, and add the season up,
+        calling ``step(done, of, what)`` between matches: it may raise to stop the build (the summaries
+        folded so far are kept in the store: the next build goes on from there). ``lock`` (a context
+        manager; the web app's) is held only to take the result in. Returns how many matches were read.
+        """
+        step = step or (lambda done, of, what: None)
+        ids = self.store.matches()
+        if not ids:
+            return 0
+        need = self._missing(ids)
+        closed = self._take_closed(ids, step)
+        step(len(need), len(need), "adding up the season")
+        current = summarize_match(self.store.events(ids[-1]))
+        head = self.store.head(ids[-1])
+        renames = _renames(closed) + _renames([current])
+        base = self._new_base(closed, ids[:-1], renames)
+        with lock or contextlib.nullcontext():
+            self._install(ids[:-1], closed)
+            self._current = (ids[-1], head, current)
+            self._base = base
+        return len(need)
+
+    def _missing(self, ids: list[str]) -> list[str]:
+        have = set(self._closed_ids)
+        return [m for m in ids[:-1] if m not in have]
+
+    def _take_closed(self, ids: list[str], step: Callable | None = None) -> list[dict]:
+        """Return the summaries of the matches ``ids[:-1]``: those in memory, the rest read from the store
+        (one read, when more than one is missing) or folded and stored."""
+        got = dict(zip(self._closed_ids, self._closed))
+        need = self._missing(ids)
+        if step:
+            step(0, len(need), "reading the summaries kept")
+        kept = self.store.summaries(SUMMARY_VERSION) if len(need) > 1 else {}
+        for i, m in enumerate(need):
+            if step and i % self.step_every == 0:
+                step(i, len(need), f"match {i + 1} of {len(need)}")
+            s = kept.get(m)
+            if s is None:
+                s = summarize_match(self.store.events(m))
+                try:
+                    self.store.put_summary(m, SUMMARY_VERSION, s)
+                except StoreError:      # a read-only file: summarised again next time
+                    pass
+            got[m] = s
+        return [got[m] for m in ids[:-1]]
+
+    def _install(self, closed_ids: list[str], closed: list[dict]) -> None:
+        self._closed, self._closed_ids = closed, list(closed_ids)
+        self._closed_renames = _renames(closed)
+
+    def _new_base(self, closed: list[dict], closed_ids: list[str], renames: tuple, base: tuple | None = None) -> tuple:
+        """Return the nights and figures of the matches that are over: ``base``'s with the matches after
+        it added (when it is of the same renames and its matches come first), else added up anew."""
+        if base is not None and base[1] == renames and list(closed_ids[:base[0]]) == base[5]:
+            _, _, nights, tally, ids, _ = base
+            before = len(nights.list)
+            new = closed[base[0]:]
+            for m in new:
+                nights.add(m)
+            fresh = {id(g) for m in new for g in m["games"]}
+            for n in nights.list[max(before - 1, 0):]:
+                for g in n["games"]:
+                    if id(g) in fresh:
+                        tally.add(g, n["night"], ids)
+        else:
             ids, nights, tally = Identity(renames), Nights(self.break_hours), Tally()
             for m in closed:
                 nights.add(m)
             for n in nights.list:
                 for g in n["games"]:
                     tally.add(g, n["night"], ids)
-            tally.freeze(len(nights.list) - 1)         # the last night of the closed matches may go on
-            self._base = (len(closed), renames, nights, tally, ids)
-        _, _, base, tally, ids = self._base
+        tally.freeze(len(nights.list) - 1)         # the last night of the closed matches may go on
+        return (len(closed), renames, nights, tally, ids, list(closed_ids))
+
+    def _views(self) -> tuple:
+        """Return ``(nights, tally, identity)`` of every match: those of the closed ones are kept (a match
+        closed since is added to them), and the match in play is added to copies of them."""
+        matches = self.summaries()
+        closed = matches[:-1]
+        renames = self._closed_renames + _renames(matches[len(closed):])
+        if self._base is None or self._base[:2] != (len(closed), renames):
+            self._base = self._new_base(closed, self._closed_ids, renames, self._base)
+        _, _, base, tally, ids, _ = self._base
         nights, ids = base.fork(), ids.fork()
         for m in matches[len(closed):]:
             nights.add(m)

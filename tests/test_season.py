@@ -189,6 +189,51 @@ def test_a_match_over_is_summarised_once(tmp_path, monkeypatch):
     assert calls == [1]            # and only again when it changed
 
 
+def test_the_first_view_of_an_old_database_is_built_first_and_a_stopped_build_goes_on(tmp_path, monkeypatch):
+    path = tmp_path / "t.db"
+    clock = Clock()
+    build(Table.open(path, clock=clock, default_match=None), clock).close()
+    calls = []
+    real = season_mod.summarize_match
+    monkeypatch.setattr(season_mod, "summarize_match", lambda evs: calls.append(evs[0]["match_id"]) or real(evs))
+    s = Season(Table.open(path).store)
+    assert not s.ready()                        # five matches over, none summarised: a view would fold them all
+
+    class Stop(Exception):
+        pass
+    seen = []
+
+    def stop_at_the_third(done, of, what):
+        seen.append((done, of, what))
+        if done == 2 and what.startswith("match"):
+            raise Stop
+    # the build says how far it is between matches, and a stop there keeps what it folded
+    s.step_every = 1
+    with pytest.raises(Stop):
+        s.build(stop_at_the_third)
+    assert seen[:3] == [(0, 5, "reading the summaries kept"), (0, 5, "match 1 of 5"), (1, 5, "match 2 of 5")]
+    assert len(calls) == 2 and not s.ready()
+    calls.clear()
+    again = Season(Table.open(path).store)
+    assert again.build() == 5 and calls == [m for m in Table.open(path).store.matches()[2:]]
+    assert again.ready() and again.night(2)["payments"][0]["amount"] == 9
+    assert len(calls) == 4                      # the three left and the match in play, folded once each
+
+
+def test_a_closed_match_is_added_to_the_figures_kept_and_equals_a_count_from_scratch():
+    t, s, clock = host_table()
+    s.season()
+    for players, steps in ((["Ann", "Bob"], (("p2", 16),)), (["Cy", "Dee"], (("p1", 7), ("p1", 9)))):
+        t.submit({"type": "new_match", "game": "lands-end", "players": players, "stake": 1, "first_dealer": players[0]})
+        pegs(t, *steps)
+        assert s.season() == Season(t.store).season()
+        assert [s.night(k) for k in (1, 2, 3)] == [Season(t.store).night(k) for k in (1, 2, 3)]
+    base = s._base
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"})
+    s.season()
+    assert s._base[2] is base[2]                # the same nights, the closed match added to them
+
+
 def test_undone_games_do_not_count():
     t = Table.memory(clock=Clock(), default_match=None)
     t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"})
