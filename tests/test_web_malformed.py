@@ -69,7 +69,7 @@ def nest(depth: int, inner: str = '"5H"') -> str:
 POST_ROUTES = {"/api/claim": "code", "/api/join": "code", "/api/command": "card", "/api/import": "record",
                "/api/sim/press": "button", "/api/settings": "voice", "/api/settings/voice/test": "text",
                "/api/seat": "seat", "/api/wifi/scan": "ssid", "/api/wifi/join": "ssid", "/api/wifi/move": "ssid",
-               "/api/wifi/hotspot": "on", "/api/season/event": "name"}
+               "/api/wifi/hotspot": "on", "/api/season/event": "name", "/api/jobs": "args"}
 """Every POST route, and the field of its body the nesting cases put the deep value in."""
 
 
@@ -220,7 +220,7 @@ GET_URLS = {"pages.index": "/", "pages.join_link": "/join/123456", "pages.qr": "
             "wifi.page_qr": "/qr/page.svg", "wifi.wifi_qr": "/qr/wifi.svg", "wifi.card": "/card.svg",
             "season.get_night": "/api/night", "season.get_night_csv": "/api/night.csv", "season.get_season": "/api/season",
             "season.get_season_csv": "/api/season.csv", "season.get_race": "/api/race",
-            "season.get_games": "/api/games"}
+            "season.get_games": "/api/games", "jobs.get_job": "/api/jobs/0123456789abcdef"}
 """A URL of every GET route (GET_URLS and web.query.QUERY must both name every one)."""
 
 

@@ -11,12 +11,66 @@ from season_db import build
 from web import create_app
 
 
+def built(client, url: str = "/api/night"):
+    """GET ``url``; while the season is being built (202 and its job), follow the job to its end, then ask again."""
+    r = client.get(url)
+    if r.status_code == 202:
+        job = r.get_json()
+        while job["state"] == "running":
+            job = client.get(job["url"]).get_json()      # polls: the build is a thread of the app
+        assert job["state"] == "done", job
+        r = client.get(url)
+    return r
+
+
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     table = build()
     app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path_factory.mktemp("s")),
                       "TRUSTED_HOSTS": ["localhost"]}, table=table)
-    yield app.test_client()
+    c = app.test_client()
+    assert built(c).status_code == 200
+    yield c
+    table.close()
+
+
+def test_the_first_view_builds_the_season_as_a_job_with_progress(tmp_path, monkeypatch):
+    import threading
+    from companion import season as season_mod
+    table = build()
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
+    host, other = app.test_client(), app.test_client()
+    hh = {"X-CSRF-Token": host.get("/api/session").get_json()["csrf"], "Origin": "http://localhost"}
+    assert host.post("/api/claim", json={}, headers=hh).status_code == 200
+    go, folding = threading.Event(), threading.Event()
+    real = season_mod.summarize_match
+
+    def slow(evs):                          # the build's first match waits until the test lets it go on
+        folding.set()
+        assert go.wait(10)
+        return real(evs)
+    monkeypatch.setattr(season_mod, "summarize_match", slow)
+    # five matches are over and none is summarised: every view (any phone's) answers 202 with the one build
+    first = host.get("/api/season")
+    assert first.status_code == 202 and first.headers["Location"] == first.get_json()["url"]
+    job = first.get_json()
+    assert (job["kind"], job["state"]) == ("season", "running")
+    assert folding.wait(10)
+    again = other.get("/api/night")
+    assert again.status_code == 202 and again.get_json()["id"] == job["id"]
+    assert other.get(job["url"]).get_json()["progress"] == {"done": 0, "of": 5, "what": "match 1 of 5"}
+    # the host's event waits for it (503, nothing stored); the table answers meanwhile
+    before = len(table.history())
+    r = host.post("/api/season/event", json={"type": "settle"}, headers=hh)
+    assert r.status_code == 503 and r.get_json()["job"]["id"] == job["id"] and r.headers["Retry-After"] == "1"
+    assert host.get("/api/table").status_code == 200 and len(table.history()) == before
+    go.set()
+    while job["state"] == "running":
+        job = other.get(job["url"]).get_json()      # any phone may follow the season's build
+    assert job["state"] == "done" and job["result"] == {"matches": 5}
+    assert job["progress"] == {"done": 5, "of": 5, "what": "adding up the season"}
+    assert host.get("/api/season").status_code == 200
+    assert host.post("/api/season/event", json={"type": "settle"}, headers=hh).status_code == 200
     table.close()
 
 
@@ -101,6 +155,7 @@ def test_host_events_through_the_page(tmp_path):
     app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
     host, other = app.test_client(), app.test_client()
     other.environ_base["REMOTE_ADDR"] = "10.0.0.3"
+    assert built(host).status_code == 200
 
     def headers(c):
         return {"X-CSRF-Token": c.get("/api/session").get_json()["csrf"], "Origin": "http://localhost"}

@@ -126,7 +126,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.extensions["landsend.voice"] = voice
     app.extensions["landsend.wifi"] = wifi
 
-    from . import advice, api, guard, pages, query, season
+    from . import advice, api, guard, jobs, pages, query, season
     from . import settings as board_settings   # the board's settings routes (not the settings argument)
     from . import wifi as wifi_views
     from .portal import PortalAnswers
@@ -141,6 +141,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.register_blueprint(board_settings.bp)
     app.register_blueprint(advice.bp)
     app.register_blueprint(season.bp)
+    app.register_blueprint(jobs.bp)
     app.register_blueprint(wifi_views.bp)
     _register_errors(app)
     return app

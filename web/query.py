@@ -114,6 +114,7 @@ QUERY: dict[str, dict[str, Form]] = {
     "season.get_season_csv": {"player": text(64)},
     "season.get_race": {"game": whole(1, 9_999), "match": pattern(r"[0-9a-f]{1,32}", "a match's id (hex digits)")},
     "season.get_games": {"offset": whole(0, 10_000_000), "limit": whole(1, 200)},
+    "jobs.get_job": {},
 }
 """Every GET endpoint and the query parameters it takes (docs/api.md says what each means)."""
 

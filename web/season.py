@@ -4,6 +4,10 @@ events about people and nights (``POST /api/season/event``: rename, merge, new e
 The views are :mod:`companion.season`'s, over the table's own store; one
 :class:`~companion.season.Season` per app keeps the match in play summarised
 until it changes, and the matches that are over are read from their kept summaries.
+The first view of a database whose matches are not all in memory yet (an old
+database, a restart) does not fold them in the request: it starts the season's
+build as a job (:mod:`web.jobs`, kind ``season``, one for every phone) and
+answers 202 with it; the page shows its progress and asks again when it is done.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from companion.errors import RulesError
 from companion.season import Season, night_csv, race, season_csv
 
 from .guard import hub, json_body, role
+from .jobs import KINDS, Busy, accepted, jobs
 
 bp = Blueprint("season", __name__, url_prefix="/api")
 _lock = threading.RLock()
@@ -31,6 +36,52 @@ def seasons() -> Season:
                 abort(404, "this table keeps no games to tell")
             s = current_app.extensions["landsend.season"] = Season(store)
         return s
+
+
+def start_build(jobs_, args=None, owner=None):
+    """Start the season's build (or return the one running): a thread job that reads and folds the matches
+    not in memory, a few at a time, off the views' lock (:meth:`Season.build`)."""
+    running = jobs_.find("season")
+    if running is not None:
+        return running
+    s = seasons()
+    return jobs_.start_thread("season", "*", lambda job: {"matches": s.build(job.step, _lock)})
+
+
+KINDS["season"] = (None, start_build)
+
+
+def _building(status: int = 202):
+    """None when the season's views cost little now; else the answer that its build (started if need be) is
+    under way: 202 with the job (a view), or ``status`` with ``error`` and ``job`` (the host's event)."""
+    with _lock:
+        ready = seasons().ready()
+    if ready:
+        return None
+    try:
+        job = start_build(jobs())
+    except Busy as exc:
+        resp = jsonify({"error": str(exc)})
+        resp.status_code, resp.headers["Retry-After"] = 503, "1"
+        return resp
+    if status == 202:
+        return accepted(job)
+    resp = jsonify({"error": "the season is being worked out from the games kept: try again when it is done",
+                    "job": job.to_dict()})
+    resp.status_code, resp.headers["Retry-After"] = status, "1"
+    return resp
+
+
+def not_yet(fn=None, *, status: int = 202):
+    """Answer a view with its build's job while the season is being built (see the module's note)."""
+    import functools
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def view(*a, **kw):
+            return _building(status) or fn(*a, **kw)
+        return view
+    return wrap(fn) if fn is not None else wrap
 
 
 def _night_number() -> "int | None":
@@ -60,6 +111,7 @@ def _csv(text: str, name: str) -> Response:
 
 
 @bp.get("/night")
+@not_yet
 def get_night():
     """Return a night (``?night=N``, default the last): its standing per player and settle-up; 404 for no
     such night, 400 for a night that is not a number."""
@@ -67,6 +119,7 @@ def get_night():
 
 
 @bp.get("/night.csv")
+@not_yet
 def get_night_csv():
     """Return the night as CSV (a row per player, then a row per payment)."""
     n = _night()
@@ -74,18 +127,21 @@ def get_night_csv():
 
 
 @bp.get("/season")
+@not_yet
 def get_season():
     """Return the season per player (``?player=NAME``: that player only; 404 for nobody of that name)."""
     return jsonify(_season())
 
 
 @bp.get("/season.csv")
+@not_yet
 def get_season_csv():
     """Return the season as CSV (a row per player)."""
     return _csv(season_csv(_season()), "season")
 
 
 @bp.get("/race")
+@not_yet
 def get_race():
     """Return a game's score race by hand: ``?match=ID&game=N`` (default the match in play, and its last
     game that scored); 404 when there is no such game."""
@@ -98,6 +154,7 @@ def get_race():
 
 
 @bp.get("/games")
+@not_yet
 def get_games():
     """Return the games kept, newest first (``?offset=K&limit=N``, default 0 and 50): each with its match,
     number, title, end, whether it finished and its sides' final scores (History lists them for their
@@ -108,6 +165,7 @@ def get_games():
 
 
 @bp.post("/season/event")
+@not_yet(status=503)
 def post_event():
     """The host's event about people or nights (``{"type": "rename", "name", "to"}``, ``{"type": "merge", "name",
     "into"}``, ``{"type": "new_evening"}``, ``{"type": "settle"}``), stored in the match in play (History shows

@@ -27,6 +27,48 @@ export function toggleRace(button, box, game) {
   withSeason(function (m) { m.showRace(box, game); });
 }
 
+// ---- a long answer (advice, the review, the season's first build) is a job (POST /api/jobs): its progress and a
+// Cancel button in `box`, asked every 0.25 s; the answer when it is done. Cancel, or `box` leaving the page (a new
+// question drew over it), stops the work on the board (DELETE) ----
+export function longAnswer(box, kind, query) {
+  var args = {};
+  new URLSearchParams(query).forEach(function (v, k) { args[k] = k in args ? [].concat(args[k], v) : v; });
+  return call("POST", "/api/jobs", { kind: kind, args: args }).then(function (job) { return followJob(box, job); });
+}
+export function followJob(box, job) {
+  var bar = h("progress", { max: "1", value: "0" }), said = h("span", { cls: "muted" }), stop = false;
+  var cancel = h("button", { type: "button", cls: "job-cancel", text: "Cancel" });
+  var el = h("div", { cls: "row job", role: "status", "data-job": job.id }, bar, said, cancel);
+  box.appendChild(el);
+  return new Promise(function (resolve, reject) {
+    function end(err) {
+      stop = true;
+      if (el.parentNode) el.parentNode.removeChild(el);
+      if (err) reject(err);
+    }
+    function drop(why) {
+      call("DELETE", job.url, {}).catch(function () {});
+      var e = new Error(why); e.cancelled = true; end(e);
+    }
+    cancel.addEventListener("click", function () { drop("cancelled"); });
+    function poll(j) {
+      if (stop) return;
+      if (!el.isConnected) {       // the season's build serves every phone: leaving it only stops asking
+        if (job.kind === "season") { var e = new Error("left the page"); e.cancelled = true; end(e); } else drop("left the page");
+        return;
+      }
+      bar.max = j.progress.of || 1; bar.value = j.progress.done;
+      said.textContent = " " + j.progress.what + " \u00b7 " + j.elapsed.toFixed(1) + " s";
+      if (j.state === "done") { end(); resolve(j.result); return; }
+      if (j.state !== "running") {
+        var e = new Error(j.error || "stopped (" + j.state + ")"); e.status = j.status; e.cancelled = j.state === "cancelled"; end(e); return;
+      }
+      setTimeout(function () { if (!stop) call("GET", j.url).then(poll, end); }, 250);
+    }
+    poll(job);
+  });
+}
+
 // ---- more: share, ledger, simulator, settings ----
 export function renderMore() {
   var s = S.session, t = S.table;

@@ -1,7 +1,10 @@
 /* Discard and lead practice (Count tab), live advice where allowed, the review of the hand shown
-   (History), loaded only when one of them is first opened (app.js withPractice): asks /api/advise, /api/lead, /api/review, /api/table; changes nothing at the table. */
+   (History), loaded only when one of them is first opened (app.js withPractice): asks /api/advise, /api/lead, /api/review, /api/table; changes nothing at the table.
+   What may take long on the board (the discards with the pegging, a lead, the review with the pegging) is asked
+   as a job (more.js longAnswer: its progress and a Cancel button). */
 import { h, clear, pretty, cardName, cardLabel, SYM, SUIT_NAME, RANK_NAME, RANKS, SUITS, $ } from "./dom.js";
 import { S, call } from "./state.js";
+import { longAnswer } from "./more.js";
 
 var boot = JSON.parse(document.getElementById("boot").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
@@ -45,6 +48,7 @@ function build() {
   box.appendChild(h("div", { id: "pr-slots", cls: "tray" }));
   box.appendChild(h("div", { cls: "row" }, h("button", { id: "pr-clear", type: "button", onclick: function () { P.cards = []; P.result = null; render(); } }, "Clear")));
   box.appendChild(h("div", { id: "pr-picker", cls: "picker" }));
+  box.appendChild(h("div", { id: "pr-job" }));
   box.appendChild(h("div", { id: "pr-result" }));
   $("pr-owner").addEventListener("change", function () { P.owner = $("pr-owner").value; ask(); });
   $("pr-scores").addEventListener("change", ask);
@@ -139,10 +143,11 @@ function liveNote() {
   }
 }
 function fail(box) { return function (e) { clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message })); }; }
+function quiet(fn) { return function (e) { if (!e.cancelled) fn(e); }; }     // a job cancelled here says nothing
 function askPeg(text) {
   var box = clear($("pr-peg-live"));
-  get("/api/lead?cards=" + encodeURIComponent(text.trim()) + "&player=" + encodeURIComponent(P.player))
-    .then(function (a) { drawPlays(clear(box), a, a.played.length); }, fail(box));
+  longAnswer(box, "lead", "cards=" + encodeURIComponent(text.trim()) + "&player=" + encodeURIComponent(P.player))
+    .then(function (a) { drawPlays(clear(box), a, a.played.length); }, quiet(fail(box)));
 }
 
 function ask() {
@@ -166,8 +171,8 @@ function ask() {
     // the dealt cards at the top of the screen, the ranking under them (the picker is folded away)
     window.scrollTo(0, Math.max(0, $("pr-slots").getBoundingClientRect().top + window.pageYOffset - 64));
     if (!p.pegging) return;
-    $("pr-summary").appendChild(h("span", { text: " + matching phase\u2026" }));
-    return get("/api/advise?" + q).then(function (full) {
+    clear($("pr-job"));
+    return longAnswer($("pr-job"), "advise", q).then(function (full) {
       if (token !== P.asked) return;
       var sel = P.result.discards[P.sel].discard.join(",");
       P.result = full;
@@ -175,7 +180,7 @@ function ask() {
       draw();
     });
   }).catch(function (e) {
-    if (token !== P.asked) return;
+    if (token !== P.asked || e.cancelled) return;
     clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message }));
   });
 }
@@ -258,8 +263,8 @@ function total(x) { return x.pegging ? x.net_with_pegging : x.net; }
 function leads(d, x) {
   var box = $("pr-leads");
   if (d.seat !== 1) return box.appendChild(h("p", { cls: "muted", text: d.dealer ? "The other player leads." : "The dealer's left leads." }));
-  get("/api/lead?cards=" + x.keep.join(",") + "&game=" + d.game + "&seat=1&seen=" + x.discard.join(","))
-    .then(function (a) { if ($("pr-leads") === box) drawPlays(box, a); }, fail(box));
+  longAnswer(box, "lead", "cards=" + x.keep.join(",") + "&game=" + d.game + "&seat=1&seen=" + x.discard.join(","))
+    .then(function (a) { if ($("pr-leads") === box) drawPlays(box, a); }, quiet(fail(box)));
 }
 function drawPlays(box, a, mid) {
   box.appendChild(h("h3", { text: mid ? "Your next card, best first" : "Your leads, best first" }));
@@ -291,7 +296,8 @@ function review() {
     P.hand = key;
     P.discards = r.discards;
     drawReview(r);
-    get("/api/review?" + (q ? q + "&" : "") + "pegging=1").then(function (r2) {
+    var job = clear($("review-job"));
+    longAnswer(job, "review", (q ? q + "&" : "") + "pegging=1").then(function (r2) {
       if (gen === P.reviewGen && r2.hand_no === r.hand_no) drawReview(r2);
     }, function () {});
   }, function (e) {

@@ -5,12 +5,22 @@
 import { h, clear, $ } from "./dom.js";
 import { S, call } from "./state.js";
 import { toast } from "./header.js";
+import { followJob } from "./more.js";
 
 var NS = "http://www.w3.org/2000/svg";
 var COLOURS = { standard: ["#f0b429", "#6cb4ff", "#5ad48a", "#ff6b6b"],
   "colour-blind": ["#e69f00", "#56b4e9", "#009e73", "#cc79a7"] };       // Okabe-Ito
 var DASH = [null, "7 4", "2 3", "9 3 2 3"];
 var palette = null, seen = null;
+
+// a view of the season; while the season is first worked out from the games kept (an old database, a restart)
+// the board answers with that job (202): its progress and Cancel in `box`, then the view is asked again
+function view(path, box) {
+  return call("GET", path).then(function (d) {
+    if (d && d.kind === "season" && d.url && d.state) return followJob(clear(box), d).then(function () { return view(path, box); });
+    return d;
+  });
+}
 
 function colours() { return COLOURS[palette] || COLOURS.standard; }
 function usePalette() {
@@ -84,7 +94,9 @@ export function showRace(box, game, match) {
   var q = [];
   if (match) q.push("match=" + encodeURIComponent(match));
   if (game) q.push("game=" + game);
-  Promise.all([usePalette(), call("GET", "/api/race" + (q.length ? "?" + q.join("&") : ""))]).then(function (r) {
+  var gen = box.raceGen = (box.raceGen || 0) + 1;      // the race last asked for is the one drawn
+  Promise.all([usePalette(), view("/api/race" + (q.length ? "?" + q.join("&") : ""), box)]).then(function (r) {
+    if (box.raceGen !== gen) return;
     var d = r[1], labels = ["0"], series = d.sides.map(function (name) { return { name: name, values: [0], marks: [null] }; });
     d.hands.forEach(function (hd) {
       labels.push(hd.hand + "p", String(hd.hand));
@@ -108,7 +120,7 @@ export function showRace(box, game, match) {
 // ---- every game kept (History): pick one, see its score race ----
 export function showGames(box) {
   clear(box).appendChild(h("p", { cls: "muted", text: "Loading the games\u2026" }));
-  call("GET", "/api/games?limit=100").then(function (d) {
+  view("/api/games?limit=100", box).then(function (d) {
     if (!d.games.length) { clear(box).appendChild(h("p", { cls: "muted", text: "No game has scored yet." })); return; }
     var race = h("div", { id: "h-games-race" });
     var pick = h("select", { id: "h-games-pick", "aria-label": "Game" }, d.games.map(function (g, i) {
@@ -130,7 +142,9 @@ export function renderNight(force) {
   var key = S.table.match_id + ":" + S.table.seq;
   if (!force && key === seen) return;
   seen = key;
-  call("GET", "/api/night" + (shown ? "?night=" + shown : "")).then(drawNight, function (e) { shown = null; clear($("night")).appendChild(h("p", { cls: "muted", text: e.message })); });
+  view("/api/night" + (shown ? "?night=" + shown : ""), $("night")).then(drawNight, function (e) {
+    if (e.cancelled) { seen = null; return; }
+    shown = null; clear($("night")).appendChild(h("p", { cls: "muted", text: e.message })); });
 }
 function viewNight(k) { shown = k; renderNight(true); }
 function drawNight(n) {
@@ -170,7 +184,7 @@ function hostEvent(body) {
 export function renderSeason() {
   var box = clear($("season"));
   box.appendChild(h("p", { cls: "muted", text: "Loading the season\u2026" }));
-  Promise.all([usePalette(), call("GET", "/api/season")]).then(function (r) { drawSeason(r[1]); },
+  Promise.all([usePalette(), view("/api/season", box)]).then(function (r) { drawSeason(r[1]); },
     function (e) { clear(box).appendChild(h("p", { cls: "muted", text: e.message })); });
 }
 function drawSeason(d) {

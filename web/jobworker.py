@@ -1,0 +1,90 @@
+"""The worker process of :mod:`web.jobs`: ``python web/jobworker.py`` runs one call at a time (run by its path,
+so it imports the advice and not the web app; :mod:`web.jobs` imports its frames from here).
+
+Each call comes on stdin as a frame ``(module, function, kwargs, stages)``; the worker
+answers on stdout with ``("progress", {"done", "of", "what"})`` frames as it goes,
+then ``("done", answer)`` or ``("failed", status, message)``. ``stages`` lists the
+calls to make in turn, ``[(what, kwargs overrides)]`` (a cheap pass first, then the
+full one), each said as progress; the answer is the last one's, as the route's JSON
+(``to_dict()`` where the value has one). A rules refusal is ``failed`` with 400 (403
+for advice the table does not allow), as the route would answer it.
+
+The process is killed to cancel a call: nothing in it needs to stop cleanly.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import struct
+import sys
+import time
+from typing import Any
+
+PRELOAD = ("companion.advice.discard", "companion.advice.review", "companion.advice.pegging_multi")
+
+
+def write_frame(stream, obj: Any) -> None:
+    """Write ``obj`` as one frame: its length (4 bytes, big-endian), then its pickle."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack(">I", len(data)) + data)
+    stream.flush()
+
+
+def read_frame(stream) -> Any:
+    """Return the next frame's object; None at the end of the stream."""
+    head = stream.read(4)
+    if len(head) < 4:
+        return None
+    (n,) = struct.unpack(">I", head)
+    data = stream.read(n)
+    if len(data) < n:
+        return None
+    return pickle.loads(data)
+
+
+def spin(seconds: float) -> dict:
+    """Burn the CPU for ``seconds`` (the tests' and the bench's stand-in for a long answer); return how long."""
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n += 1
+    return {"spun": seconds, "loops": n}
+
+
+def answer(value):
+    return value.to_dict() if hasattr(value, "to_dict") else value
+
+
+def main() -> int:
+    if hasattr(os, "nice"):
+        os.nice(10)                             # the phones' presses go first on the board's cores
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout = sys.stderr                     # a stray print cannot break a frame
+    inp = sys.stdin.buffer
+    for name in PRELOAD:                        # imported once, before the first call
+        importlib.import_module(name)
+    from companion.errors import NotAllowed, RulesError
+    while True:
+        call = read_frame(inp)
+        if call is None:
+            return 0
+        module, function, kwargs, stages = call
+        try:
+            fn = spin if (module, function) == ("web.jobworker", "spin") else \
+                getattr(importlib.import_module(module), function)
+            stages = stages or [("working it out", {})]
+            result = None
+            for k, (what, extra) in enumerate(stages):
+                write_frame(out, ("progress", {"done": k, "of": len(stages), "what": what}))
+                result = fn(**{**kwargs, **extra})
+            write_frame(out, ("done", answer(result)))
+        except RulesError as exc:
+            write_frame(out, ("failed", 403 if isinstance(exc, NotAllowed) else 400, str(exc)))
+        except Exception as exc:    # noqa: BLE001 - said to the job; the worker takes the next call
+            write_frame(out, ("failed", 500, f"{type(exc).__name__}: {exc}"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
