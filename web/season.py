@@ -13,6 +13,7 @@ answers 202 with it; the page shows its progress and asks again when it is done.
 from __future__ import annotations
 
 import threading
+import time
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
@@ -45,7 +46,13 @@ def start_build(jobs_, args=None, owner=None):
     if running is not None:
         return running
     s = seasons()
-    return jobs_.start_thread("season", "*", lambda job: {"matches": s.build(job.step, _lock)})
+
+    def step(job, done, of, what):
+        job.step(done, of, what)
+        time.sleep(0)                   # let a phone's request take the interpreter between pieces
+
+    return jobs_.start_thread("season", "*", lambda job: {"matches": s.build(
+        lambda done, of, what: step(job, done, of, what), _lock)})
 
 
 KINDS["season"] = (None, start_build)
