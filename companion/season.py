@@ -454,11 +454,15 @@ class Tally:
         """Write each person's money-by-night rows up to night ``upto`` once (no later game can change
         them): a report then writes only the nights after it."""
         for p, r in self.per.items():
-            total, rows = Fraction(0), []
-            for k in sorted(k for k in r["by_night"] if k <= upto):
+            # the rows written already stay (a game added later is of a later night): only the nights since
+            done, rows, total = self.frozen.get(p, (0, [], Fraction(0)))
+            if done > upto:
+                done, rows, total = 0, [], Fraction(0)
+            more = []
+            for k in sorted(k for k in r["by_night"] if done < k <= upto):
                 total += r["by_night"][k]
-                rows.append({"night": k, "money": money(r["by_night"][k]), "total": money(total)})
-            self.frozen[p] = (upto, rows, total)
+                more.append({"night": k, "money": money(r["by_night"][k]), "total": money(total)})
+            self.frozen[p] = (upto, rows + more if more else rows, total)
 
     def fork(self) -> "Tally":
         """Return a copy that more games can be added to, this one unchanged."""
@@ -678,8 +682,12 @@ class Season:
         return [got[m] for m in ids[:-1]]
 
     def _install(self, closed_ids: list[str], closed: list[dict]) -> None:
+        n = len(self._closed_ids)
+        if self._closed_ids and list(closed_ids[:n]) == self._closed_ids:      # matches closed since: theirs only
+            self._closed_renames = self._closed_renames + _renames(closed[n:])
+        else:
+            self._closed_renames = _renames(closed)
         self._closed, self._closed_ids = closed, list(closed_ids)
-        self._closed_renames = _renames(closed)
 
     def _new_base(self, closed: list[dict], closed_ids: list[str], renames: tuple, base: tuple | None = None) -> tuple:
         """Return the nights and figures of the matches that are over: ``base``'s with the matches after
