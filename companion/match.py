@@ -547,7 +547,12 @@ def note_hand(state: MatchState) -> None:
     key = (state.game_no, state.hand_no)
     if key != state.hand_key:
         state.hand_base, state.hand_log, state.hand_key = None, [], key
-        state.hand_base = copy.deepcopy(state)
+        # Shared, not copied: the game's score steps are records that are only ever appended, and the
+        # hand and the rules are frozen values (a change makes a new one). Copying the steps cost most
+        # of this copy, and more the longer the game (a press's first event of each hand paid it).
+        keep = {id(step): step for step in state.steps}
+        keep[id(state.hand)], keep[id(state.rules)] = state.hand, state.rules
+        state.hand_base = copy.deepcopy(state, keep)
 
 
 def parse_command_card(value: Any, what: str = "card"):
