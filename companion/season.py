@@ -35,6 +35,7 @@ from .table import effective
 
 BREAK_HOURS = 4           # a game that starts this long after the last one ended starts a new night
 HOST_EVENTS = tuple(HOST_COMMANDS)     # rename, merge, new_evening, settle
+BATCH = 50                # a build reads the kept summaries of this many matches at a time
 EXACT_UP_TO = 16          # settle-up is exact (subset DP) for up to this many players owed or owing
 
 
@@ -667,8 +668,10 @@ class Season:
         need = self._missing(ids)
         if step:
             step(0, len(need), "reading the summaries kept")
-        kept = self.store.summaries(SUMMARY_VERSION) if len(need) > 1 else {}
+        kept: dict = {}
         for i, m in enumerate(need):
+            if i % BATCH == 0 and len(need) > 1:       # the kept summaries, a batch at a time (short reads)
+                kept = self.store.summaries(SUMMARY_VERSION, need[i:i + BATCH])
             if step and i % self.step_every == 0:
                 step(i, len(need), f"match {i + 1} of {len(need)}")
             s = kept.get(m)

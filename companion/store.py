@@ -186,9 +186,10 @@ class MemoryStore:
         """Record the ledger of every match up to and including ``match_id`` (migrating an older file)."""
         self._closed[match_id] = dict(ledger)
 
-    def summaries(self, version: str) -> dict[str, dict]:
-        """Return the summaries of ``version`` (:meth:`put_summary`) by match id, oldest match first."""
-        return {m: json.loads(self._summaries[m][1]) for m in self._by_match
+    def summaries(self, version: str, ids: "list[str] | None" = None) -> dict[str, dict]:
+        """Return the summaries of ``version`` (:meth:`put_summary`) by match id, oldest match first (of the
+        matches ``ids`` only, when given)."""
+        return {m: json.loads(self._summaries[m][1]) for m in (self._by_match if ids is None else ids)
                 if m in self._summaries and self._summaries[m][0] == version}
 
     def put_summary(self, match_id: str, version: str, body: dict) -> None:
@@ -427,13 +428,19 @@ class SQLiteStore:
         """Record the ledger of every match up to and including ``match_id`` (migrating an older file)."""
         self._write([("INSERT OR REPLACE INTO closed (match_id, ledger) VALUES (?, ?)", (match_id, json.dumps(ledger)))])
 
-    def summaries(self, version: str) -> dict[str, dict]:
+    def summaries(self, version: str, ids: "list[str] | None" = None) -> dict[str, dict]:
         """Return the summaries of ``version`` (:meth:`put_summary`) by match id, oldest match first
-        (one read)."""
+        (one read; of the matches ``ids`` only, when given: a build reads them a batch at a time)."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT s.match_id, s.body FROM summaries s JOIN matches m ON m.match_id = s.match_id "
-                "WHERE s.version = ? ORDER BY m.ord", (version,)).fetchall()
+            if ids is None:
+                rows = self._db.execute(
+                    "SELECT s.match_id, s.body FROM summaries s JOIN matches m ON m.match_id = s.match_id "
+                    "WHERE s.version = ? ORDER BY m.ord", (version,)).fetchall()
+            else:
+                rows = self._db.execute(
+                    "SELECT s.match_id, s.body FROM summaries s JOIN matches m ON m.match_id = s.match_id "
+                    f"WHERE s.version = ? AND s.match_id IN ({','.join('?' * len(ids))}) ORDER BY m.ord",
+                    (version, *ids)).fetchall()
         return {m: json.loads(body) for m, body in rows}
 
     def put_summary(self, match_id: str, version: str, body: dict) -> None:

@@ -90,6 +90,27 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
         box = el.bounding_box()
         assert box["height"] >= 44 and box["width"] >= 44, el.evaluate("e => e.outerHTML.slice(0, 80)")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # a long answer says so (issue 25 item 4): while the board works (its answers held here) the page shows what
+    # it is doing with a Cancel button; Cancel stops the work on the board, and the job says so from then on
+    held = []
+    page.route("**/api/jobs/*", lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
+    page.fill("#pr-scores", "100,100")
+    page.press("#pr-scores", "Tab")                          # asked again: the plain ranking, then the job
+    job = page.locator("#pr-job .job")
+    expect(job).to_contain_text("Cancel")
+    job_id = job.get_attribute("data-job")
+    assert job.get_attribute("role") == "status" and page.locator("#pr-job progress").count() == 1
+    with page.expect_request(lambda r: r.method == "DELETE" and r.url.endswith(f"/api/jobs/{job_id}")):
+        page.click("#pr-job .job-cancel")
+    expect(page.locator("#pr-job .job")).to_have_count(0)
+    page.unroute("**/api/jobs/*")
+    for route in held:
+        route.abort()
+    # the board may have finished first (these cards were asked before: a cached answer); either way the page
+    # dropped it, and a cancel that arrives in time kills the work (tests/test_web_jobs.py proves the kill)
+    state = page.evaluate("id => fetch('/api/jobs/' + id).then(r => r.json()).then(j => j.state)", job_id)
+    assert state in ("cancelled", "done")
+    assert "pegging" not in page.inner_text("#pr-list .pr-row >> nth=0")      # the plain ranking stays
     page.click("[data-pr-mode=count]")
     expect(page.locator("#qc-picker")).to_be_visible()
     assert page.outside == [] and page.errors == []
