@@ -138,12 +138,15 @@ export function showGames(box) {
 // ---- the night: standing and settle up; the host settles it (or any earlier night still open) or starts a
 // new evening ----
 var shown = null;          // the night on view (null: tonight's)
+var nightGen = 0;         // only the answer to the last question about the night is drawn
 export function renderNight(force) {
   var key = S.table.match_id + ":" + S.table.seq;
   if (!force && key === seen) return;
   seen = key;
-  view("/api/night" + (shown ? "?night=" + shown : ""), $("night")).then(drawNight, function (e) {
+  var gen = ++nightGen;
+  view("/api/night" + (shown ? "?night=" + shown : ""), $("night")).then(function (n) { if (gen === nightGen) drawNight(n); }, function (e) {
     if (e.cancelled) { seen = null; return; }
+    if (gen !== nightGen) return;
     shown = null; clear($("night")).appendChild(h("p", { cls: "muted", text: e.message })); });
 }
 function viewNight(k) { shown = k; renderNight(true); }
@@ -176,7 +179,8 @@ function drawNight(n) {
   }
 }
 function hostEvent(body) {
-  return call("POST", "/api/season/event", body).then(function (d) { toast(d.event.text, "info"); drawNight(d.night); },
+  var gen = ++nightGen;
+  return call("POST", "/api/season/event", body).then(function (d) { toast(d.event.text, "info"); if (gen === nightGen) drawNight(d.night); },
     function (e) { toast(e.message); throw e; });
 }
 
