@@ -306,7 +306,7 @@ class Jobs:
 
     def _sweep_forever(self) -> None:
         while not self._closed:
-            time.sleep(min(5.0, self.abandoned / 2))
+            time.sleep(min(1.0, self.abandoned / 4))
             with self._lock:
                 self._prune()
 
