@@ -28,21 +28,45 @@ export function toggleRace(button, box, game) {
 }
 
 // ---- a long answer (advice, the review, the season's first build) is a job (POST /api/jobs): its progress and a
-// Cancel button in `box`, asked every 0.25 s; the answer when it is done. Cancel, or `box` leaving the page (a new
+// Cancel button in `box`, asked after 40 ms, then less often, at most every 0.25 s; the answer when it is done. Cancel, or `box` leaving the page (a new
 // question drew over it), stops the work on the board (DELETE) ----
 export function longAnswer(box, kind, query) {
-  var args = {};
+  var args = {}, mark = h("span", { cls: "muted job-wait" });
   new URLSearchParams(query).forEach(function (v, k) { args[k] = k in args ? [].concat(args[k], v) : v; });
-  return call("POST", "/api/jobs", { kind: kind, args: args }).then(function (job) { return followJob(box, job); });
+  function ask() {
+    return call("POST", "/api/jobs", { kind: kind, args: args }).then(function (job) {
+      if (mark.parentNode) mark.parentNode.removeChild(mark);
+      return followJob(box, job);
+    }, function (e) {
+      // the board is busy with other phones' answers: wait our turn while the question is still on the page
+      if (e.status !== 503 || (mark.parentNode && !mark.isConnected)) throw e;
+      if (!mark.parentNode) { mark.textContent = "The board is busy with other answers: waiting\u2026"; box.appendChild(mark); }
+      return new Promise(function (res) { setTimeout(res, 1000); }).then(function () {
+        if (!mark.isConnected) { var c = new Error("left the page"); c.cancelled = true; throw c; }
+        return ask();
+      });
+    });
+  }
+  return ask();
 }
+// the jobs this page follows: dropped on the board when the page goes away (closed, reloaded, put to sleep)
+var live = {};
+window.addEventListener("pagehide", function () {
+  Object.keys(live).forEach(function (url) {
+    fetch(url, { method: "DELETE", keepalive: true, credentials: "same-origin", body: "{}",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": S.session.csrf } }).catch(function () {});
+  });
+});
 export function followJob(box, job) {
   var bar = h("progress", { max: "1", value: "0" }), said = h("span", { cls: "muted" }), stop = false;
   var cancel = h("button", { type: "button", cls: "job-cancel", text: "Cancel" });
-  var el = h("div", { cls: "row job", role: "status", "data-job": job.id }, bar, said, cancel);
+  var el = h("div", { cls: "row job", role: "status", "data-job": job.id }, bar, said, cancel), wait = 40;
   box.appendChild(el);
   return new Promise(function (resolve, reject) {
+    if (job.kind !== "season") live[job.url] = true;
     function end(err) {
       stop = true;
+      delete live[job.url];
       if (el.parentNode) el.parentNode.removeChild(el);
       if (err) reject(err);
     }
@@ -63,7 +87,8 @@ export function followJob(box, job) {
       if (j.state !== "running") {
         var e = new Error(j.error || "stopped (" + j.state + ")"); e.status = j.status; e.cancelled = j.state === "cancelled"; end(e); return;
       }
-      setTimeout(function () { if (!stop) call("GET", j.url).then(poll, end); }, 250);
+      setTimeout(function () { if (!stop) call("GET", j.url).then(poll, end); }, wait);
+      wait = Math.min(250, wait * 2);      // a quick answer is seen soon; a long one is asked every 0.25 s
     }
     poll(job);
   });

@@ -165,7 +165,7 @@ function ask() {
   box.appendChild(h("p", { cls: "muted", text: "counting every turn-up\u2026" }));
   var token = P.asked = (P.asked || 0) + 1;
   // show and pocket at once, then with the matching phase
-  get("/api/advise?" + q + "&pegging=0").then(function (d) {
+  longAnswer(clear($("pr-job")), "advise", q + "&pegging=0").then(function (d) {
     if (token !== P.asked) return;
     P.result = d; P.sel = 0; draw();
     // the dealt cards at the top of the screen, the ranking under them (the picker is folded away)
@@ -301,7 +301,7 @@ function review() {
       if (gen === P.reviewGen && r2.hand_no === r.hand_no) drawReview(r2);
     }, function () {});
   }, function (e) {
-    if (gen !== P.reviewGen) return;
+    if (gen !== P.reviewGen || e.cancelled) return;
     if (e.status === 400 && q) { P.thrown = {}; review(); return; }     // taps from an earlier hand: start again
     clear(box).hidden = true;
   });
