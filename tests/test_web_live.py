@@ -212,6 +212,20 @@ def test_an_animating_board_is_pushed_at_most_every_frame_interval_and_its_last_
     assert b.latest("board") == {**board.frame, "t": 3, "animating": False}
 
 
+def test_an_animating_boards_frame_of_a_new_state_is_pushed_at_once(board_app):
+    app, board, clock = board_app
+    b = app.hub.broadcaster
+    board.draw(seq=2, animating=True, t=0)
+    clock.now += FRAME_INTERVAL / 3
+    board.draw(t=1)                                          # the same state, too soon: held back
+    assert b.latest("board")["t"] == 0
+    board.draw(seq=3, t=2)                                   # a press during the peg-out: its frame goes at once
+    assert b.latest("board")["seq"] == 3 and b.latest("board")["t"] == 2
+    clock.now += FRAME_INTERVAL / 3
+    board.draw(t=3)                                          # and the animation's cadence holds again
+    assert b.latest("board")["t"] == 2
+
+
 def test_without_a_board_the_stream_has_no_board_events(app):
     r = app.test_client().get("/api/events", buffered=False)
     chunks = iter(r.response)

@@ -53,6 +53,7 @@ class Hub:
         self.broadcaster.publish("state", table.snapshot())
         self._clock = clock
         self._frame_at: float | None = None
+        self._frame_seq: int | None = None        # the table state of the last frame pushed
         self._unwatch: Callable[[], None] | None = None
         if board is not None:
             watch = getattr(board, "subscribe", None)
@@ -74,12 +75,15 @@ class Hub:
             self.store_fault(None)
 
     def _on_frame(self) -> None:
-        """Push the frame the board has just drawn (at most every FRAME_INTERVAL s while it animates)."""
+        """Push the frame the board has just drawn (at most every FRAME_INTERVAL s while it animates, but
+        the first frame of a new table state at once: a press during a peg-out shows on the phones' board
+        with its state, not up to FRAME_INTERVAL later)."""
         frame = self.board.frame_json()
         now = self._clock()
-        if frame.get("animating") and self._frame_at is not None and now - self._frame_at < FRAME_INTERVAL:
+        if (frame.get("animating") and self._frame_at is not None and now - self._frame_at < FRAME_INTERVAL
+                and frame.get("seq") == self._frame_seq):
             return
-        self._frame_at = now
+        self._frame_at, self._frame_seq = now, frame.get("seq")
         self.broadcaster.publish("board", frame)
 
     def store_fault(self, message: "str | None") -> None:
