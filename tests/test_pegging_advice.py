@@ -451,3 +451,22 @@ def test_goals_match_the_discard_advice_seating():
         rules = get_ruleset(preset)
         for seat in (0, 1):
             assert game_for(rules, seat).goal == (seating(rules, seat=seat).goal, seating(rules, seat=1 - seat).goal)
+
+
+@pytest.mark.parametrize("preset", TWO_HAND)
+def test_whole_phase_of_known_hands_equals_brute_force(preset):
+    """Both hands known, the whole matching phase from the first lead: the walk's play-out (its forced plays,
+    its endgame table of one card each, its small-group play-outs) against the explicit-card brute force."""
+    from companion.advice.pegging import _State, play_out
+    rules = get_ruleset(preset)
+    rng = random.Random(f"playout-{preset}")
+    held = rules.held
+    for i in range(12):
+        cards = rng.sample(DECK, 2 * held)
+        mine, theirs = cards[:held], cards[held:]
+        seat = i % 2                         # 0 deals: the other player leads
+        g = game_for(rules, seat)
+        leader = 1 if seat == 0 else 0
+        got = play_out(g, _State(turn=leader, left=(held, held)), [c.rank for c in mine], [c.rank for c in theirs])
+        want = Brute(rules, seat).run([mine, theirs], [], [], set(), leader, [], None)
+        assert list(got) == want, (preset, [str(c) for c in mine], [str(c) for c in theirs])
