@@ -161,7 +161,7 @@ def worker(n_by_row):
         print(json.dumps({"row": kind, "cpu": cpu, "wall": wall, "figs": figs}), flush=True)
 
 
-def target_rows(n, before, n_before, n_multi=None, n_before_multi=None):
+def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1):
     """Run the target rows in a worker for this checkout and (``before``) one for an older one, side by side."""
     import json
     import subprocess
@@ -169,8 +169,11 @@ def target_rows(n, before, n_before, n_multi=None, n_before_multi=None):
     n_before_multi = n_before if n_before_multi is None else n_before_multi
     rows_new = [(k, n if k in ("lead", "mid") else n_multi) for k in TARGET_ROWS]
     rows_old = [(k, min(n, n_before) if k in ("lead", "mid") else min(n_multi, n_before_multi)) for k in TARGET_ROWS]
-    me = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(rows_new)]
-    procs = {"after": subprocess.Popen(me, stdout=subprocess.PIPE, text=True)}
+    # the new code's rows in ``jobs`` workers (the three-/four-hand rows are the long ones: one worker each)
+    parts = [rows_new] if jobs <= 1 else [rows_new[:3]] + [[r] for r in rows_new[3:]]
+    procs = {f"after{i}": subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker",
+                                             json.dumps(part)], stdout=subprocess.PIPE, text=True)
+             for i, part in enumerate(parts)}
     if before:
         procs["before"] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker",
                                             json.dumps(rows_old), "--code", str(before)],
@@ -180,7 +183,8 @@ def target_rows(n, before, n_before, n_multi=None, n_before_multi=None):
         stdout, _ = pr.communicate()
         if pr.returncode:
             raise SystemExit(f"the {name} worker failed ({pr.returncode})")
-        out[name] = {d["row"]: d for d in map(json.loads, stdout.splitlines())}
+        got = {d["row"]: d for d in map(json.loads, stdout.splitlines())}
+        out.setdefault("after" if name.startswith("after") else name, {}).update(got)
     names = {"lead": "two-hand lead: a four-card hand's leads", "mid": "two-hand mid-count: the next card"}
     print("| what | code | positions | CPU mean | CPU p50 | CPU p99 | wall p50 | wall p99 |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -215,6 +219,9 @@ def main() -> None:
                     help="positions per three-/four-hand target row (default: --positions)")
     ap.add_argument("--before-multi-positions", type=int, default=None,
                     help="positions per three-/four-hand target row for --before (default: --before-positions)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="workers for this checkout's target rows (5: one per three-/four-hand row; CPU times "
+                         "are per process, so they stay comparable)")
     ap.add_argument("--targets-only", action="store_true", help="only the target rows")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
@@ -228,7 +235,7 @@ def main() -> None:
           f"load average {'/'.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores (uptime)\n")
     t0 = time.perf_counter()
     target_rows(n_rows, args.before, args.before_positions or n_rows, args.multi_positions,
-                args.before_multi_positions)
+                args.before_multi_positions, args.jobs)
     print(f"\nthe target rows took {time.perf_counter() - t0:.0f} s of wall time, load average now "
           f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     if args.targets_only:
