@@ -219,3 +219,24 @@ def test_a_rename_renames_the_match_in_play_and_its_phone_s_seat(tmp_path):
     assert host.get("/api/session").get_json()["seat"] == "Robert"   # the host's phone is still that player's
     assert host.get("/api/race").get_json()["sides"] == ["Ann", "Robert"]
     table.close()
+
+
+def test_undoing_a_rename_gives_the_phone_its_seat_back_under_the_old_name(tmp_path):
+    table = build()
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
+    host = app.test_client()
+    hh = {"X-CSRF-Token": host.get("/api/session").get_json()["csrf"], "Origin": "http://localhost"}
+    assert host.post("/api/claim", json={}, headers=hh).status_code == 200
+    assert host.post("/api/seat", json={"seat": "Bob"}, headers=hh).status_code == 200
+    assert built(host).status_code == 200
+    r = host.post("/api/season/event", json={"type": "rename", "name": "bob", "to": "Robert"}, headers=hh)
+    assert r.status_code == 200 and host.get("/api/session").get_json()["seat"] == "Robert"
+    assert host.post("/api/command", json={"type": "undo"}, headers=hh).status_code == 200
+    assert table.snapshot()["players"] == ["Ann", "Bob"]
+    assert host.get("/api/session").get_json()["seat"] == "Bob"      # not lost: Bob's phone without a new pick
+    # an undo of anything else moves no seat
+    r = host.post("/api/season/event", json={"type": "new_evening"}, headers=hh)
+    assert r.status_code == 200, r.get_json()
+    assert host.post("/api/command", json={"type": "undo"}, headers=hh).status_code == 200
+    assert host.get("/api/session").get_json()["seat"] == "Bob"
+    table.close()

@@ -55,6 +55,7 @@ def command():
             body["player"] = mine
             body["by_seat"] = True   # and never a guess (the show's question names only guesses)
     credits = _credits(h) if body["type"] == "amend" else None
+    named = players(h) if body["type"] == "undo" else None
     try:
         ev = h.table.submit(body, client_id=cid)
     except StaleCommand as exc:
@@ -69,9 +70,23 @@ def command():
     except RulesError as exc:
         return refused(exc)
     h.note_entered(ev.get("seq"), phone_name(h))
+    if named is not None and not ev.get("duplicate"):
+        _seats_follow_undo(h, named, ev)
     if credits is not None and not ev.get("duplicate"):
         _tell_moved(h, credits, ev)
     return jsonify({"event": ev, "seq": ev["seq"]})
+
+
+def _seats_follow_undo(h, before: list, ev: dict) -> None:
+    """An undo of the host's rename or merge gives the name back: the phones seated as the new name are
+    that player's again (as the rename moved them, web/season.py), without picking their seat anew."""
+    undone = next((e for e in h.table.history(since=max(0, ev.get("undoes", 0) - 1))
+                   if e.get("seq") == ev.get("undoes")), None)
+    if undone is None or undone.get("type") not in ("rename", "merge"):
+        return
+    for old, new in zip(before, players(h)):
+        if old != new:
+            h.seats.rename(old, new)
 
 
 def _credits(h) -> dict:
