@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from typing import Any
 
 from .errors import IllegalAction
@@ -75,8 +76,9 @@ def apply_names(state: Any, ev: dict) -> None:
     """A rename or merge renames the player in the match in play too: every name of ``state`` that is
     ``ev["name"]`` (case and spacing aside) becomes ``ev["to"]`` / ``ev["into"]`` (seats, sides, money,
     the hand, its log and the state an amend refolds from), so the page, the seats and the commands
-    the phones send next all say the new name. Texts already written (History's) keep theirs; an undo
-    refolds without the event, and the old name is back."""
+    the phones send next all say the new name; ``state.renames`` keeps it so that History's lines written
+    before it say the new name too (:func:`follow_names`); an undo refolds without the event, and the old
+    name is back everywhere."""
     new = ev.get("to") if ev.get("type") == "rename" else ev.get("into")
     if getattr(state, "rules", None) is None or not isinstance(new, str):
         return
@@ -86,8 +88,32 @@ def apply_names(state: Any, ev: dict) -> None:
         return
     names = {o: new for o in old}
     for f in dataclasses.fields(state):
-        if f.name != "rules":
+        if f.name not in ("rules", "renames"):
             setattr(state, f.name, _renamed(getattr(state, f.name), names))
+    state.renames = list(getattr(state, "renames", None) or []) + [(o, new) for o in sorted(old)]
+
+
+def follow_names(records: list[dict], renames: list[tuple]) -> list[dict]:
+    """Return History's ``records`` with the names of ``renames`` (``MatchState.renames``: the host's renames
+    and merges in force in the match, oldest first) as they are now: a line written before Bob became
+    Robert says Robert, in its fields and its text (whole words only: Ann's rename leaves "Annie" alone).
+    The rename and merge events themselves keep what they said. Stored events are not changed: an undo of
+    the rename refolds without it, and History says Bob again."""
+    if not renames:
+        return records
+    subs = [(re.compile(r"(?<!\w)" + re.escape(old) + r"(?!\w)"), new) for old, new in renames]
+
+    def said(value: Any) -> Any:
+        if isinstance(value, str):
+            for pattern, new in subs:
+                value = pattern.sub(lambda _m, n=new: n, value)
+            return value
+        if isinstance(value, dict):
+            return {k: (v if k in ("type", "card", "client_id") else said(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [said(v) for v in value]
+        return value
+    return [rec if rec.get("type") in ("rename", "merge") else said(rec) for rec in records]
 
 
 def _renamed(obj: Any, names: dict[str, str]) -> Any:

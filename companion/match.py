@@ -83,6 +83,9 @@ class MatchState:
     hand_key: tuple | None = None
     hand_base: Any = None
     hand_log: list[dict] = field(default_factory=list)
+    # the host's renames and merges in force in this match, oldest first: (spelling at the table, new name);
+    # History's lines written before one say the new name (companion.host.follow_names)
+    renames: list[tuple] = field(default_factory=list)
 
     # --- seating -------------------------------------------------------------
     @property

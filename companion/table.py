@@ -45,6 +45,7 @@ from . import fixes as _fixes
 from .announce import said
 from .commands import COMMANDS, apply_event
 from .errors import IllegalAction, RulesError, StaleCommand, StoreError
+from .host import follow_names
 from .match import Context, MatchState, _num
 from .record import export_record
 from .store import MemoryStore, SQLiteStore
@@ -308,13 +309,14 @@ class Table:
         cost does not grow with the match)."""
         with self._lock:
             match_id = self._state.match_id if self._state.rules is not None else None
+            renames = list(getattr(self._state, "renames", None) or [])
         if match_id is None:
             return []
         out = self.store.history(match_id, since)
         for rec in out:
             if rec["undone"] or rec["steps"] is None:
                 rec["steps"] = []
-        return out
+        return follow_names(out, renames)
 
     def ledger(self) -> dict[str, float]:
         """Return money won (+) and lost (-) per player over every game in the store."""

@@ -454,3 +454,48 @@ def test_skunks_follow_s3_lines_when_the_target_moves():
     pegs(t, ("p2", 29), ("p2", 3), ("p1", 29), ("p1", 29), ("p1", 3))
     by = {p["name"]: p for p in Season(t.store).season()["players"]}
     assert (by["Ann"]["skunks_won"], by["Bob"]["skunked"], by["Ann"]["money"], by["Bob"]["money"]) == (1, 1, 6, -6)
+
+
+def test_history_says_the_names_as_they_are_now_and_undo_gives_the_old_ones_back(tmp_path):
+    path = tmp_path / "t.db"
+    t = Table.open(path, clock=Clock(), default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 1, "first_dealer": "Bob"})
+    t.submit({"type": "turnup", "card": "5C"})
+    for card, who in (("5H", "Ann"), ("AH", "Bob")):
+        t.submit({"type": "play", "card": card, "player": who})
+    t.submit({"type": "peg", "side": "p2", "points": 1})               # a line with Bob's name in its text
+    before = t.history()
+    plays = [(e["card"], e["player"]) for e in before if e["type"] == "play"]
+    assert plays == [("5H", "Ann"), ("AH", "Bob")]
+    assert [st["text"] for e in before for st in e["steps"] if "Bob" in st["text"]] == ["Bob pegs one"]
+    t.submit({"type": "rename", "name": "bob", "to": "Robert"})
+    after = t.history()
+    assert [(e["card"], e["player"]) for e in after if e["type"] == "play"] == [("5H", "Ann"), ("AH", "Robert")]
+    assert [st["text"] for e in after[:len(before)] for st in e["steps"]] == \
+        [st["text"].replace("Bob", "Robert") for e in before for st in e["steps"]]
+    assert after[-1] == {**after[-1], "type": "rename", "name": "bob", "to": "Robert"}   # the rename says what it did
+    assert t.history(since=after[-1]["seq"]) == after[-1:]            # a slice after the rename follows too
+    assert t.history(since=3)[0]["player"] == "Robert"
+    assert [st["text"] for e in after for st in e["steps"] if "Robert" in st["text"]] == ["Robert pegs one"]
+    t.close()
+    again = Table.open(path)                                           # folded again from the store: the same
+    assert [e["player"] for e in again.history() if e["type"] == "play"] == ["Ann", "Robert"]
+    again.submit({"type": "undo"})
+    assert [e["player"] for e in again.history() if e["type"] == "play"] == ["Ann", "Bob"]
+    assert again.snapshot()["players"] == ["Ann", "Bob"]
+    assert [st["text"] for e in again.history()[:len(before)] for st in e["steps"]] == \
+        [st["text"] for e in before for st in e["steps"]]
+    again.close()
+
+
+def test_history_renames_whole_words_only():
+    from companion.host import follow_names
+    recs = [{"type": "play", "card": "AN", "player": "Ann", "steps": [
+        {"text": "Ann pegs two; Annie's ANN and Ann's pair", "credited": "Ann", "items": [["Ann", 2]]}]},
+        {"type": "rename", "name": "ann", "to": "Anna"}]
+    got = follow_names(recs, [("Ann", "Anna")])
+    assert got[0] == {"type": "play", "card": "AN", "player": "Anna", "steps": [
+        {"text": "Anna pegs two; Annie's ANN and Anna's pair", "credited": "Anna", "items": [["Anna", 2]]}]}
+    assert got[1] == recs[1] and recs[0]["player"] == "Ann"              # the stored records are not changed
+    # a chain: Ann became Anna, then Anna became Annie
+    assert follow_names([{"player": "Ann"}], [("Ann", "Anna"), ("Anna", "Annie")]) == [{"player": "Annie"}]
