@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_streams import ROOT, Phone, free_port, rss_kib, serve_command  # noqa: E402
+from bench_streams import ROOT, Phone, free_port, rss_kib, serve_command, stop_server  # noqa: E402
 
 DEADLINE = 3600.0                      # seconds: the whole bench stops by then whatever happens
 TARGET_MB = 5.0
@@ -126,12 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for p in (host, watcher):
             p.close()
-        proc.send_signal(2)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)
         log.close()
         db = tmp / "landsend.db"
         size = db.stat().st_size if db.exists() else 0

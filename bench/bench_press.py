@@ -67,11 +67,23 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_streams import ROOT, Phone, free_port, pct, rss_kib, serve_command  # noqa: E402
+from bench_streams import ROOT, Phone, free_port, pct, rss_kib, serve_command, stop_server  # noqa: E402
 
 ANCHOR = Path(__file__).resolve().parent / "anchor_app.py"
 GAP = 0.02                       # seconds between two presses
 DEADLINE = 900.0                 # the whole bench stops by then, whatever happens
+
+
+def receive(conn, what: str) -> bool:
+    """Add what ``conn.sock`` has (non-blocking) to ``conn.buf``; return False when nothing came yet."""
+    try:
+        chunk = conn.sock.recv(1 << 20)
+    except BlockingIOError:
+        return False
+    if not chunk:
+        raise SystemExit(f"{what} was closed by the server")
+    conn.buf += chunk
+    return True
 
 
 class Stream:
@@ -89,13 +101,8 @@ class Stream:
         self.got: list[tuple[float, str, dict]] = []     # (when, kind, data) of every message
 
     def read(self, now: float) -> None:
-        try:
-            chunk = self.sock.recv(1 << 20)
-        except BlockingIOError:
+        if not receive(self, "a live stream"):
             return
-        if not chunk:
-            raise SystemExit("a live stream was closed by the server")
-        self.buf += chunk
         if not self.headers_done:
             if b"\r\n\r\n" not in self.buf:
                 return
@@ -144,13 +151,8 @@ class Presser:
         self.sock.sendall(head.encode() + data)
 
     def read(self, now: float) -> None:
-        try:
-            chunk = self.sock.recv(1 << 20)
-        except BlockingIOError:
+        if not receive(self, "the presser's connection"):
             return
-        if not chunk:
-            raise SystemExit("the presser's connection was closed by the server")
-        self.buf += chunk
         if b"\r\n\r\n" not in self.buf:
             return
         head, body = self.buf.split(b"\r\n\r\n", 1)
@@ -267,15 +269,6 @@ def first_answer(port: int, path: str, proc: subprocess.Popen, deadline: float) 
         time.sleep(0.002)
 
 
-def stop(proc: subprocess.Popen) -> None:
-    proc.send_signal(2)
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def startups(tmp: Path, rounds: int, deadline: float, makers: dict) -> dict[str, list[tuple[float, int]]]:
     """Return, per server, ``(seconds to the first answer, VmRSS KiB then)`` of each start on an empty database
     (the servers take turns, who starts first rotating)."""
@@ -293,7 +286,7 @@ def startups(tmp: Path, rounds: int, deadline: float, makers: dict) -> dict[str,
                 first_answer(port, "/state" if name == "anchor" else "/api/table", proc, deadline)
                 out[name].append((time.monotonic() - t0, rss_kib(proc.pid)))
             finally:
-                stop(proc)
+                stop_server(proc)
     return out
 
 
@@ -417,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
                 close()
     finally:
         for sv in servers:
-            stop(sv.proc)
+            stop_server(sv.proc)
         shutil.rmtree(tmp, ignore_errors=True)
     load1 = os.getloadavg()
     report(rows, starts, rss_after, presses=presses, rounds=rounds, load=(load0[0], load1[0]))

@@ -89,6 +89,16 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """Stop a server as Ctrl-C does (SIGINT), and kill it if it has not ended within 20 s."""
+    proc.send_signal(2)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def pct(values: list[float], q: float) -> float:
     """Return the ``q``-th percentile of ``values`` (infinity when there are none: nothing was answered)."""
     ordered = sorted(values)
