@@ -56,6 +56,7 @@ DEFAULT_MATCH = {"type": "new_match", "game": "lands-end", "players": ["Player 1
                  "stake": 1, "first_dealer": "Player 2"}
 MAX_CLIENT_ID = 64
 CHECKPOINT_EVERY = 16   # live events between two stored checkpoints of the folded state
+ENTRY_FIELDS = ("seq", "type", "player", "card", "row", "col", "crib", "side", "points")
 
 
 def _fold_version() -> str:
@@ -317,6 +318,31 @@ class Table:
             if rec["undone"] or rec["steps"] is None:
                 rec["steps"] = []
         return follow_names(out, renames)
+
+    def hand_entries(self) -> list[dict]:
+        """Return the current hand's entries as they stand now, oldest first, each with its event's ``seq``,
+        ``type`` and what an amend can move (``player``, ``card``, ``row``, ``col``, ``crib``, ``side``,
+        ``points``); [] between hands. Compared before and after an amend, they say whose entry it moved."""
+        with self._lock:
+            st = self._state
+            if st.rules is None or st.hand_key != (st.game_no, st.hand_no):
+                return []
+            return [{k: v for k, v in e.items() if k in ENTRY_FIELDS} for e in st.hand_log]
+
+    def entered(self, client_id: str) -> dict | None:
+        """Return what became of the command sent with ``client_id`` in the current match: ``{"event": the
+        stored event, "live": not undone, "top": the newest live event}``; None when the table never stored it
+        (or stored it in an earlier match). A phone that dropped a command it could not confirm asks this."""
+        with self._lock:
+            ev = self.store.find_client(client_id) if isinstance(client_id, str) else None
+            if ev is None or self._state.rules is None:
+                return None
+            rows = self.store.history(self._state.match_id, ev["seq"])
+            if not rows or {k: v for k, v in rows[0].items() if k not in ("undone", "steps")} != ev:
+                return None
+            live = not rows[0]["undone"]
+            return {"event": ev, "live": live,
+                    "top": live and all(r["type"] == "undo" or r["undone"] for r in rows[1:])}
 
     def ledger(self) -> dict[str, float]:
         """Return money won (+) and lost (-) per player over every game in the store."""

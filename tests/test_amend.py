@@ -120,9 +120,15 @@ def test_a_mistaken_go_is_amended_away():
     wrong = lands_end()
     evs = enter(wrong, cards + [{"type": "go"}, {"type": "play", "card": "4S"}])
     assert wrong.snapshot()["hand"]["plays"]["Ann"] == ["10S", "5H", "4S"]
-    enter(wrong, [{"type": "go"}, {"type": "play", "card": "2D"}])
-    ev = wrong.submit({"type": "amend", "seq": evs[4]["seq"], "remove": True})
+    enter(wrong, [{"type": "go"}])
+    # Bob held 2D when he said go at 25 (it fitted): his 2D (entered on his phone: by turn it would be Ann's,
+    # whose go at 29 the table would then question) is refused at the card, with the go's removal offered
+    with pytest.raises(IllegalAction) as err:
+        wrong.submit({"type": "play", "card": "2D", "player": "Bob"})
+    assert err.value.data["amend"] == {"type": "amend", "seq": evs[4]["seq"], "remove": True}
+    ev = wrong.submit(err.value.data["amend"])
     assert ev["text"] == "event 5 amended: Bob's go removed"
+    enter(wrong, [{"type": "play", "card": "2D"}])
     assert_same_game(right, wrong)
 
 

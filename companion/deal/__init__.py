@@ -127,14 +127,15 @@ class DealHand(EntryHand):
                 f"for {cr.player} at a count of {cr.count - card.value}{why}) and enter it for its player",
                 cr.seq)
 
-    def guess_note(self, state: MatchState, seat: int) -> tuple[str, int | None]:
-        """Return, when ``seat`` might have no cards left after all, the card entered by default to undo back
-        to, as ``(words, event seq)`` (``("", None)``: none)."""
+    def guess_note(self, state: MatchState, seat: int, *, why: str = "") -> tuple[str, int | None]:
+        """Return, when ``seat`` might have no cards left after all (or ``why``), the card entered by default
+        to undo back to, as ``(words, event seq)`` (``("", None)``: none)."""
         guesses = [(c, cr) for c, cr in self.peg.credits if cr.guess]
         if not guesses:
             return "", None
         card, cr = guesses[-1]
-        return (f"; if {state.seats[seat]} has no card left, a card went to the wrong player: undo back to "
+        why = why or f"if {state.seats[seat]} has no card left"
+        return (f"; {why}, a card went to the wrong player: undo back to "
                 f"event {cr.seq} ({card}, entered for {cr.player} as the player to play at a count of "
                 f"{cr.count - card.value}, where {cr.player} might have said go)", cr.seq)
 
@@ -160,8 +161,10 @@ class DealHand(EntryHand):
         except pegging.WrongGo as wrong:
             g = wrong.seat
             note, back = self.guess_note(state, g)
+            # the count it speaks of: the one on the screen, or the next one (the count would begin again)
+            then = (f" at {self.count}, and again once the count began again" if wrong.again else "")
             raise IllegalAction(f"it is {state.seats[g]}'s turn; {state.seats[seat]} can {what} only if "
-                                f"{state.seats[g]} said go, but {wrong.why}{note}", undo_to=back) from None
+                                f"{state.seats[g]} said go{then}, but {wrong.why}{note}", undo_to=back) from None
         if p is None:
             raise IllegalAction(f"it is not {state.seats[seat]}'s turn")
         if p.done:
@@ -220,10 +223,20 @@ class DealHand(EntryHand):
             g = said[0]
             raise IllegalAction(f"{name} said go at a count of {self.count} (event {g.seq}), but {card} fits: "
                                 f"if {name}'s go was a mistake, undo back to event {g.seq}", undo_to=g.seq)
+        # a go said in an earlier count while holding this card, which fitted then (what the show would refuse,
+        # caught at the card: fixed before more entries are made on top of it)
+        for g in self.peg.goes:
+            if g.seat == seat and seat not in self.gone and card.value <= 31 - g.count:
+                raise IllegalAction(f"{name} said go at a count of {g.count} (event {g.seq}; the count is "
+                                    f"{self.count} now) while holding {card}, which fitted "
+                                    f"({g.count + card.value}): if {name}'s go was a mistake, undo back to event "
+                                    f"{g.seq}", undo_to=g.seq)
         gos, sim = self.implied(state, seat, f"play {card}")
         if sim.count + card.value > 31:
+            # the count may still be going on only because a card the table guessed went to the wrong player
+            note, back = self.guess_note(state, seat, why="if the count should have begun again")
             raise IllegalAction(f"{name} cannot play {card}: the count would be {sim.count + card.value}, over 31"
-                                f" (say go if nobody can play)")
+                                f" (say go if nobody can play){note}", undo_to=back)
         ev = {"type": "play", "card": str(card), "player": name}
         if gos:
             ev["gos"] = [state.seats[g] for g in gos]
@@ -249,12 +262,15 @@ class DealHand(EntryHand):
             raise self.wrong_stage(state, "say go")
         seat = self._player(state, cmd)
         if self.left(seat) == 0:
-            raise IllegalAction(f"{state.seats[seat]} has no cards left: there is nothing to say go about")
+            note, back = self.suspect_note(state, seat)
+            raise IllegalAction(f"{state.seats[seat]} has no cards left: there is nothing to say go about{note}",
+                                undo_to=back)
         gos, sim = self.implied(state, seat, "say go")
         why = pegging.go_wrong(state, sim, self.seen, seat)
         if why:
             note, back = self.guess_note(state, seat)
-            raise IllegalAction(f"{state.seats[seat]} cannot say go: {why}{note}", undo_to=back)
+            then = " once the count began again" if gos and not sim.gone else ""    # not the count on the screen
+            raise IllegalAction(f"{state.seats[seat]} cannot say go{then}: {why}{note}", undo_to=back)
         ev = {"type": "go", "player": state.seats[seat]}
         if gos:
             ev["gos"] = [state.seats[g] for g in gos]

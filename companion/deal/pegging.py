@@ -230,11 +230,12 @@ def play(state: MatchView, p: Pegging, seen, seat: int, card: Card, *, seq: int,
 
 
 class WrongGo(Exception):
-    """An implied go the cards out show to be impossible: ``seat`` could not have said it, ``why``."""
+    """An implied go the cards out show to be impossible: ``seat`` could not have said it, ``why``;
+    ``again``: it would come after the count began again (the count it speaks of is not the one now)."""
 
-    def __init__(self, seat: int, why: str) -> None:
+    def __init__(self, seat: int, why: str, *, again: bool = False) -> None:
         super().__init__(why)
-        self.seat, self.why = seat, why
+        self.seat, self.why, self.again = seat, why, again
 
 
 def implied_gos(state: MatchView, p: Pegging, seen, seat: int) -> tuple[list[int], Pegging | None]:
@@ -251,7 +252,7 @@ def implied_gos(state: MatchView, p: Pegging, seen, seat: int) -> tuple[list[int
         g = p.turn
         why = go_wrong(state, p, seen, g)
         if why:
-            raise WrongGo(g, why)
+            raise WrongGo(g, why, again=bool(gos) and not p.gone)      # gos implied, and the count began again
         gos.append(g)
         p, _ = go(state, p, g, seq=-1)
     return gos, None
