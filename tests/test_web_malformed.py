@@ -58,7 +58,7 @@ def state_of(app, buttons) -> str:
     hub = app.extensions["landsend"]
     return json.dumps([hub.table.snapshot(), hub.table.history(), hub.access.epoch, hub.access.host,
                        hub.access.join_code, buttons.presses, hub.limiter.retry_after("10.0.0.2"),
-                       hub.seats.shared, hub.seats._by_device, hub.seats.store.get_meta("web.seats")],
+                       hub.seats.shared, hub.seats._by_device, hub.seats.store.get_meta("web.seats"), hub.notes],
                       sort_keys=True)
 
 
@@ -69,7 +69,8 @@ def nest(depth: int, inner: str = '"5H"') -> str:
 POST_ROUTES = {"/api/claim": "code", "/api/join": "code", "/api/command": "card", "/api/import": "record",
                "/api/sim/press": "button", "/api/settings": "voice", "/api/settings/voice/test": "text",
                "/api/seat": "seat", "/api/wifi/scan": "ssid", "/api/wifi/join": "ssid", "/api/wifi/move": "ssid",
-               "/api/wifi/hotspot": "on", "/api/season/event": "name", "/api/jobs": "args"}
+               "/api/wifi/hotspot": "on", "/api/season/event": "name", "/api/jobs": "args",
+               "/api/notes/read": "upto"}
 """Every POST route, and the field of its body the nesting cases put the deep value in."""
 
 
@@ -154,6 +155,8 @@ WRONG = [
     ("/api/seat", {"phone": 2, "seat": "Player 1"}, "phone is the number of a phone at the table, 1 to 1"),
     ("/api/seat", {"phone": 1}, "say the seat to hand to that phone (a player's name, or null to take it back)"),
     ("/api/join", {"code": "123456", "seat": 7}, "seat is a player's name, or null for a phone that belongs to nobody"),
+    ("/api/notes/read", {"upto": "3"}, "upto is the id of the last note read"),
+    ("/api/notes/read", {"upto": True}, "upto is the id of the last note read"),
 ]
 
 
@@ -214,6 +217,7 @@ def test_a_host_event_is_refused_on_the_command_route_and_changes_nothing(world,
 GET_URLS = {"pages.index": "/", "pages.join_link": "/join/123456", "pages.qr": "/qr.svg",
             "pages.manifest": "/manifest.webmanifest", "static": "/static/app.js", "live.table": "/api/table",
             "live.board": "/api/board", "live.events": "/api/events", "access.get_session": "/api/session",
+            "commands.entered": "/api/entered/abc",
             "records.history": "/api/history", "records.export": "/api/export", "records.get_presets": "/api/presets",
             "records.quick": "/api/quick", "settings.get_settings": "/api/settings", "advice.get_advise": "/api/advise",
             "advice.get_review": "/api/review", "advice.get_lead": "/api/lead", "wifi.get_wifi": "/api/wifi",

@@ -188,13 +188,37 @@ def test_a_card_on_its_players_phone_is_never_a_guess_and_the_phone_whose_card_a
     go = host.cmd({"type": "play", "card": "2D"}).get_json()["event"]
     snap = host.get("/api/table").get_json()
     assert snap["hand"]["credits"][-1] == {"card": "2D", "player": "Ann", "seq": go["seq"], "at": 29, "guess": True}
-    # the 2D was Bob's (Ann had said go): the amend moves it, and the host's phone, which entered it, is told
+    # the 2D was Bob's (Ann had said go): the amend moves it, and the host's phone, which entered it, is told;
+    # the note waits in its session until it has read it (a phone whose stream was down then still gets it)
     heard.clear()
     assert bob.cmd({"type": "amend", "seq": go["seq"], "player": "Bob"}).status_code == 200
-    moved = [d for k, d in heard if k == "moved"]
-    assert moved == [{"seq": go["seq"] + 1, "by": "Bob's phone", "text": moved[0]["text"],
-                      "moved": [{"card": "2D", "from": "Ann", "to": "Bob", "phone": "the host's phone"}]}]
-    assert "2D" in moved[0]["text"]
+    assert [d for k, d in heard if k == "moved"] == [{"seq": go["seq"] + 1}]
+    notes = host.get("/api/session").get_json()["notes"]
+    assert [n["text"] for n in notes] == [
+        f"Your 2D is now Bob's (it was Ann's): Bob's phone amended it (event {go['seq']} amended: 2D is Bob's, not Ann's)."]
+    assert bob.get("/api/session").get_json()["notes"] == []          # the phone that amended knows
+    assert host.get("/api/session").get_json()["notes"] == notes     # read again after a reconnect
+    assert host.post("/api/notes/read", {"upto": notes[-1]["id"]}).get_json() == {"notes": []}
+    assert host.get("/api/session").get_json()["notes"] == []
+
+
+def test_an_amend_that_removes_or_moves_a_go_tells_the_phone_that_entered_it(app, host):
+    """Issue 26 item 3: a go is an entry too. At 25 the host's phone says go for Bob, who held 4D; Bob's phone
+    removes the go, and the host's phone is told; a go moved to another player is told the same way."""
+    bob, _ = join(app, host, "10.0.0.3", seat="Bob")
+    host.cmd({"type": "turnup", "card": "KC"})
+    for c in ("10S", "5D", "10H"):                        # Ann, Bob, Ann: 25
+        assert host.cmd({"type": "play", "card": c}).status_code == 200
+    go = host.cmd({"type": "go", "player": "Bob"}).get_json()["event"]
+    r = bob.cmd({"type": "play", "card": "4D"})
+    assert r.status_code == 400 and r.get_json()["amend"] == {"type": "amend", "seq": go["seq"], "remove": True}
+    assert bob.cmd(r.get_json()["amend"]).status_code == 200
+    notes = host.get("/api/session").get_json()["notes"]
+    assert [n["text"] for n in notes] == [
+        f"Your go for Bob was taken out: Bob's phone amended it (event {go['seq']} amended: Bob's go removed)."]
+    # by hand: 10S (Ann) 5D fifteen (Bob's, two for Ann: L2) 10H (25) 4D (Bob, 29); Ann 2, Bob 0
+    assert bob.cmd({"type": "play", "card": "4D"}).status_code == 200
+    assert [s["score"] for s in host.get("/api/table").get_json()["sides"]] == [2, 0]
 
 
 def test_the_host_hands_a_seat_to_a_phone_and_takes_it_back(app, host):
@@ -217,3 +241,31 @@ def test_the_host_hands_a_seat_to_a_phone_and_takes_it_back(app, host):
         assert host.get("/api/session").get_json() == before
     assert host.post("/api/seat", {"phone": 2, "seat": None}).status_code == 200
     assert phone.get("/api/session").get_json()["seat"] is None
+
+
+def test_a_dropped_command_is_found_by_its_client_id_and_a_stored_one_can_be_undone(app, host):
+    """Issue 26: Drop cannot recall a request the table already took; the page asks what became of it by its
+    client id: stored and live (the newest: one undo takes it back), undone, or never stored (with the table's
+    seq, so the page knows a request made at an older seq can never be taken any more)."""
+    bob, _ = join(app, host, "10.0.0.3")
+    assert bob.get("/api/entered/nothing1").status_code == 404
+    host.cmd({"type": "turnup", "card": "KC"})
+    now = bob.get("/api/table").get_json()["seq"]
+    r = bob.post("/api/command", {"type": "play", "card": "10S", "client_id": "drop-1", "if_seq": now})
+    assert r.status_code == 200
+    seq = r.get_json()["seq"]
+    got = bob.get("/api/entered/drop-1").get_json()
+    assert (got["event"]["card"], got["event"]["seq"], got["live"], got["top"], got["seq"]) == ("10S", seq, True, True, seq)
+    host.cmd({"type": "play", "card": "5D"})
+    got = bob.get("/api/entered/drop-1").get_json()
+    assert (got["live"], got["top"]) == (True, False)          # a later entry: amended away, not undone
+    host.cmd({"type": "undo"})
+    assert bob.get("/api/entered/drop-1").get_json()["top"] is True
+    host.cmd({"type": "undo"})
+    assert bob.get("/api/entered/drop-1").get_json()["live"] is False
+    missing = bob.get("/api/entered/drop-2")
+    assert missing.status_code == 404 and missing.get_json()["seq"] == seq + 3
+    assert Phone(app, "10.0.0.9").get("/api/entered/drop-1").status_code == 403     # a visitor
+    # a new match: the old match's command is not this match's entry
+    host.cmd({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    assert bob.get("/api/entered/drop-1").status_code == 404

@@ -42,6 +42,9 @@ class Hub:
         # which phone is whose (issue 14), kept beside the access state; freed when the table is released
         self.seats = Seats(access.store, access.epoch)
         self.entered_by: dict[int, str] = {}   # seq -> which phone entered it (the newest few, in memory)
+        self.entered_on: dict[int, str] = {}   # seq -> the device that entered it (told when an amend moves it)
+        self.notes: dict[str, list[dict]] = {}  # device -> what amends moved of its entries, until it has read them
+        self._note_id = 0
         self._seat_epoch = access.epoch
         self.broadcaster = Broadcaster()
         self.slots = StreamSlots()
@@ -114,14 +117,43 @@ class Hub:
         log.error("fault: %s", message)
         self.broadcaster.publish("faults", {"faults": list(self.faults)})
 
-    def note_entered(self, seq: "int | None", phone: str) -> None:
-        """Remember which phone entered event ``seq`` (a late phone is told what came meanwhile, and from whom)."""
+    def note_entered(self, seq: "int | None", phone: str, device: "str | None" = None) -> None:
+        """Remember which phone (named ``phone``, its session's ``device``) entered event ``seq``: a late phone
+        is told what came meanwhile and from whom, and the phone whose entry an amend moves is told."""
         if seq is None:
             return
         self.entered_by[seq] = phone
-        if len(self.entered_by) > 256:
-            for k in sorted(self.entered_by)[:64]:
-                del self.entered_by[k]
+        if device is not None:
+            self.entered_on[seq] = device
+        for kept in (self.entered_by, self.entered_on):
+            if len(kept) > 256:
+                for k in sorted(kept)[:64]:
+                    del kept[k]
+
+    def tell(self, device: str, note: dict) -> None:
+        """Keep ``note`` (``{"text", "by", "seq"}``: what an amend changed of this phone's entries) for ``device``
+        until it says it has read it (:meth:`read_notes`): a phone whose stream is down at that moment, or
+        that reloads, is still told. Every page hears ``moved`` and re-reads its session."""
+        with self._fault_lock:
+            self._note_id += 1
+            kept = self.notes.setdefault(device, [])
+            kept.append({**note, "id": self._note_id})
+            del kept[:-8]                       # the newest 8 per phone
+        self.broadcaster.publish("moved", {"seq": note.get("seq")})
+
+    def notes_of(self, device: str) -> list[dict]:
+        """Return the notes kept for ``device`` (oldest first)."""
+        with self._fault_lock:
+            return [dict(n) for n in self.notes.get(device, [])]
+
+    def read_notes(self, device: str, upto: int) -> None:
+        """Forget ``device``'s notes up to id ``upto`` (it has shown them and the phone's owner has read them)."""
+        with self._fault_lock:
+            left = [n for n in self.notes.get(device, []) if n["id"] > upto]
+            if left:
+                self.notes[device] = left
+            else:
+                self.notes.pop(device, None)
 
     def _on_access(self, epoch: int) -> None:
         if epoch != self._seat_epoch:        # released: every phone is read-only, and nobody's

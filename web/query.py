@@ -90,6 +90,7 @@ QUERY: dict[str, dict[str, Form]] = {
     "live.events": {"last": pattern(r"[0-9a-f]{1,32}:-?[0-9]{1,16}",
                                    "the match and event last seen (<match_id>:<seq>)")},
     "access.get_session": {},
+    "commands.entered": {},
     "records.history": {"since": whole(0, MAX_SEQ)},
     "records.export": {},
     "records.get_presets": {},

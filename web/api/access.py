@@ -37,6 +37,7 @@ def session_info() -> dict:
         info["phones"] = h.access.phones
         info["seat"] = h.seats.seat_of(s["device"], names)
         info["phone"] = phone_name(h)        # how the other phones call this one (told when a fix moves its card)
+        info["notes"] = h.notes_of(s["device"])   # what amends moved of this phone's entries, not yet read
     if who == "host":                             # the host may hand a seat to a phone, and take it back
         info["phone_list"] = [{"phone": i + 1, "name": phone_name(h, d), "seat": h.seats.seat_of(d, names)}
                               for i, d in enumerate(h.access.devices)]

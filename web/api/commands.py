@@ -54,7 +54,7 @@ def command():
         if mine is not None:       # a card entered on Ann's phone without picking a player is Ann's
             body["player"] = mine
             body["by_seat"] = True   # and never a guess (the show's question names only guesses)
-    credits = _credits(h) if body["type"] == "amend" else None
+    before = h.table.hand_entries() if body["type"] == "amend" else None
     named = players(h) if body["type"] == "undo" else None
     try:
         ev = h.table.submit(body, client_id=cid)
@@ -69,11 +69,13 @@ def command():
         return resp
     except RulesError as exc:
         return refused(exc)
-    h.note_entered(ev.get("seq"), phone_name(h))
-    if named is not None and not ev.get("duplicate"):
-        _seats_follow_undo(h, named, ev)
-    if credits is not None and not ev.get("duplicate"):
-        _tell_moved(h, credits, ev)
+    device = ensure_session()["device"]
+    if not ev.get("duplicate"):
+        h.note_entered(ev.get("seq"), phone_name(h), device)
+        if named is not None:
+            _seats_follow_undo(h, named, ev)
+        if before is not None:
+            _tell_moved(h, before, ev, device)
     return jsonify({"event": ev, "seq": ev["seq"]})
 
 
@@ -89,21 +91,76 @@ def _seats_follow_undo(h, before: list, ev: dict) -> None:
             h.seats.rename(old, new)
 
 
-def _credits(h) -> dict:
-    """Return who each card of the matching phase is entered for now: card -> {player, seq}."""
-    return {c["card"]: c for c in (h.table.snapshot().get("hand") or {}).get("credits") or []}
+def _entry_words(e: dict) -> str:
+    """Return an entry as the notes word it: "10D for Bob", "go for Bob", "5H at row 2, col 1"."""
+    kind = e["type"]
+    if kind == "play":
+        return f"{e.get('card')} for {e.get('player')}"
+    if kind == "go":
+        return f"go for {e.get('player')}"
+    if kind == "place":
+        return f"{e.get('card')} " + ("in the crib" if e.get("crib") else f"at row {e.get('row')}, col {e.get('col')}")
+    if kind == "peg":
+        return f"+{e.get('points')} for {e.get('side')}"
+    return kind.replace("_", " ") + (f" {e['card']}" if e.get("card") else "")
 
 
-def _tell_moved(h, before: dict, ev: dict) -> None:
-    """Tell every page which cards an amend moved to another player, and which phone had entered each
-    (a ``moved`` event on the live stream): that phone says "Your 10D is now Bob's" (issue 26)."""
-    after = _credits(h)
-    moved = [{"card": card, "from": was["player"], "to": now["player"], "phone": h.entered_by.get(was["seq"])}
-             for card, was in before.items() for now in [after.get(card)]
-             if now is not None and now["player"] != was["player"]]
-    if moved:
-        h.broadcaster.publish("moved", {"seq": ev.get("seq"), "by": phone_name(h), "text": ev.get("text") or "",
-                                        "moved": moved})
+def _change_words(was: dict, now: "dict | None") -> str:
+    """Return what an amend did to one entry, as its phone reads it ("Your 10D is now Ann's (it was Bob's)")."""
+    if now is None:
+        return f"Your {_entry_words(was)} was taken out"
+    if was["type"] == now["type"] == "play" and was.get("card") == now.get("card"):
+        return f"Your {was['card']} is now {now.get('player')}'s (it was {was.get('player')}'s)"
+    if was["type"] == now["type"] == "go":
+        return f"Your go for {was.get('player')} is now {now.get('player')}'s"
+    return f"Your {_entry_words(was)} is now {_entry_words(now)}"
+
+
+def _tell_moved(h, before: list[dict], ev: dict, amender: str) -> None:
+    """Tell each phone whose entry an amend moved, taken out or changed (a card to another player, a go
+    removed or made another player's) what changed and by whom (issue 26): the note is kept for that phone
+    until it has read it (:meth:`web.hub.Hub.tell`), so a phone out of range or reloading still gets it."""
+    after = {e["seq"]: e for e in h.table.hand_entries()}
+    by_phone: dict[str, list[str]] = {}
+    for was in before:
+        device = h.entered_on.get(was["seq"])
+        now = after.get(was["seq"])
+        if device is None or device == amender or now == was:
+            continue
+        by_phone.setdefault(device, []).append(_change_words(was, now))
+    by = phone_name(h)
+    for device, changes in by_phone.items():
+        h.tell(device, {"seq": ev.get("seq"), "by": by, "text": "; ".join(changes) + f": {by} amended it ("
+                        + (ev.get("text") or "an amend") + ")."})
+
+
+@bp.get("/entered/<client_id>")
+@require_joined
+def entered(client_id: str):
+    """Return what became of the command this phone sent with ``client_id`` (one it dropped without an
+    answer): ``{"event", "live", "top", "seq"}`` (``seq``: the table's now); 404 with ``seq`` when the table
+    never stored it in this match. A stored, live entry can then be undone (``top``) or amended away."""
+    if not CLIENT_ID.match(client_id):
+        abort(400, "client_id must be 1-64 letters, digits or ._:-")
+    h = hub()
+    got = h.table.entered(client_id)
+    seq = h.table.snapshot()["seq"]
+    if got is None:
+        resp = jsonify({"error": "the table never took this command", "seq": seq})
+        resp.status_code = 404
+        return resp
+    return jsonify({**got, "seq": seq})
+
+
+@bp.post("/notes/read")
+@require_joined
+def notes_read():
+    """Say this phone has shown its notes up to ``{"upto": id}`` (what amends moved of its entries)."""
+    upto = json_body().get("upto")
+    if isinstance(upto, bool) or not isinstance(upto, int):
+        abort(400, "upto is the id of the last note read")
+    hub().read_notes(ensure_session()["device"], upto)
+    return jsonify({"notes": hub().notes_of(ensure_session()["device"])})
 
 
 @bp.post("/sim/press")
