@@ -159,6 +159,18 @@ def until(page, condition, *, timeout: float = 15.0) -> None:
         page.wait_for_timeout(50)
 
 
+def join_link(phones, url: str, code: str, seat: str = "*", viewport=None):
+    """Open the QR code's join link on a fresh phone and answer its one question, whose phone this is (``seat``:
+    a player's name, or "*" for a phone that enters for the whole table); return the joined page."""
+    page = phones(url, f"/join/{code}")
+    if viewport:
+        page.set_viewport_size(viewport)
+    page.wait_for_selector("#join-asks:not([hidden])")
+    page.select_option("#join-seat", seat)
+    page.wait_for_selector("#role:text-is('player')")
+    return page
+
+
 def claim(page) -> None:
     """Take the table on ``page`` and wait until the page shows it hosts (on the New game form)."""
     page.click("#claim")
@@ -178,18 +190,27 @@ class StallingProxy:
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(64)
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.flowing = threading.Event()
-        self.flowing.set()
+        self.asks = threading.Event()        # the phone's requests go to the table
+        self.answers = threading.Event()     # the table's answers and stream come back
+        self.asks.set()
+        self.answers.set()
         self.closed = False
         self.conns: list[socket.socket] = []
         threading.Thread(target=self._accept, daemon=True).start()
 
     def stall(self) -> None:
         """Stop forwarding, both ways, every connection open or to come; nothing is closed."""
-        self.flowing.clear()
+        self.asks.clear()
+        self.answers.clear()
+
+    def stall_answers(self) -> None:
+        """Forward the phone's requests but hold what comes back: the table takes a command whose answer (and
+        every stream message) the phone never hears, as when the phone walks out of range just after sending."""
+        self.answers.clear()
 
     def resume(self) -> None:
-        self.flowing.set()
+        self.asks.set()
+        self.answers.set()
 
     def _accept(self) -> None:
         while not self.closed:
@@ -199,17 +220,18 @@ class StallingProxy:
                 return
             up = socket.create_connection(("127.0.0.1", self.upstream))
             self.conns += [down, up]
-            threading.Thread(target=self._pump, args=(down, up), daemon=True).start()
-            threading.Thread(target=self._pump, args=(up, down), daemon=True).start()
+            threading.Thread(target=self._pump, args=(down, up, self.asks), daemon=True).start()
+            threading.Thread(target=self._pump, args=(up, down, self.answers), daemon=True).start()
 
-    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket, flowing: threading.Event) -> None:
         try:
             while True:
-                self.flowing.wait()
+                flowing.wait()
                 data = src.recv(65536)
                 if not data:
                     break
-                self.flowing.wait()          # held, not dropped, while the phone is out of range
+                flowing.wait()               # held, not dropped, while the phone is out of range
                 dst.sendall(data)
         except OSError:
             pass
@@ -222,7 +244,7 @@ class StallingProxy:
 
     def close(self) -> None:
         self.closed = True
-        self.flowing.set()
+        self.resume()
         self.sock.close()
         for s in self.conns:
             try:

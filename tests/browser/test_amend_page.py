@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.table import Table
-from conftest import claim, shot, until
+from conftest import claim, join_link, shot, until
 from test_table_page import VIEWPORTS, VP_IDS, box, pick, two_phones
 
 
@@ -197,7 +197,9 @@ def test_a_phone_out_of_range_says_so_keeps_its_fix_and_the_phone_whose_card_mov
     """Issue 26 path 2: Bob's phone reaches the table through a proxy that stops forwarding without closing
     anything (a phone walking out of Wi-Fi range). Within 3 s its badge says "offline" and its 5♥ offers
     Send again / Drop; back in range, the refusal's fix stays until taken (a tap elsewhere, or 5♥ entered
-    again, does not lose it); the host's phone, whose 10♦ the fix moves, is told."""
+    again, does not lose it); the host's phone, whose 10♦ the fix moves, is told, even after a reload. Then a
+    7♣ reaches the table but its answer does not come back: dropped, it is offered for undo once in range.
+    Every wait is on a condition (the page's own 3 s watchdog included), never a sleep."""
     a = phones(server.url)
     a.set_viewport_size(viewport)
     claim(a)
@@ -205,25 +207,23 @@ def test_a_phone_out_of_range_says_so_keeps_its_fix_and_the_phone_whose_card_mov
                          "stake": 1})
     server.table.submit({"type": "turnup", "card": "KD"})
     a.click("[data-tab=table]")
-    b = phones(proxy.url, f"/join/{server.app.extensions['landsend'].access.join_code}")
-    b.set_viewport_size(viewport)
-    b.wait_for_selector("#role:text-is('player')")
+    b = join_link(phones, proxy.url, server.app.extensions['landsend'].access.join_code, viewport=viewport)
     pick(a, "8S")                                        # Ann 8♠: Bob to play at 8
     expect(b.locator("#count")).to_have_text("8")
     proxy.stall()
-    expect(b.locator("#conn")).to_have_text("offline", timeout=6000)      # 3 s without a heartbeat
+    expect(b.locator("#conn")).to_have_text("offline")   # 3 s without a heartbeat
     pick(b, "5H")                                        # Bob's 5♥, from the phone out of range
-    expect(b.locator("#pending-text")).to_have_text("Not sent yet: 5\u2665 for Bob (no connection to the table)",
-                                                    timeout=6000)
+    expect(b.locator("#pending-text")).to_have_text("Not sent yet: 5\u2665 for Bob (no connection to the table)")
     expect(b.locator("#pending-retry")).to_be_visible()
     expect(b.locator("#pending-drop")).to_be_visible()
+    expect(b.locator("#pending-note")).to_have_text("Drop: if it already reached the table, you will be offered its undo.")
     shot(b, f"offline-{viewport['width']}")
     pick(a, "10D")                                       # meanwhile the host's phone enters 10♦, for the player to play
     until(a, lambda: plays(server) == {"Ann": ["8S"], "Bob": ["10D"]})
     proxy.resume()                                       # back in range: the 5♥ held in the proxy arrives
-    expect(b.locator("#conn")).to_have_text("live", timeout=15000)
+    expect(b.locator("#conn")).to_have_text("live")
     fix_text = b.locator("#fix-text")
-    expect(fix_text).to_contain_text("Meanwhile 10\u2666 for Bob (from the host's phone) was entered", timeout=15000)
+    expect(fix_text).to_contain_text("Meanwhile 10\u2666 for Bob (from the host's phone) was entered")
     b.click("#fix-text")                                 # a tap on the message does not close it
     expect(b.locator("#amend-fix")).to_have_text("Fix: enter 5\u2665 before event 3")
     pick(b, "5H")                                        # 5♥ again while its fix waits: the page asks which
@@ -233,13 +233,37 @@ def test_a_phone_out_of_range_says_so_keeps_its_fix_and_the_phone_whose_card_mov
     b.click("#amend-fix")
     until(a, lambda: plays(server) == {"Ann": ["8S", "10D"], "Bob": ["5H"]})
     expect(b.locator("#fix")).to_be_hidden()
-    # the host's phone had entered 10♦ for Bob: it is told that its card is now Ann's, and by whom
-    expect(a.locator("#moved-text")).to_contain_text("Your 10\u2666 is now Ann's (it was Bob's): phone 2 amended it")
+    # the host's phone had entered 10♦ for Bob: it is told that its card is now Ann's, and by whom; the note is
+    # kept for it until read, so a reload (or a stream down at that moment) does not lose it
+    told = "Your 10\u2666 is now Ann's (it was Bob's): phone 2 amended it"
+    expect(a.locator("#moved-text")).to_contain_text(told)
+    a.reload()
+    expect(a.locator("#moved-text")).to_contain_text(told)
     shot(a, f"moved-{viewport['width']}")
     a.click("#moved-ok")
-    expect(b.locator("#moved")).to_be_hidden()
-    rest = ([{"type": "play", "card": "7C", "player": "Bob"}, {"type": "go", "player": "Ann"},
-             {"type": "go", "player": "Bob"}]
+    expect(a.locator("#moved")).to_be_hidden()
+    expect(b.locator("#moved")).to_be_hidden()           # the phone that amended is not told its own fix
+    # Bob's 7♣ reaches the table, but nothing comes back (the answer and the stream are held): Drop cannot
+    # recall it, so once in range the phone finds it entered and offers its undo
+    expect(b.locator("#count")).to_have_text("23")
+    proxy.stall_answers()
+    pick(b, "7C")
+    b.click("#whose [data-whose='Bob']")                 # at 23 Bob may have said go: the page asks whose
+    expect(a.locator("#count")).to_have_text("30")       # the table took it
+    expect(b.locator("#pending-drop")).to_be_visible()
+    b.click("#pending-drop")
+    expect(b.locator("#toast")).to_have_text("Not entered: 7\u2663 for Bob (if it reached the table before the "
+                                             "connection went, you will be offered its undo)")
+    proxy.resume()
+    expect(fix_text).to_have_text("7\u2663 for Bob had reached the table before it was dropped: it is entered (event 5).")
+    expect(b.locator("#fix-dismiss")).to_have_text("Keep it")
+    b.click("#amend-fix")                                # "Undo 7♣ for Bob"
+    expect(a.locator("#count")).to_have_text("23")
+    expect(b.locator("#fix")).to_be_hidden()
+    pick(b, "7C")                                        # entered again, once
+    b.click("#whose [data-whose='Bob']")
+    expect(a.locator("#count")).to_have_text("30")
+    rest = ([{"type": "go", "player": "Ann"}, {"type": "go", "player": "Bob"}]
             + [{"type": "play", "card": c, "player": p} for c, p in (("6C", "Bob"), ("9H", "Ann"), ("2C", "Bob"),
                                                                      ("KS", "Ann"))])
     for cmd in rest:                                     # the rest of the matching phase is not this test's
@@ -247,7 +271,8 @@ def test_a_phone_out_of_range_says_so_keeps_its_fix_and_the_phone_whose_card_mov
     a.click("#count-known")
     expect(a.locator("#count-known")).to_have_text("Yes: count Bob's hand")
     a.click("#count-known")
-    right = right_scores([{"type": "play", "card": c} for c in ("8S", "5H", "10D")] + rest
+    right = right_scores([{"type": "play", "card": c} for c in ("8S", "5H", "10D")]
+                         + [{"type": "play", "card": "7C", "player": "Bob"}] + rest
                          + [{"type": "show"}, {"type": "show"}])
     # by hand: Ann 8♠, Bob 5♥ (13), Ann 10♦ (23), Bob 7♣ (30); both go, the go (Bob's, last) one for Ann.
     # Bob leads 6♣, Ann 9♥ fifteen (two for Bob), Bob 2♣ (17), Ann K♠ (27) last card (one for Bob). Shows
@@ -255,6 +280,7 @@ def test_a_phone_out_of_range_says_so_keeps_its_fix_and_the_phone_whose_card_mov
     # three, 7. Ann 1 + 5 = 6, Bob 2 + 1 + 7 = 10
     assert right == [6, 10]
     until(a, lambda: [s["score"] for s in server.table.snapshot()["sides"]] == right)
+    assert [e["card"] for e in server.table.history() if e.get("card") == "7C" and not e["undone"]] == ["7C"]
     for page in (a, b):
         for i, side in enumerate(("p1", "p2")):
             expect(page.locator(f"[data-score='{side}']")).to_have_text(str(right[i]))

@@ -28,7 +28,7 @@ import pytest
 
 from playwright.sync_api import expect
 
-from conftest import claim, shot, until
+from conftest import claim, join_link, shot, until
 
 
 def pick(page, card: str, where: str = "#picker", *, who: str | None = None, taps: "list | None" = None) -> None:
@@ -97,8 +97,7 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     shot(ann, "invite")
     ann.click("[data-tab=table]")
 
-    bob = phones(server.url, f"/join/{code}")
-    bob.wait_for_selector("#role:text-is('player')")
+    bob = join_link(phones, server.url, code)
 
     # hand 1: Bob deals; a hand without doubts takes 31 taps, turn-up to pocket (issue 26: no more than before)
     taps: list[str] = []
@@ -300,9 +299,7 @@ def test_claim_mode_and_muggins(server, phones, viewport):
     nor History tells the right claim from the short one; the breakdown of Bob's hand appears with the call."""
     ann = claim_mode_game(server, phones)
     ann.set_viewport_size(viewport)
-    bob = phones(server.url, f"/join/{server.app.extensions['landsend'].access.join_code}")
-    bob.set_viewport_size(viewport)
-    bob.wait_for_selector("#role:text-is('player')")
+    bob = join_link(phones, server.url, server.app.extensions['landsend'].access.join_code, viewport=viewport)
     for card in ("KD", "AS", "3H", "7C", "9D", "QS"):
         pick(ann, card)
     expect(ann.locator("#count")).to_have_text("30")
@@ -466,8 +463,7 @@ def test_five_card_every_step_announced_on_both_phones(server, phones):
     expect(ann.locator("#toast")).to_have_text("Bob deals; Ann cut high")
     expect(ann.locator("#announce")).to_contain_text("three for last")
     code = server.app.extensions["landsend"].access.join_code
-    bob = phones(server.url, f"/join/{code}")
-    bob.wait_for_selector("#role:text-is('player')")
+    bob = join_link(phones, server.url, code)
     pick(ann, "KC")
     expect(ann.locator("#step")).to_contain_text("Ann to play")
     for card, count in (("9C", 9), ("8C", 17), ("7C", 24)):

@@ -34,10 +34,17 @@ def test_manual_pegs_undo_and_a_second_phone_following_live(server, phones):
     host = phones(server.url)
     code = host_new_game(host)
     assert re.fullmatch(r"\d{6}", code)
-    # the QR code's link joins by itself: nothing to type or tap
+    # the QR code's link leaves one question, whose phone this is (issue 26: nothing pre-chosen, the whole
+    # table's is a choice); answering it joins, with no code to type or button to find
     other = phones(server.url, f"/join/{code}")
+    expect(other.locator("#join-asks")).to_have_text("Whose phone is this? Choose below to join.")
+    expect(other.locator("#join-code")).to_have_value(code)
+    assert other.locator("#join-seat").input_value() == ""
+    assert other.inner_text("#role") == "watching"              # not joined by the link alone
+    other.select_option("#join-seat", "Bob")
     other.wait_for_selector("#role:text-is('player')")
     expect(other.locator("#toast")).to_have_text("Joined: you can enter cards now")
+    expect(other.locator("#seat-now")).to_have_text("This is Bob's phone.")
     assert other.url == server.url + "/"          # a reload does not try the code again
 
     host.click("[data-side='p1'] .pegs button:text-is('+2')")

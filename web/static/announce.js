@@ -9,24 +9,25 @@ function newGos(oh, nh) {
   if (!oh || !nh || oh.hand_no !== nh.hand_no) return [];
   return (nh.gone || []).filter(function (n) { return (oh.gone || []).indexOf(n) < 0; });
 }
+var ann = null, lastSaid = null;   // what the newest event said (its key, gos, steps); the key last spoken
 export function announce(old) {
   var t = S.table, key = t.match_id + ":" + t.seq;
-  if (!S.ann || S.ann.key !== key) {
+  if (!ann || ann.key !== key) {
     var fresh = old && old.match_id === t.match_id && old.seq < t.seq;
-    S.ann = { key: key, gos: fresh ? newGos(old.hand, t.hand) : [], steps: null };
+    ann = { key: key, gos: fresh ? newGos(old.hand, t.hand) : [], steps: null };
     // a pegging event may have scored more than the one step the snapshot carries as "last"
     if (t.last && t.last.seq === t.seq && t.last.step === "pegging" && !(t.said && t.said.seq === t.seq)) {
       call("GET", "/api/history?since=" + t.seq).then(function (d) {
         var ev = (d.events || []).filter(function (e) { return e.seq === t.seq; })[0];
-        if (ev && S.ann.key === key && (ev.steps || []).length > 1) { S.ann.steps = ev.steps; drawAnnounce(); }
+        if (ev && ann.key === key && (ev.steps || []).length > 1) { ann.steps = ev.steps; drawAnnounce(); }
       }, function () { /* the one step already shown stands */ });
     }
   }
   var said = drawAnnounce();
-  if (old && key !== S.lastSaid && pref.speak && window.speechSynthesis && said) {
+  if (old && key !== lastSaid && pref.speak && window.speechSynthesis && said) {
     try { speechSynthesis.cancel(); speechSynthesis.speak(new SpeechSynthesisUtterance(said)); } catch (e) { /* no voice */ }
   }
-  S.lastSaid = key;
+  lastSaid = key;
 }
 function stepWho(st) {
   var side = sideName(st.side), who = st.player && st.player !== side ? st.player : "";
@@ -35,7 +36,7 @@ function stepWho(st) {
   return st.points ? by + "+" + st.points + " to " + side : "";
 }
 function drawAnnounce() {
-  var t = S.table, a = S.ann, el = clear($("announce")), lines = [];
+  var t = S.table, a = ann, el = clear($("announce")), lines = [];
   var current = t.last && t.last.seq === t.seq;
   var steps = a.steps || (t.last ? [t.last] : []);
   if (t.said && t.said.seq === t.seq) {

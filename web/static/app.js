@@ -3,11 +3,11 @@
    wires the header. The state and the command queue are state.js; each view is its own module. */
 import { $, show } from "./dom.js";
 import { S, boot, pref, ui, joined, command, changeSession, refreshSession } from "./state.js";
-import { toast, intercept } from "./header.js";
+import { toast, intercept, renderNotes, recalled } from "./header.js";
 import { connect, init as initLive } from "./live.js";
 import { announce } from "./announce.js";
-import { renderSides, renderResult, peg } from "./sides.js";
-import { renderEntry } from "./entry.js";
+import { renderSides, renderResult, pegN } from "./sides.js";
+import { renderEntry, forget } from "./entry.js";
 import { padForPicker, keepInSight } from "./picker.js";
 import { loadHistory, renderHistory, init as initHistory } from "./history.js";
 import { fillGames, renderNew, init as initNew } from "./newgame.js";
@@ -28,6 +28,7 @@ function render() {
   show($("join-box"), s.role === "visitor" && !s.claimable);
   renderJoinSeat();
   renderSeat();
+  renderNotes();
   if (boot.prefill && !$("join-code").value) $("join-code").value = boot.prefill;
   renderSides();
   renderResult();
@@ -45,9 +46,9 @@ function render() {
   renderMore();
   $("ng-start").disabled = !joined();
   $("ng-start").textContent = joined() ? "Start" : "Join the table to start a game";
-  if (S.view === "history" && S.history) renderHistory();
+  if (view === "history") renderHistory();
   // the matching phase: whose turn, the count and its cards stay above the picker (four players, large text)
-  if (S.view === "table" && t.expect === "play" && joined()) keepInSight("#step", "#entry .countrow");
+  if (view === "table" && t.expect === "play" && joined()) keepInSight("#step", "#entry .countrow");
   keepAwake();
 }
 
@@ -56,7 +57,7 @@ function render() {
 function taken(old) {
   render();
   announce(old);
-  if (S.view === "history") loadHistory();
+  if (view === "history") loadHistory();
 }
 
 // practice.js and practice.css (discard practice, live advice, the hand review) load the first time the Count tab's
@@ -76,8 +77,9 @@ function withPractice(fn) {
 }
 
 // ---- navigation ----
-function go(view) {
-  S.view = view;
+var view = "table";                // the tab on screen
+function go(to) {
+  view = to;
   Array.prototype.forEach.call(document.querySelectorAll("[data-view]"), function (sec) { sec.hidden = sec.dataset.view !== view; });
   Array.prototype.forEach.call(document.querySelectorAll("[data-tab]"), function (b) { b.classList.toggle("on", b.dataset.tab === view); });
   if (view === "history") loadHistory();
@@ -93,6 +95,8 @@ ui.render = render;
 ui.taken = taken;
 ui.toast = toast;
 ui.intercept = intercept;
+ui.recalled = recalled;
+ui.refused = forget;
 ui.go = go;
 
 // ---- wiring ----
@@ -112,15 +116,23 @@ function joinWith(code) {
   return changeSession("/api/join", body).then(function () { toast("Joined: you can enter cards now", "info"); }, function (e) { toast(e.message); });
 }
 $("join-form").addEventListener("submit", function (ev) { ev.preventDefault(); joinWith($("join-code").value.trim()); });
-// the QR code's link carries the code: scanning it joins at once, with no code to type or button to find
-if (boot.prefill && S.session.role === "visitor" && !S.session.claimable) joinWith(boot.prefill);
+// the QR code's link carries the code: nothing to type, and the one question left is whose phone this is
+// (issue 26: the whole table's is a choice, never a default): answering it joins
+$("join-seat").addEventListener("change", function () {
+  var code = $("join-code").value.trim();
+  if (boot.prefill && code === boot.prefill && $("join-seat").value) joinWith(code);
+});
+if (boot.prefill && S.session.role === "visitor" && !S.session.claimable) {
+  show($("join-asks"), true);
+  $("join-seat").focus();
+}
 if (boot.prefill && window.history && history.replaceState) history.replaceState(null, "", "/");
 $("undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
 $("h-undo").addEventListener("click", function () { command({ type: "undo" }).catch(function () {}); });
 $("next-game").addEventListener("click", function () { command({ type: "new_game" }).catch(function () {}); });
 $("peg-n-go").addEventListener("click", function () {
   var n = Number($("peg-n-value").value);
-  peg(S.pegSide, n).then(function () { show($("peg-n"), false); }, function () {});
+  pegN(n).then(function () { show($("peg-n"), false); }, function () {});
 });
 $("peg-n-cancel").addEventListener("click", function () { show($("peg-n"), false); });
 initNew();

@@ -4,9 +4,11 @@ import { S, call, render } from "./state.js";
 
 // The board's frame arrives on the live stream (a "board" event after every frame it draws): the page
 // never polls it. Only while there is no stream (refused, or down) is it read with the table.
+var shown = null, missing = false, lanes = null;   // the frame drawn; no board (404); the lanes' sides
+export function boardLanes() { return lanes; }
 export function readBoard() {
-  if (!S.session.board || S.boardMissing) return;
-  call("GET", "/api/board").then(drawBoard, function (e) { if (e.status === 404) S.boardMissing = true; /* else the next look */ });
+  if (!S.session.board || missing) return;
+  call("GET", "/api/board").then(drawBoard, function (e) { if (e.status === 404) missing = true; /* else the next look */ });
 }
 function ledColour(rgb, gamma) {
   // show an LED as it looks: undo the strip's gamma if the board says it, then lift dim ones to read on a phone
@@ -21,8 +23,8 @@ function svg(tag, attrs) { var e = document.createElementNS(SVGNS, tag); for (va
 export function drawBoard(frame) {
   var b = $("board");
   var key = JSON.stringify(frame);
-  if (key === S.board) return;
-  S.board = key;
+  if (key === shown) return;
+  shown = key;
   clear(b);
   b.removeAttribute("hidden");          // an <svg> has no .hidden property
   $("board-legend").hidden = false;     // what its status lights mean, in the colours of its palette
@@ -33,7 +35,7 @@ export function drawBoard(frame) {
   (frame.sides || []).forEach(function (sd) { names[sd.lane] = sd.name; });
   var laneKey = JSON.stringify(frame.sides || null);
   // the panels and the who-plays chips follow the lanes: redraw both when they change
-  if (laneKey !== JSON.stringify(S.lanes)) { S.lanes = frame.sides || null; render(); }
+  if (laneKey !== JSON.stringify(lanes)) { lanes = frame.sides || null; render(); }
   (frame.lanes || []).forEach(function (lane, li) {
     // each lane is labelled with the side it shows (panels above are in the same order)
     var name = names[li + 1] || "";

@@ -1,11 +1,20 @@
 /* Card entry: what comes next and for whom, the play row, the tray of a show, claims, "whose card?",
    and the shows of this hand. The cards themselves are picked in picker.js, the grid in grid.js. */
 import { h, clear, $, show, pretty, cardName, cardLabel, cardWords, split, cardEl, cardsEl } from "./dom.js";
-import { S, joined, preset, command, render, hand, sideName, seenCards } from "./state.js";
+import { S, joined, preset, command, render, hand, sideName, seenCards, onNewState } from "./state.js";
 import { picker, padForPicker } from "./picker.js";
 import { renderGrid } from "./grid.js";
 import { mySeat } from "./seat.js";
 import { panelPlayers } from "./sides.js";
+
+// this view's own state (a player picked, the card asked "whose?", a show's tray, a half-typed claim)
+var E = { player: null, whose: null, tray: [], trayFor: null, showEnter: null, showHere: null, claimDraft: null };
+onNewState(function (old, snap) {
+  E.whose = null;
+  E.player = null;
+  if (old && old.expect !== snap.expect) E.tray = [];
+});
+export function forget() { E.whose = null; }
 
 export function renderEntry() {
   var t = S.table, box = clear($("entry")), exp = t.expect || "none", hd = hand();
@@ -34,41 +43,40 @@ function turnupEntry(box, t) {
 function playEntry(box, t, hd) {
   box.appendChild(countEl());
   var turn = hd.expect_player || t.turn, seat = mySeat();
-  if (!S.player || (hd.cards_left || {})[S.player] === 0) S.player = null;
+  if (!E.player || (hd.cards_left || {})[E.player] === 0) E.player = null;
   if (seat && (hd.cards_left || {})[seat] === 0) seat = null;
   // no player picked: sent for the player to play (or the seat's), so an amend re-derives it
-  var who = S.player || seat || turn;
-  // near 31 the player to play may be unable to play: then their go comes first, and a card tapped without
-  // a player picked asks whose it is (one tap), so a forgotten go never credits the card to the wrong player
-  var mightGo = !S.player && !seat && hd.can_go === true;
+  var who = E.player || seat || turn;
+  // near 31 the player to play may have to say go: a card tapped with no player picked asks whose it is
+  var mightGo = !E.player && !seat && hd.can_go === true;
   // the chips in the score panels' order, on one row; with three or four players the go gets its own row
   var row = h("div", { cls: "row seg" + ((t.players || []).length > 2 ? " many" : ""), role: "group", "aria-label": "who plays" });
   // a go or a card: when the rules leave it open, neither is pre-selected (no reflex decides a doubt)
   var goBtn = h("button", { type: "button", id: "go", cls: "go",
-    disabled: !S.player && hd.can_go === false ? true : null,
+    disabled: !E.player && hd.can_go === false ? true : null,
     onclick: function () {
-      command(S.player ? { type: "go", player: S.player } : { type: "go" }).then(function () { S.player = null; }, function () {});
+      command(E.player ? { type: "go", player: E.player } : { type: "go" }).then(function () { E.player = null; }, function () {});
     } }, who + " says go");
   if (mightGo) row.appendChild(goBtn);
   panelPlayers().forEach(function (p) {
     var left = (hd.cards_left || {})[p];
     // the cards left in small print after the name, so four chips fit one row at 360 px with large text
     row.appendChild(h("button", { type: "button", "data-player": p, cls: p === who ? "on" : null, disabled: left === 0 ? true : null,
-      onclick: function () { S.player = p === turn ? null : p; S.whose = null; render(); } },
+      onclick: function () { E.player = p === turn ? null : p; E.whose = null; render(); } },
       p, left !== undefined ? h("small", { cls: "left" }, " " + left, h("span", { cls: "sr", text: left === 1 ? " card left" : " cards left" })) : null));
   });
   if (!mightGo) row.appendChild(goBtn);
   var play = function (card, player) {
-    S.whose = null;
+    E.whose = null;
     var cmd = { type: "play", card: card };
     if (player) cmd.player = player;
-    command(cmd).then(function () { S.player = null; render(); }, function () {});
+    command(cmd).then(function () { E.player = null; render(); }, function () {});
   };
   // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
-  if (S.whose && mightGo) { whoseEl(S.whose, turn, play, row); return; }
+  if (E.whose && mightGo) { whoseEl(E.whose, turn, play, row); return; }
   picker(function (card) {
-    if (mightGo && (hd.may_play || []).length > 1) { S.whose = card; render(); return; }
-    play(card, S.player);
+    if (mightGo && (hd.may_play || []).length > 1) { E.whose = card; render(); return; }
+    play(card, E.player);
   }, null, null, hd.playable_ranks || [], row);   // what fits under 31: the snapshot says
 }
 function showEntry(box, t, hd, exp) {
@@ -80,13 +88,13 @@ function showEntry(box, t, hd, exp) {
     if (claim) cmd.claimed = Number($("claimed").value);
     return cmd;
   };
-  var key = name + ":" + t.seq, confirm = exp === "show" && played.length === need && S.showEnter !== key;
+  var key = name + ":" + t.seq, confirm = exp === "show" && played.length === need && E.showEnter !== key;
   // the player's own phone confirms its hand; the others wait, or take over (a phone asleep or offline)
-  if (confirm && ((S.session || {}).seats || {})[name] > 0 && mySeat() !== name && S.showHere !== key) {
+  if (confirm && ((S.session || {}).seats || {})[name] > 0 && mySeat() !== name && E.showHere !== key) {
     box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, name + "'s phone confirms " + name + "'s cards"));
     box.appendChild(cardsEl(played));
     box.appendChild(h("button", { type: "button", id: "show-here",
-      onclick: function () { S.showHere = key; render(); } }, "Confirm here instead"));
+      onclick: function () { E.showHere = key; render(); } }, "Confirm here instead"));
     picker(null);
     return;
   }
@@ -94,8 +102,7 @@ function showEntry(box, t, hd, exp) {
     box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
   }
   if (confirm) {
-    // a card the table had to guess (entered for the player to play, who might have said go) is named in the
-    // question and marked among the cards, and neither answer is pre-selected
+    // a card the table had to guess is named in the question and marked; neither answer is pre-selected
     var guessed = (hd.credits || []).filter(function (c) { return c.guess; });
     var doubt = guessed.map(function (c) { return c.card + " went to " + c.player + " at " + c.at; }).join(", ");
     box.appendChild(h("p", { id: "show-q", cls: "whose-q" },
@@ -108,7 +115,7 @@ function showEntry(box, t, hd, exp) {
     })));
     box.appendChild(h("div", { cls: "row" },
       h("button", { type: "button", id: "show-no",
-        onclick: function () { S.showEnter = name + ":" + t.seq; S.tray = []; S.trayFor = exp + name; render(); } },
+        onclick: function () { E.showEnter = name + ":" + t.seq; E.tray = []; E.trayFor = exp + name; render(); } },
         "No: enter " + name + "'s cards"),
       h("button", { type: "button", cls: "big" + (doubt ? "" : " primary"), id: "count-known",
         onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } },
@@ -116,20 +123,21 @@ function showEntry(box, t, hd, exp) {
     picker(null);
     return;
   }
-  if (S.trayFor !== exp + name) { S.tray = played.slice(); S.trayFor = exp + name; }
+  if (E.trayFor !== exp + name) { E.tray = played.slice(); E.trayFor = exp + name; }
   box.appendChild(trayEl(need));
   box.appendChild(h("div", { cls: "row" },
-    h("button", { type: "button", onclick: function () { S.tray = played.slice(); render(); } }, "Clear"),
-    h("button", { type: "button", cls: "primary", id: "tray-go", disabled: S.tray.length !== need ? true : null,
+    h("button", { type: "button", onclick: function () { E.tray = played.slice(); render(); } }, "Clear"),
+    h("button", { type: "button", cls: "primary", id: "tray-go", disabled: E.tray.length !== need ? true : null,
       onclick: function () {
-        command(withClaim({ type: exp, cards: S.tray.slice() })).then(function () { S.tray = []; S.trayFor = null; render(); }, function () {});
+        command(withClaim({ type: exp, cards: E.tray.slice() })).then(function () { E.tray = []; E.trayFor = null; render(); }, function () {});
       } }, exp === "show" ? "Count " + name + "'s hand" : "Count the " + (t.pocket_name || "pocket"))));
   // a hand may hold a card credited to another player: played cards stay pickable
   var seen = seenCards();
+  E.tray.forEach(function (c) { seen[c] = 1; });
   if (exp === "show") Object.keys(hd.plays || {}).forEach(function (p) {
-    (hd.plays[p] || []).forEach(function (c) { if (S.tray.indexOf(c) < 0) delete seen[c]; });
+    (hd.plays[p] || []).forEach(function (c) { if (E.tray.indexOf(c) < 0) delete seen[c]; });
   });
-  picker(function (card) { if (S.tray.length < need) { S.tray.push(card); render(); } }, null, seen);
+  picker(function (card) { if (E.tray.length < need) { E.tray.push(card); render(); } }, null, seen);
 }
 function placeEntry(box) {
   renderGrid(box);
@@ -142,10 +150,7 @@ function claimEntry(box, t, hd) {
   renderGrid(box);
   picker(null);
 }
-// claim mode: a number box that keeps what was typed while the table stays at the same seq (a snapshot
-// arriving from the live stream redraws the page and must not put a half-typed claim back to 0)
-// claim mode: a call follows every claim still open to muggins (L8), right or short alike, so the page never
-// tells which claim was short; the table refuses a call on a right claim ("the claim was right")
+// claim mode: a call follows every claim open to muggins (L8), right or short alike: the page never tells
 function mugginsRow(box, hd) {
   var seat = mySeat(), mine = seat && (S.table.sides || []).filter(function (x) {
     return (x.players || []).indexOf(seat) >= 0; })[0];
@@ -162,11 +167,12 @@ function mugginsRow(box, hd) {
   box.appendChild(row);
 }
 
+// claim mode: a number box that keeps what was typed while the seq stays (a redraw never resets it)
 function claimInput(inputId) {
   var key = inputId + ":" + S.table.match_id + ":" + S.table.seq;
   var input = h("input", { id: inputId, type: "number", min: "0", max: "29", inputmode: "numeric",
-    value: S.claimDraft && S.claimDraft.key === key ? S.claimDraft.value : "0" });
-  input.addEventListener("input", function () { S.claimDraft = { key: key, value: input.value }; });
+    value: E.claimDraft && E.claimDraft.key === key ? E.claimDraft.value : "0" });
+  input.addEventListener("input", function () { E.claimDraft = { key: key, value: input.value }; });
   return input;
 }
 // claim mode: a number box and its button (the command is sent with if_seq: a stale claim is refused)
@@ -177,8 +183,7 @@ function claimEl(inputId, before, after, buttonId, make) {
     h("button", { type: "button", cls: "primary", id: buttonId,
       onclick: function () { command(make(Number(input.value))).catch(function () {}); } }, "Claim"));
 }
-// claim mode in the matching phase: after every card or go, whoever is credited with what it made claims it
-// (the row is there whether the card made points or not: the page never says that points are due)
+// claim mode, matching phase: after every card or go its side claims (made points or not: nothing is told)
 function playClaimRow(box) {
   var co = hand().claim_open;
   if (!co) return;
@@ -187,9 +192,8 @@ function playClaimRow(box) {
   box.appendChild(claimEl("play-claimed", next.who + " claims", "for " + (co.after === "go" ? "the go" : pretty(co.after)),
     "play-claim", function (n) { return { type: "claim", side: next.side, points: n }; }));
 }
-// "whose card is it?": the players who may have played it, as the snapshot says (the player to play, then each
-// later one still in the count: those between said go); one tap enters the card for that player. The rules
-// leave it open, so no answer is pre-selected: each says what it means in the count
+// "whose card is it?": who may have played it, as the snapshot says (may_play); one tap enters it for that
+// player; no answer is pre-selected, each says what it means in the count
 function whoseEl(card, turn, play, head) {
   var box = $("picker"), between = [], at = S.table.count || 0;
   clear(box);
@@ -203,7 +207,7 @@ function whoseEl(card, turn, play, head) {
       onclick: function () { play(card, p); } }, cardWords(p + "'s " + card + ": " + note)));
     between.push(p);
   });
-  row.appendChild(h("button", { type: "button", id: "whose-cancel", onclick: function () { S.whose = null; render(); } }, "Cancel"));
+  row.appendChild(h("button", { type: "button", id: "whose-cancel", onclick: function () { E.whose = null; render(); } }, "Cancel"));
   btns.forEach(function (b) { row.appendChild(b); });
   box.appendChild(row);
   padForPicker();
@@ -260,11 +264,11 @@ export function countEl() {
 }
 function trayEl(need) {
   var tray = h("div", { cls: "tray", id: "tray" });
-  S.tray.forEach(function (c, i) {
-    var b = h("button", { type: "button", cls: "card", title: "remove", "aria-label": "remove " + cardLabel(c), onclick: function () { S.tray.splice(i, 1); render(); } }, pretty(c));
+  E.tray.forEach(function (c, i) {
+    var b = h("button", { type: "button", cls: "card", title: "remove", "aria-label": "remove " + cardLabel(c), onclick: function () { E.tray.splice(i, 1); render(); } }, pretty(c));
     var sp = split(c); if (sp.suit === "H" || sp.suit === "D") b.classList.add("red");
     tray.appendChild(b);
   });
-  for (var i = S.tray.length; i < need; i++) tray.appendChild(h("span", { cls: "slot" + (i === S.tray.length ? " target" : ""), text: "?" }));
+  for (var i = E.tray.length; i < need; i++) tray.appendChild(h("span", { cls: "slot" + (i === E.tray.length ? " target" : ""), text: "?" }));
   return tray;
 }

@@ -3,16 +3,19 @@
 import { h, $, clear, show, cardWords } from "./dom.js";
 import { S, call, command } from "./state.js";
 
-// a refusal's fix stays until taken, replaced or dismissed (issue 26): {msg, amend, cmd: the refused entry, again}
+// a refusal's fix stays until taken, replaced or dismissed (issue 26): {msg, amend or back (undo back to),
+// cmd: the refused entry, again: it tapped again; take/keep: the buttons' words}
 var pending = null;
 
 // data: a refusal's fields (undo_to, or a bare number; amend): offers the amend, else the undo back; cmd: the entry
 export function toast(msg, kind, data, cmd) {
   var undoTo = typeof data === "number" ? data : data ? data.undo_to : null;
   var t = $("toast");
-  if (data && data.amend) {
+  // a refusal the table can repair (its amend, else the undo back to the event it names) waits as a fix
+  var back = kind ? null : undoTo;
+  if ((data && data.amend) || back != null) {
     t.hidden = true;
-    pending = { msg: msg, amend: data.amend, cmd: cmd || null, again: null };
+    pending = { msg: msg, amend: data.amend || null, back: data.amend ? null : Number(back), cmd: cmd || null, again: null };
     renderFix();
     return;
   }
@@ -21,14 +24,7 @@ export function toast(msg, kind, data, cmd) {
   t.hidden = false;
   t.onclick = function () { t.hidden = true; };       // tap to dismiss
   clearTimeout(toast.timer);
-  // a refusal that names the event to undo back to (a card credited to the wrong player) offers to do it
-  var back = kind ? null : undoTo;
-  if (back != null) {
-    t.appendChild(h("button", { type: "button", id: "undo-back", cls: "primary",
-      onclick: function (ev) { ev.stopPropagation(); t.hidden = true; undoBackTo(Number(back)); } },
-      "Undo back to event " + back));
-  }
-  toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : back ? 30000 : 6000);
+  toast.timer = setTimeout(function () { t.hidden = true; }, kind === "info" ? 2500 : 6000);
 }
 // the refused entry tapped again while its fix waits is held (state.js asks first), and the page asks which was meant
 export function intercept(cmd) {
@@ -37,6 +33,14 @@ export function intercept(cmd) {
   pending.again = cmd;
   renderFix();
   return true;
+}
+// a dropped entry the table had taken after all: its undo waits like a fix (not the newest: amended away)
+export function recalled(r, d) {
+  var seq = d.event.seq;
+  pending = { msg: r.label + " had reached the table before it was dropped: it is entered (event " + seq + ").",
+    amend: d.top ? { type: "undo" } : { type: "amend", seq: seq, remove: true }, cmd: null, again: null,
+    take: "Undo " + r.label, keep: "Keep it" };
+  renderFix();
 }
 function btn(id, text, fn) { return h("button", { type: "button", id: id, onclick: fn }, text); }
 function renderFix() {
@@ -47,21 +51,31 @@ function renderFix() {
     pending = null; renderFix(); command(cmd).then(then, function () {});
   };
   box.appendChild(h("p", { id: "fix-text" }, p.again ? "You entered " + what + " again while its fix is waiting. Which did you mean?" : cardWords(p.msg)));
-  var take = btn("amend-fix", cardWords(amendWords(p.amend)), function () { send(p.amend, function (d) { toast(d.event.text || "Amended", "info"); }); });
+  var take = p.amend ? btn("amend-fix", cardWords(p.take || amendWords(p.amend)), function () {
+    send(p.amend, function (d) { toast(d.event.text || (d.event.type === "undo" ? "Undone" : "Amended"), "info"); });
+  }) : btn("undo-back", "Undo back to event " + p.back, function () { var n = p.back; pending = null; renderFix(); undoBackTo(n); });
   take.className = "primary";
   box.appendChild(h("div", { cls: "row" }, take,
     p.again ? btn("fix-again", "Enter " + what + " now, as it stands", function () { send(p.again); }) : null,
-    btn("fix-dismiss", "Dismiss", function () { pending = null; renderFix(); })));
+    btn("fix-dismiss", p.keep || "Dismiss", function () { pending = null; renderFix(); })));
 }
-// an amend moved cards (the stream's "moved"): the phone that had entered one is told, until it reads it
-export function moved(d) {
-  var me = (S.session || {}).phone, box = clear($("moved"));
-  var mine = (d.moved || []).filter(function (m) { return m.phone === me && d.by !== me; });
-  if (!me || !mine.length) return;
-  box.appendChild(h("p", { id: "moved-text" }, cardWords(mine.map(function (m) {
-    return "Your " + m.card + " is now " + m.to + "'s (it was " + m.from + "'s)"; }).join("; ") + ": " + d.by + " amended it (" + d.text + ").")));
-  box.appendChild(h("div", { cls: "row" }, btn("moved-ok", "OK", function () { show(box, false); })));
-  show(box, true);
+// what other phones' amends moved of this phone's entries: the session's notes, kept by the Pi until OK
+export function renderNotes() {
+  var notes = (S.session || {}).notes || [], box = $("moved");
+  var want = notes.map(function (n) { return n.id; }).join(",");
+  if (box.dataset.notes === want) return;
+  box.dataset.notes = want;
+  clear(box);
+  show(box, notes.length > 0);
+  if (!notes.length) return;
+  box.appendChild(h("p", { id: "moved-text" }, cardWords(notes.map(function (n) { return n.text; }).join(" "))));
+  box.appendChild(h("div", { cls: "row" }, btn("moved-ok", "OK", function () {
+    var upto = notes[notes.length - 1].id;
+    show(box, false);
+    S.session.notes = notes.filter(function (n) { return n.id > upto; });
+    box.dataset.notes = "";
+    call("POST", "/api/notes/read", { upto: upto }).catch(function () {});
+  })));
 }
 
 // undo every entry from event n on: one undo per live event, each made on top of the one before it

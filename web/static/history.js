@@ -1,14 +1,17 @@
 /* The History tab: every event with its number and score steps, grouped by hand; import of a record. */
 import { h, clear, $, pretty, cardWords } from "./dom.js";
-import { S, call, sideName } from "./state.js";
+import { call, sideName, onNewState } from "./state.js";
 import { toast } from "./header.js";
 
 // ---- history ----
+var events = null;                 // the events last read, until the table changes
+onNewState(function () { events = null; });
 export function loadHistory() {
-  call("GET", "/api/history").then(function (d) { S.history = d.events; renderHistory(); }, function (e) { toast(e.message); });
+  call("GET", "/api/history").then(function (d) { events = d.events; renderHistory(); }, function (e) { toast(e.message); });
 }
 export function renderHistory() {
-  var box = clear($("h-list")), evs = S.history || [], keys = [], groups = [], cur = null, next = null, game = 1;
+  if (!events) return;
+  var box = clear($("h-list")), evs = events, keys = [], groups = [], cur = null, next = null, game = 1;
   // an event belongs to the hand of its score steps; one without steps (a turn-up, a go) to the next that has them
   for (var i = evs.length - 1; i >= 0; i--) {
     var st = evs[i].steps || [];

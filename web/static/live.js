@@ -3,26 +3,26 @@ import { $ } from "./dom.js";
 import { S, call, take, retryPending, refreshSession, stalled } from "./state.js";
 import { drawBoard, readBoard } from "./board.js";
 import { keepAwake } from "./more.js";
-import { moved } from "./header.js";
 
 // ---- live updates: SSE with heartbeat watchdog, reconnect and catch-up ----
+var opened = 0, es = null, lastMsg = 0, asked = 0, tries = 0, next = 0;
 export function connect() {
-  if (S.es) S.es.close();
-  var es = new EventSource("/api/events" + (S.table && S.table.match_id ? "?last=" + encodeURIComponent(S.table.match_id + ":" + S.table.seq) : ""));
-  S.es = es;
-  S.lastMsg = Date.now();
-  es.onopen = function () { S.lastMsg = Date.now(); S.esTries = 0; setConn(true); };
-  es.onmessage = function () { S.lastMsg = Date.now(); };
+  if (es) es.close();
+  es = new EventSource("/api/events" + (S.table && S.table.match_id ? "?last=" + encodeURIComponent(S.table.match_id + ":" + S.table.seq) : ""));
+  lastMsg = Date.now();
+  // reconnected: the session's notes may have come meanwhile
+  es.onopen = function () { lastMsg = Date.now(); tries = 0; setConn(true); if (opened++) refreshSession(); };
+  es.onmessage = function () { lastMsg = Date.now(); };
   // the stream is the one source of the table's state on every phone, the one that sent a command too
-  es.addEventListener("state", function (ev) { S.lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); retryPending(); });
+  es.addEventListener("state", function (ev) { lastMsg = Date.now(); setConn(true); take(JSON.parse(ev.data)); retryPending(); });
   // the frame the board has just drawn (and on connect, the one it shows)
-  es.addEventListener("board", function (ev) { S.lastMsg = Date.now(); drawBoard(JSON.parse(ev.data)); });
-  es.addEventListener("access", function () { S.lastMsg = Date.now(); refreshSession(); });
+  es.addEventListener("board", function (ev) { lastMsg = Date.now(); drawBoard(JSON.parse(ev.data)); });
+  es.addEventListener("access", function () { lastMsg = Date.now(); refreshSession(); });
   // a fault came or went (the table's store refused a write: a full disk...): the banner shows it
-  es.addEventListener("faults", function () { S.lastMsg = Date.now(); refreshSession(); });
-  // an amend moved cards to other players: the phone that had entered one is told (header.js)
-  es.addEventListener("moved", function (ev) { S.lastMsg = Date.now(); moved(JSON.parse(ev.data)); });
-  es.addEventListener("ping", function () { S.lastMsg = Date.now(); setConn(true); });
+  es.addEventListener("faults", function () { lastMsg = Date.now(); refreshSession(); });
+  // an amend moved some phone's entries: that phone finds it in its session's notes
+  es.addEventListener("moved", function () { lastMsg = Date.now(); refreshSession(); });
+  es.addEventListener("ping", function () { lastMsg = Date.now(); setConn(true); });
   es.onerror = function () { setConn(false); };
 }
 var connTimer = null;
@@ -46,28 +46,28 @@ function showConn(ok, text) {
 var SILENT_MS = 3000;
 export function init() {
   setInterval(function () {
-    if (!S.es || S.es.readyState === 2 || Date.now() - S.lastMsg <= SILENT_MS) return;
+    if (!es || es.readyState === 2 || Date.now() - lastMsg <= SILENT_MS) return;
     clearTimeout(connTimer);
     connTimer = null;
     showConn(false);
     stalled();
-    if (Date.now() - (S.esAsked || 0) > 5000) { S.esAsked = Date.now(); connect(); S.lastMsg = Date.now() - SILENT_MS - 1; }
+    if (Date.now() - asked > 5000) { asked = Date.now(); connect(); lastMsg = Date.now() - SILENT_MS - 1; }
   }, 1000);
   setInterval(function () {
-    if (S.es && S.es.readyState === 2) {
+    if (es && es.readyState === 2) {
       // the stream was refused (503: every live stream of the table is taken) or failed: read the table
       // every 5 s meanwhile, and ask for a stream again after 5, 10, 15... up to 30 s (jittered)
       call("GET", "/api/table").then(function (t) { take(t); showConn(false, "polling"); }, function () {});
       readBoard();
-      if (Date.now() < (S.esNext || 0)) return;
-      S.esTries = (S.esTries || 0) + 1;
-      S.esNext = Date.now() + Math.min(30000, 5000 * S.esTries) * (0.8 + 0.4 * Math.random());
+      if (Date.now() < next) return;
+      tries = tries + 1;
+      next = Date.now() + Math.min(30000, 5000 * tries) * (0.8 + 0.4 * Math.random());
       connect();
     }
   }, 5000);
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") {
-      if (!S.es || S.es.readyState === 2) connect();
+      if (!es || es.readyState === 2) connect();
       keepAwake();
     }
   });

@@ -115,20 +115,21 @@ export function renderMore() {
     led.appendChild(h("tr", null, h("td", { text: n }), h("td", { cls: "num " + (v > 0 ? "plus" : v < 0 ? "minus" : ""), "data-ledger": n, text: (v > 0 ? "+" : "") + v })));
   });
   show($("sim"), !!s.sim);
-  if (S.view === "more") withSeason(function (m) { m.renderNight(); });
+  if (!$("view-more").hidden) withSeason(function (m) { m.renderNight(); });
 }
 
 
 // ---- wake lock: keep the screen on during a game where the browser allows it ----
+var wake = null;
 export function keepAwake() {
   var want = pref.awake && document.visibilityState === "visible" && S.table.game && !S.table.result;
   if (!("wakeLock" in navigator)) {
     $("awake-note").textContent = pref.awake ? "This browser does not let pages keep the screen on over plain http; set the phone's screen timeout longer." : "";
     return;
   }
-  if (want && !S.wake) {
-    navigator.wakeLock.request("screen").then(function (l) { S.wake = l; l.addEventListener("release", function () { S.wake = null; }); }, function () {});
-  } else if (!want && S.wake) { S.wake.release(); S.wake = null; }
+  if (want && !wake) {
+    navigator.wakeLock.request("screen").then(function (l) { wake = l; l.addEventListener("release", function () { wake = null; }); }, function () {});
+  } else if (!want && wake) { wake.release(); wake = null; }
 }
 
 function simPress(body, done) {

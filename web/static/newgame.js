@@ -77,7 +77,7 @@ function submitNew(ev) {
     series: { kind: $("ng-series").value, n: $("ng-series").value === "single" ? 1 : Number($("ng-n").value) } };
   if (names.length === 4 && (p.partnerships || options.players === 4)) cmd.teams = [[names[0], names[2]], [names[1], names[3]]];
   command(cmd).then(function (d) {
-    S.tray = []; S.layout = null; go("table");
+    go("table");
     var cut = d.event && d.event.cut;
     // a cut the companion made lists the cards; with a named first dealer in five-card it only says who cut high (F1)
     toast(!cut ? "New game: " + p.title : cut.cards ? "Cut for deal: " + Object.keys(cut.cards).map(function (n) {

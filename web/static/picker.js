@@ -1,6 +1,9 @@
 /* The card picker: rank, then suit (two taps, each at least 44 px). */
 import { h, clear, $, show, RANK_NAME, SUIT_NAME, SYM, RANKS, SUITS, cardLabel } from "./dom.js";
-import { S, seenCards } from "./state.js";
+import { seenCards, onNewState } from "./state.js";
+
+var picked = null;                 // the rank tapped on the table's picker, waiting for its suit
+onNewState(function (old, snap) { if (old && old.expect !== snap.expect) picked = null; });
 
 // ---- the card picker: rank, then suit (two taps, each at least 44 px) ----
 // playable: the ranks that may be played now (the snapshot's hand.playable_ranks: the page restates no rule);
@@ -12,7 +15,7 @@ export function picker(onPick, target, seenOverride, playable, head) {
   show(box, true);
   if (head) box.appendChild(head);
   var seen = seenOverride || seenCards();
-  var sel = target ? box._picked : S.picked;
+  var sel = target ? box._picked : picked;
   var over = function (r) { return playable !== undefined && playable.indexOf(r) < 0; };
   if (sel && over(sel)) sel = null;
   var ranks = h("div", { cls: "ranks" });
@@ -22,7 +25,7 @@ export function picker(onPick, target, seenOverride, playable, head) {
     ranks.appendChild(h("button", { type: "button", "data-rank": r, cls: sel === r ? "sel" : null, disabled: all ? true : null,
       "aria-label": over(r) ? r + ": over 31" : RANK_NAME[r] ? r + ", " + RANK_NAME[r] : null,
       "aria-pressed": sel === r ? "true" : "false",
-      onclick: function () { if (target) box._picked = r; else S.picked = r; picker(onPick, target, seenOverride, playable, head); } }, r));
+      onclick: function () { if (target) box._picked = r; else picked = r; picker(onPick, target, seenOverride, playable, head); } }, r));
   });
   box.appendChild(ranks);
   // the suit row is always there (greyed until a rank is picked): the picker never changes height,
@@ -33,14 +36,12 @@ export function picker(onPick, target, seenOverride, playable, head) {
     var card = sel + s;
     suits.appendChild(h("button", { type: "button", "data-card": card, cls: "s-" + s, disabled: seen[card] ? true : null,
       "aria-label": cardLabel(card),
-      onclick: function () { if (target) box._picked = null; else S.picked = null; onPick(card); } }, sel + SYM[s]));
+      onclick: function () { if (target) box._picked = null; else picked = null; onPick(card); } }, sel + SYM[s]));
   });
   box.appendChild(suits);
   if (!target) padForPicker();
 }
-// keep an element (or the stretch from ``sel`` down to ``last``: the turn line, the count and its cards) in sight
-// between the sticky header and the card picker fixed over the page's foot, however tall large text makes them
-// (the page is padded for the picker: padForPicker); scrolls only when something is hidden
+// keep ``sel`` (down to ``last``) in sight between the sticky header and the picker; scrolls only when hidden
 export function keepInSight(sel, last) {
   var el = document.querySelector(sel), end = last ? document.querySelector(last) : el, p = $("picker");
   if (!el || !end) return;
@@ -53,7 +54,7 @@ export function keepInSight(sel, last) {
 // the table's picker is fixed above the tab bar (the thumb's reach, and still while the page above it changes);
 // the page gets room at the bottom so nothing hides under it
 export function padForPicker() {
-  var p = $("picker"), on = S.view === "table" && !p.hidden;
+  var p = $("picker"), on = !$("view-table").hidden && !p.hidden;
   document.body.style.paddingBottom = on ? "calc(" + (p.offsetHeight + 72) + "px + env(safe-area-inset-bottom))" : "";
 }
 

@@ -1,12 +1,13 @@
 /* The Count tab's quick count: a hand, crib or grid line counted without touching the table. */
 import { h, clear, $, show, pretty, cardLabel, cardEl } from "./dom.js";
-import { S, preset, call } from "./state.js";
+import { preset, call } from "./state.js";
 import { picker } from "./picker.js";
 import { toast } from "./header.js";
 
 // ---- quick count ----
+var qc = { kind: "hand", cards: [], starter: null };    // what is being counted
 export function renderQuick() {
-  var q = S.qc, p = preset($("qc-game").value);
+  var q = qc, p = preset($("qc-game").value);
   // a tabletop game's "hand" is one row or column: 5 cards, no turn-up, counted by the line rules
   var line = p.grid && q.kind === "hand";
   if (p.grid && !p.grid_crib && q.kind === "crib") q.kind = "hand", line = true;
@@ -38,7 +39,7 @@ export function renderQuick() {
   }, $("qc-picker"), seen);
 }
 function quickCount() {
-  var q = S.qc, p = preset($("qc-game").value), params = "game=" + encodeURIComponent(p.name);
+  var q = qc, p = preset($("qc-game").value), params = "game=" + encodeURIComponent(p.name);
   if (p.grid && q.kind === "hand") params += "&line=" + encodeURIComponent(q.cards.join(","));
   else params += "&hand=" + encodeURIComponent(q.cards.join(",")) + "&starter=" + encodeURIComponent(q.starter) + "&crib=" + (q.kind === "crib" ? "1" : "0");
   call("GET", "/api/quick?" + params).then(function (b) {
@@ -52,13 +53,13 @@ function quickCount() {
 }
 
 export function init() {
-  $("qc-game").addEventListener("change", function () { S.qc.cards = []; S.qc.starter = null; clear($("qc-result")); renderQuick(); });
+  $("qc-game").addEventListener("change", function () { qc.cards = []; qc.starter = null; clear($("qc-result")); renderQuick(); });
   Array.prototype.forEach.call(document.querySelectorAll("[data-qc-kind]"), function (b) {
     b.addEventListener("click", function () {
-      S.qc.kind = b.dataset.qcKind; S.qc.cards = []; S.qc.starter = null; clear($("qc-result"));
+      qc.kind = b.dataset.qcKind; qc.cards = []; qc.starter = null; clear($("qc-result"));
       renderQuick();
     });
   });
-  $("qc-clear").addEventListener("click", function () { S.qc.cards = []; S.qc.starter = null; clear($("qc-result")); renderQuick(); });
+  $("qc-clear").addEventListener("click", function () { qc.cards = []; qc.starter = null; clear($("qc-result")); renderQuick(); });
   $("qc-go").addEventListener("click", quickCount);
 }

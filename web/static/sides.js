@@ -1,11 +1,14 @@
 /* The sides' panels (score, chips, peg buttons) and the result of a game. */
 import { h, clear, $, show } from "./dom.js";
 import { S, joined, command, sideName } from "./state.js";
+import { boardLanes } from "./board.js";
+
+var pegSide = null;                // the side whose +N is being asked
 
 // the panels' order: the board's lane order (lane 1 first), so the mirror and the panels read alike
 function panelOrder() {
   var t = S.table, lane = {};
-  (S.lanes || []).forEach(function (l) { lane[l.id] = l.lane; });
+  (boardLanes() || []).forEach(function (l) { lane[l.id] = l.lane; });
   var order = (t.sides || []).map(function (side, i) { return i; });
   return order.sort(function (a, b) { return (lane[t.sides[a].id] || a) - (lane[t.sides[b].id] || b) || a - b; });
 }
@@ -54,8 +57,9 @@ export function renderSides() {
   box.classList.toggle("rows", (t.sides || []).length > 2);
 }
 export function peg(side, n) { return command({ type: "peg", side: side, points: n }); }
+export function pegN(n) { return peg(pegSide, n); }
 function askN(side) {
-  S.pegSide = side.id;
+  pegSide = side.id;
   $("peg-n-label").textContent = "Points for " + side.name;
   show($("peg-n"), true);
   $("peg-n-value").focus();

@@ -4,22 +4,23 @@
 import { h, clear, $, show, pretty, stored } from "./dom.js";
 
 export var boot = JSON.parse(document.getElementById("boot").textContent);
-export var S = {
-  table: boot.table, session: boot.session, presets: boot.presets,
-  view: "table", picked: null, player: null, pegSide: null, tray: [], trayFor: null,
-  gridSel: null, layout: null, layoutCrib: [], qc: { kind: "hand", cards: [], starter: null },
-  history: null, lastSaid: null, es: null, lastMsg: 0, board: null, boardMissing: false,
-  wake: null, queue: [], whose: null, lanes: null, gone: {}
-};
+// the table, the session, the presets and the queue: each view keeps its own UI state
+export var S = { table: boot.table, session: boot.session, presets: boot.presets, queue: [] };
+var gone = {};                     // the match ids replaced on this phone: never shown again
 export var pref = { four: stored("le.four") === "1", speak: stored("le.speak") === "1", awake: stored("le.awake") !== "0" };
 
 // how the views are drawn, registered by app.js (this module imports no view)
 export var ui = {
   render: function () {}, taken: function (old) {}, toast: function (msg, kind, data, cmd) {}, go: function (view) {},
-  intercept: function (cmd) { return false; }     // true: the entry is held (header.js asks about it)
+  intercept: function (cmd) { return false; },    // true: the entry is held (header.js asks about it)
+  recalled: function (r, d) {},                    // a dropped entry the table had stored: offer its undo
+  refused: function () {}                          // an entry was refused (entry.js drops its question)
 };
 // draw the page again from S (after a change of S made here or by a view)
 export function render() { ui.render(); }
+// each view forgets what belonged to the state before: fn(old, snap), before the new state is drawn
+var resets = [];
+export function onNewState(fn) { resets.push(fn); }
 export function go(view) { ui.go(view); }
 
 // ---- reading the state ----
@@ -36,7 +37,6 @@ export function seenCards() {
   (hd.seen || []).forEach(function (c) { seen[c] = 1; });
   if (t.turnup) seen[t.turnup] = 1;
   (t.count_cards || []).forEach(function (c) { seen[c] = 1; });
-  S.tray.forEach(function (c) { seen[c] = 1; });
   return seen;
 }
 
@@ -73,12 +73,9 @@ export function call(method, path, body, tries, signal) {
     throw e;
   });
 }
-// Every command carries the state it was made from (if_seq): the table refuses it when it has moved on
-// (another phone entered something meanwhile), so a tap is never applied to a state its phone did not
-// show. Commands go out one at a time, in order; one tapped while an earlier one is still on its way was
-// made on top of it, so it carries the seq of that earlier command's event. An entry that cannot be sent
-// stays in the header as "not sent" with Send again / Drop: never silently lost, never re-aimed, and a
-// resend keeps its client id, so it never scores twice.
+// Every command carries the seq it was made from (if_seq; one tapped behind another: that one's event), so
+// the table never applies a tap to a state its phone did not show. Commands go one at a time; one that cannot
+// be sent waits with Send again / Drop, never lost or re-aimed, and a resend keeps its client id.
 // whose a play or go is: the player picked, else this phone's seat, else the player to play (as the table takes it)
 function defaultPlayer(cmd) {
   var seat = S.session && S.session.seat, t = S.table;
@@ -119,8 +116,7 @@ function sendHead() {
   renderPending();
   call("POST", "/api/command", e.cmd, 0, ctrl && ctrl.signal).then(function (data) {
     if (e.ctrl !== ctrl) return;
-    // the answer is the event and its seq: the new state comes on the stream, as on every other phone,
-    // so an answer that arrives late can never put an older state back on the screen
+    // the answer is the event and its seq; the state comes on the stream, so a late answer never reverts it
     e.state = "answered";
     e.answer = data;
     var t = $("toast");
@@ -144,8 +140,8 @@ function sendHead() {
     } else {
       ui.toast(err.message + (more ? " \u2014 not entered: " + e.label + more : ""), null, err.data, e.cmd);
     }
-    S.whose = null;
-    render();                      // back to a clean picker: the refused card is not half-entered
+    ui.refused();                  // back to a clean picker: the refused card is not half-entered
+    render();
     renderPending();
     if (err.status === 403) refreshSession();
     dropped.forEach(function (d) { d.reject(err); });
@@ -154,7 +150,7 @@ function sendHead() {
 // has the stream brought the state an answered command made (or a later one)?
 function shown(e) {
   var t = S.table, ev = e.answer.event || {};
-  if (ev.match_id) return t.match_id === ev.match_id || !!S.gone[ev.match_id];   // a new match
+  if (ev.match_id) return t.match_id === ev.match_id || !!gone[ev.match_id];   // a new match
   return t.match_id !== e.match || t.seq >= e.answer.seq;
 }
 // the head of the queue is done once its state is on the screen: then the next entry goes out
@@ -181,18 +177,39 @@ export function stalled() {
   var e = S.queue[0];
   if (e && e.state === "sending") { e.state = "failed"; renderPending(); }
 }
+// Drop cannot recall a request already sent: once in reach, the page asks the table about it (its client id)
+// and, if it was stored, offers its undo (ui.recalled)
+var recall = [], recalling = false;
 function dropPending() {
   var dropped = S.queue.splice(0, S.queue.length);
   dropped.forEach(function (d) { if (d.ctrl) d.ctrl.abort(); d.ctrl = null; });
+  var sent = dropped.filter(function (d) { return d.state === "sending" || d.state === "failed"; });
+  sent.forEach(function (d) { recall.push({ cid: d.cmd.client_id, label: d.label, ifSeq: d.cmd.if_seq }); });
   renderPending();
-  if (dropped.length) ui.toast("Not entered: " + dropped.map(function (d) { return d.label; }).join(", "), "info");
+  if (dropped.length) ui.toast("Not entered: " + dropped.map(function (d) { return d.label; }).join(", ") +
+    (sent.length ? " (if it reached the table before the connection went, you will be offered its undo)" : ""), "info");
   dropped.forEach(function (d) { var e = new Error("dropped"); e.dropped = true; d.reject(e); });
+  recheck();
+}
+// forget a dropped request the table can no longer take (it is past its if_seq); else ask at each new state
+function recheck() {
+  if (!recall.length || recalling) return;
+  var r = recall[0];
+  recalling = true;
+  call("GET", "/api/entered/" + encodeURIComponent(r.cid)).then(function (d) {
+    recalling = false;
+    recall.shift();
+    if (d.live) ui.recalled(r, d);
+    recheck();
+  }, function (e) {
+    recalling = false;
+    if (e.status === 404 && e.data && (r.ifSeq === undefined || e.data.seq > r.ifSeq)) { recall.shift(); recheck(); }
+  });
 }
 function renderPending() {
   var box = clear($("pending")), q = S.queue;
   show(box, q.length > 0);
-  // card entry waits for the answer: the next card's player depends on it, so a card tapped on a screen
-  // that is about to change is never sent (a manual peg or an undo may still queue up behind it)
+  // card entry waits for the answer (the next card's player depends on it); a peg or undo may queue behind
   ["entry", "picker", "grid-box", "shows"].forEach(function (id) {
     $(id).inert = q.length > 0;
     $(id).classList.toggle("busy", q.length > 0);
@@ -206,6 +223,7 @@ function renderPending() {
   if (failed) {
     box.appendChild(h("button", { type: "button", id: "pending-retry", onclick: retryPending }, "Send again"));
     box.appendChild(h("button", { type: "button", id: "pending-drop", onclick: dropPending }, "Drop"));
+    box.appendChild(h("small", { id: "pending-note", text: "Drop: if it already reached the table, you will be offered its undo." }));
   }
 }
 // the session as the server sees it; a claim or join in flight wins over a refresh that started before it
@@ -226,17 +244,14 @@ export function take(snap) {
   if (!snap) return;
   var old = S.table;
   if (old && old.match_id === snap.match_id && snap.seq < old.seq) return;   // stale
-  // a replaced match never comes back: an answer about it that arrives late (a POST answered after the
-  // stream already brought the new match) must not put the old match back on the screen
-  if (S.gone[snap.match_id]) return;
-  if (old && old.match_id !== snap.match_id) S.gone[old.match_id] = true;
+  // a replaced match never comes back (a late answer about it after the stream brought the new match)
+  if (gone[snap.match_id]) return;
+  if (old && old.match_id !== snap.match_id) gone[old.match_id] = true;
   S.table = snap;
   if (!old || old.seq !== snap.seq || old.match_id !== snap.match_id) {
-    S.history = null;
-    S.whose = null;                // a "whose card" question belongs to the state it was asked on,
-    S.player = null;               // and so does a player picked by hand
-    if (old && old.expect !== snap.expect) { S.tray = []; S.picked = null; S.gridSel = null; }
+    resets.forEach(function (fn) { fn(old, snap); });
   }
   ui.taken(old);                   // the page draws it and says it
   settle();                        // and the command that made it is done
+  recheck();                       // a dropped request may have arrived meanwhile
 }
