@@ -206,6 +206,10 @@ class MemoryStore:
         hit = self._clients.get(client_id)
         return None if hit is None else json.loads(self._rows[hit]["body"])
 
+    def clients_of(self, match_id: str, since: int = 0) -> dict[int, str]:
+        """Return the client id each event of ``match_id`` from ``since`` on was stored with (seq -> id)."""
+        return {seq: cid for cid, (m, seq) in self._clients.items() if m == match_id and seq >= since}
+
     def get_meta(self, key: str) -> str | None:
         """Return the value last stored under ``key`` (see :meth:`SQLiteStore.put_meta`), or None."""
         return self._meta.get(key)
@@ -462,6 +466,14 @@ class SQLiteStore:
         with self._lock:
             row = self._db.execute("SELECT body FROM events WHERE client_id = ?", (client_id,)).fetchone()
         return json.loads(row[0]) if row else None
+
+    def clients_of(self, match_id: str, since: int = 0) -> dict[int, str]:
+        """Return the client id each event of ``match_id`` from ``since`` on was stored with (seq -> id);
+        one indexed read."""
+        with self._lock:
+            rows = self._db.execute("SELECT seq, client_id FROM events WHERE match_id = ? AND seq >= ? "
+                                    "AND client_id IS NOT NULL", (match_id, since)).fetchall()
+        return dict(rows)
 
     def get_meta(self, key: str) -> str | None:
         """Return the value last stored under ``key`` by :meth:`put_meta`, or None."""

@@ -344,6 +344,15 @@ class Table:
             return {"event": ev, "live": live,
                     "top": live and all(r["type"] == "undo" or r["undone"] for r in rows[1:])}
 
+    def hand_clients(self) -> dict[int, str]:
+        """Return the client id each entry of the current hand was sent with (seq -> id; entries sent
+        without one are left out): read from the store, so it outlives a restart."""
+        with self._lock:
+            st = self._state
+            if st.rules is None or st.hand_key != (st.game_no, st.hand_no) or not st.hand_log:
+                return {}
+            return self.store.clients_of(st.match_id, min(e["seq"] for e in st.hand_log))
+
     def ledger(self) -> dict[str, float]:
         """Return money won (+) and lost (-) per player over every game in the store."""
         with self._lock:

@@ -125,9 +125,9 @@ WRONG = [
     ("/api/command", {"type": 7}, 'a command needs a "type" (new_match, peg, undo, turnup, play, go, show, '
                                   'pocket, place, layout, ...)'),
     ("/api/command", {"type": "peg", "side": "p1", "points": 1, "client_id": 5},
-     "client_id must be 1-64 letters, digits or ._:-"),
+     "client_id must be 1-55 letters, digits or ._:-"),
     ("/api/command", {"type": "peg", "side": "p1", "points": 1, "client_id": "x" * 65},
-     "client_id must be 1-64 letters, digits or ._:-"),
+     "client_id must be 1-55 letters, digits or ._:-"),
     ("/api/command", {"type": "peg", "side": "p1", "points": 1, "if_seq": "1"},
      "if_seq must be the whole-number seq of the snapshot the command was made from"),
     ("/api/command", {"type": "peg", "side": "p1", "points": 1, "if_seq": 1e300},

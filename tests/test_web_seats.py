@@ -221,6 +221,68 @@ def test_an_amend_that_removes_or_moves_a_go_tells_the_phone_that_entered_it(app
     assert [s["score"] for s in host.get("/api/table").get_json()["sides"]] == [2, 0]
 
 
+def test_a_note_not_yet_read_survives_a_power_cut_and_a_release_forgets_it(tmp_path):
+    """Issue 26 item 3: the note to the phone whose go an amend took out is kept in the table's database until
+    that phone has read it: after a power cut the host's phone is still told; a read one stays read; an entry made
+    before a cut and moved after it is told too; a release of the table forgets every note."""
+    def started():
+        return create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "DATABASE": str(tmp_path / "t.db"),
+                           "TRUSTED_HOSTS": ["localhost"]})
+
+    def carried(cookie, app, addr):
+        p = Phone.__new__(Phone)
+        p.client = app.test_client()
+        p.client.environ_base["REMOTE_ADDR"] = addr
+        p.client.set_cookie("landsend", cookie, domain="localhost")
+        p.csrf = p.client.get("/api/session").get_json()["csrf"]
+        return p
+
+    a = started()
+    host = Phone(a, "10.0.0.1")
+    host.claim()
+    host.cmd({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    bob, _ = join(a, host, "10.0.0.3", seat="Bob")
+    host.cmd({"type": "turnup", "card": "KC"})
+    for c in ("10S", "5D", "10H"):                        # Ann, Bob, Ann: 25 (with client ids, as the page sends)
+        assert host.cmd({"type": "play", "card": c, "client_id": f"tap-{c}"}).status_code == 200
+    go = host.cmd({"type": "go", "player": "Bob", "client_id": "tap-go"}).get_json()["event"]
+    assert bob.cmd({"type": "amend", "seq": go["seq"], "remove": True}).status_code == 200
+    told = [f"Your go for Bob was taken out: Bob's phone amended it (event {go['seq']} amended: Bob's go removed)."]
+    assert [n["text"] for n in host.get("/api/session").get_json()["notes"]] == told
+    cookies = [p.client.get_cookie("landsend").value for p in (host, bob)]
+    a.extensions["landsend"].close()
+
+    b = started()                                     # the power came back before the host's phone had read it
+    host, bob = (carried(c, b, addr) for c, addr in zip(cookies, ("10.0.0.1", "10.0.0.3")))
+    notes = host.get("/api/session").get_json()["notes"]
+    assert [n["text"] for n in notes] == told
+    assert bob.get("/api/session").get_json()["notes"] == []
+    assert host.post("/api/notes/read", {"upto": notes[-1]["id"]}).get_json() == {"notes": []}
+    b.extensions["landsend"].close()
+
+    c = started()                                     # read before the next cut: not told again
+    host = carried(cookies[0], c, "10.0.0.1")
+    assert host.get("/api/session").get_json()["notes"] == []
+    c.extensions["landsend"].close()
+
+    d = started()                                     # the host's 5D, entered before the cuts, moved after them:
+    # the phone that entered it is read from its stored client id, so it is still told
+    host = carried(cookies[0], d, "10.0.0.1")
+    bob = carried(cookies[1], d, "10.0.0.3")
+    five = next(e for e in d.extensions["landsend"].table.history() if e.get("card") == "5D")
+    assert bob.cmd({"type": "amend", "seq": five["seq"], "card": "5C"}).status_code == 200
+    assert [n["text"] for n in host.get("/api/session").get_json()["notes"]] == [
+        f"Your 5D for Bob is now 5C for Bob: Bob's phone amended it (event {five['seq']} amended: Bob's 5D is 5C)."]
+    assert bob.get("/api/session").get_json()["notes"] == []
+    d.extensions["landsend"].release()
+    d.extensions["landsend"].close()
+    e = started()
+    host = carried(cookies[0], e, "10.0.0.1")
+    assert host.claim().status_code == 200
+    assert host.get("/api/session").get_json()["notes"] == []
+    e.extensions["landsend"].close()
+
+
 def test_the_host_hands_a_seat_to_a_phone_and_takes_it_back(app, host):
     """Issue 26 item 1: the host's session lists the phones at the table; the host makes phone 2 Bob's, and
     takes the seat back; another phone may not, and a refused hand-over changes nothing."""

@@ -10,6 +10,7 @@ table's ``state``, ``access``, ``faults`` and the board's ``board`` frame.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -22,6 +23,9 @@ from .seats import Seats
 from .security import Access, JoinLimiter
 
 log = logging.getLogger(__name__)
+
+NOTES_STATE = "web.notes"
+"""The ``meta`` row that keeps each phone's unread notes (what another phone's amend moved of its entries)."""
 
 FRAME_INTERVAL = 0.1
 """Seconds between two ``board`` events while the board animates (it draws at its fps; pages need fewer)."""
@@ -43,9 +47,12 @@ class Hub:
         self.seats = Seats(access.store, access.epoch)
         self.entered_by: dict[int, str] = {}   # seq -> which phone entered it (the newest few, in memory)
         self.entered_on: dict[int, str] = {}   # seq -> the device that entered it (told when an amend moves it)
-        self.notes: dict[str, list[dict]] = {}  # device -> what amends moved of its entries, until it has read them
+        # device -> what amends moved of its entries, until it has read them: kept in the table's database
+        # (``meta`` row ``web.notes``, written only when a note comes or is read), so a power cut keeps them
+        self.notes: dict[str, list[dict]] = {}
         self._note_id = 0
         self._seat_epoch = access.epoch
+        self._load_notes()
         self.broadcaster = Broadcaster()
         self.slots = StreamSlots()
         self.owns_table = owns_table
@@ -139,6 +146,7 @@ class Hub:
             kept = self.notes.setdefault(device, [])
             kept.append({**note, "id": self._note_id})
             del kept[:-8]                       # the newest 8 per phone
+            self._store_notes("a note to a phone whose entry an amend moved")
         self.broadcaster.publish("moved", {"seq": note.get("seq")})
 
     def notes_of(self, device: str) -> list[dict]:
@@ -149,16 +157,48 @@ class Hub:
     def read_notes(self, device: str, upto: int) -> None:
         """Forget ``device``'s notes up to id ``upto`` (it has shown them and the phone's owner has read them)."""
         with self._fault_lock:
-            left = [n for n in self.notes.get(device, []) if n["id"] > upto]
+            had = self.notes.get(device, [])
+            left = [n for n in had if n["id"] > upto]
+            if len(left) == len(had):
+                return
             if left:
                 self.notes[device] = left
             else:
                 self.notes.pop(device, None)
+            self._store_notes("a phone's notes read")
+
+    def _load_notes(self) -> None:
+        """Take back the notes stored for this access epoch (a restart or power cut keeps them; a release
+        of the table forgets them, as it forgets the seats)."""
+        raw = self.access.store.get_meta(NOTES_STATE)
+        if raw is None:
+            return
+        try:
+            data = json.loads(raw)
+            if int(data["epoch"]) != self._seat_epoch:
+                return
+            notes = {d: [dict(n) for n in kept] for d, kept in data["notes"].items()
+                     if isinstance(d, str) and isinstance(kept, list)}
+            self.notes, self._note_id = notes, int(data["next"])
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("ignoring unreadable phone notes in the table database: %s", exc)
+
+    def _store_notes(self, what: str) -> None:
+        """Store the notes (under ``_fault_lock``); a store that refuses keeps them in memory and logs it
+        (the table's events, which the notes only describe, are stored already)."""
+        try:
+            self.access.store.put_meta(NOTES_STATE, json.dumps({"epoch": self._seat_epoch, "next": self._note_id,
+                                                                "notes": self.notes}), what=what)
+        except StoreError as exc:
+            log.error("the notes to phones could not be stored: %s", exc)
 
     def _on_access(self, epoch: int) -> None:
         if epoch != self._seat_epoch:        # released: every phone is read-only, and nobody's
             self._seat_epoch = epoch
             self.seats.clear(epoch)
+            with self._fault_lock:
+                self.notes = {}
+                self._store_notes("the phones' notes forgotten (the table was released)")
         self.broadcaster.publish("access", {"epoch": epoch, "claimed": self.access.claimed})
         if self._store_fault is not None:      # the access state was stored: the store works again
             self.store_fault(None)

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 
-from flask import Blueprint, abort, jsonify
+from flask import Blueprint, abort, current_app, jsonify
 
 from companion import RulesError
 from companion.errors import StaleCommand, StoreError
@@ -17,7 +19,8 @@ from ..guard import ensure_session, hub, json_body, require_joined, role
 
 bp = Blueprint("commands", __name__, url_prefix="/api")
 
-CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,55}$")
+"""A phone's client id; stored as ``<its phone's tag>.<id>`` (:func:`table_client_id`), 64 at most."""
 SIM_BUTTONS = ("p1", "p2", "p3", "menu")
 SIM_PRESS_SECONDS = (0.05, 10)                # a simulated press may last this long (menu 5 s: release)
 
@@ -27,8 +30,36 @@ def _client_id(body: dict) -> "str | None":
     if cid is None:
         return None
     if not isinstance(cid, str) or not CLIENT_ID.match(cid):
-        abort(400, "client_id must be 1-64 letters, digits or ._:-")
-    return cid
+        abort(400, "client_id must be 1-55 letters, digits or ._:-")
+    return table_client_id(cid)
+
+
+def phone_tag(device: str) -> str:
+    """Return the tag of the phone with session ``device``: 8 hex digits keyed by the page's secret key, so
+    the stored client id says which phone sent an entry (after a restart too) and gives away no session."""
+    key = str(current_app.config["SECRET_KEY"]).encode()
+    return hmac.new(key, device.encode(), hashlib.sha256).hexdigest()[:8]
+
+
+def table_client_id(cid: str) -> str:
+    """Return the client id the table stores for this phone's ``cid``: its phone's tag, a dot, ``cid``. A
+    repeat is recognised per phone, and no phone can ask after (or collide with) another phone's ids."""
+    return f"{phone_tag(ensure_session()['device'])}.{cid}"
+
+
+def _entered_on(h, seqs: "list[int]") -> "dict[int, str]":
+    """Return the device that entered each of the current hand's ``seqs`` (kept since this start, or read
+    from the tag of its stored client id: a power cut between the entry and an amend loses nobody's note)."""
+    out = {s: h.entered_on[s] for s in seqs if s in h.entered_on}
+    missing = [s for s in seqs if s not in out]
+    if missing:
+        clients = h.table.hand_clients()
+        tags = {phone_tag(d): d for d in h.access.devices}
+        for s in missing:
+            tag = (clients.get(s) or "").partition(".")[0]
+            if tag in tags:
+                out[s] = tags[tag]
+    return out
 
 
 @bp.post("/command")
@@ -121,9 +152,11 @@ def _tell_moved(h, before: list[dict], ev: dict, amender: str) -> None:
     removed or made another player's) what changed and by whom (issue 26): the note is kept for that phone
     until it has read it (:meth:`web.hub.Hub.tell`), so a phone out of range or reloading still gets it."""
     after = {e["seq"]: e for e in h.table.hand_entries()}
+    moved = [was for was in before if after.get(was["seq"]) != was]
+    entered_on = _entered_on(h, [was["seq"] for was in moved])
     by_phone: dict[str, list[str]] = {}
-    for was in before:
-        device = h.entered_on.get(was["seq"])
+    for was in moved:
+        device = entered_on.get(was["seq"])
         now = after.get(was["seq"])
         if device is None or device == amender or now == was:
             continue
@@ -141,9 +174,9 @@ def entered(client_id: str):
     answer): ``{"event", "live", "top", "seq"}`` (``seq``: the table's now); 404 with ``seq`` when the table
     never stored it in this match. A stored, live entry can then be undone (``top``) or amended away."""
     if not CLIENT_ID.match(client_id):
-        abort(400, "client_id must be 1-64 letters, digits or ._:-")
+        abort(400, "client_id must be 1-55 letters, digits or ._:-")
     h = hub()
-    got = h.table.entered(client_id)
+    got = h.table.entered(table_client_id(client_id))
     seq = h.table.snapshot()["seq"]
     if got is None:
         resp = jsonify({"error": "the table never took this command", "seq": seq})
