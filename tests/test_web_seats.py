@@ -258,6 +258,12 @@ def test_a_note_not_yet_read_survives_a_power_cut_and_a_release_forgets_it(tmp_p
     assert [n["text"] for n in notes] == told
     assert bob.get("/api/session").get_json()["notes"] == []
     assert host.post("/api/notes/read", {"upto": notes[-1]["id"]}).get_json() == {"notes": []}
+    # a card Bob's phone made before the host's 5D and 10H: refused as stale, with what came meanwhile and from
+    # which phone, named after the cut from the entries' stored client ids
+    r = bob.cmd({"type": "play", "card": "4D", "if_seq": 2, "client_id": "late"})
+    assert r.status_code == 400 and r.get_json()["stale"] is True
+    assert [(m["text"], m.get("by")) for m in r.get_json()["meanwhile"]][:2] == [
+        ("5D for Bob", "the host's phone"), ("10H for Ann", "the host's phone")]
     b.extensions["landsend"].close()
 
     c = started()                                     # read before the next cut: not told again

@@ -92,9 +92,13 @@ def command():
     except StaleCommand as exc:
         # made from a state the table has left: the sender sees the state it missed on the stream, and is
         # told what was entered meanwhile, from which phone, and the amend that fits its entry in (issue 14)
-        for m in exc.data.get("meanwhile", []):
+        meanwhile = exc.data.get("meanwhile", [])
+        devices = _entered_on(h, [m["seq"] for m in meanwhile if not h.entered_by.get(m["seq"])])
+        for m in meanwhile:
             if h.entered_by.get(m["seq"]):
                 m["by"] = h.entered_by[m["seq"]]
+            elif m["seq"] in devices:        # entered before a restart: named from its stored client id
+                m["by"] = phone_name(h, devices[m["seq"]])
         resp = jsonify({**exc.data, "error": str(exc), "stale": True, "seq": h.table.snapshot()["seq"]})
         resp.status_code = 400
         return resp
