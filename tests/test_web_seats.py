@@ -31,6 +31,30 @@ def join(app, host, addr, **body):
     return p, p.post("/api/join", {"code": code, **body})
 
 
+def restarted(tmp_path):
+    """Return the app started (again) on the table database in ``tmp_path``: the power came back."""
+    return create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "DATABASE": str(tmp_path / "t.db"),
+                       "TRUSTED_HOSTS": ["localhost"]})
+
+
+def hosted(app):
+    """Return the host's phone of ``app``, with a two-hand Land's End match (Ann, Bob) started."""
+    host = Phone(app, "10.0.0.1")
+    host.claim()
+    host.cmd({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    return host
+
+
+def carried(cookie, app, addr):
+    """Return the phone with session ``cookie`` at ``addr``, talking to ``app`` (after a restart)."""
+    p = Phone.__new__(Phone)
+    p.client = app.test_client()
+    p.client.environ_base["REMOTE_ADDR"] = addr
+    p.client.set_cookie("landsend", cookie, domain="localhost")
+    p.csrf = p.client.get("/api/session").get_json()["csrf"]
+    return p
+
+
 def test_a_phone_joins_as_a_seat_and_its_cards_are_that_players(app, host):
     ann, r = join(app, host, "10.0.0.2", seat="ann")
     assert r.status_code == 200 and r.get_json()["seat"] == "Ann"
@@ -109,21 +133,9 @@ def test_seats_survive_a_restart_and_a_release_frees_them_for_good(tmp_path):
     """A power cut keeps Ann's phone on Ann's seat (and the host's shared choice); after a release and a
     restart every seat is free."""
     def started():
-        return create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "DATABASE": str(tmp_path / "t.db"),
-                           "TRUSTED_HOSTS": ["localhost"]})
-
-    def carried(cookie, app, addr):
-        p = Phone.__new__(Phone)
-        p.client = app.test_client()
-        p.client.environ_base["REMOTE_ADDR"] = addr
-        p.client.set_cookie("landsend", cookie, domain="localhost")
-        p.csrf = p.client.get("/api/session").get_json()["csrf"]
-        return p
-
+        return restarted(tmp_path)
     a = started()
-    host = Phone(a, "10.0.0.1")
-    host.claim()
-    host.cmd({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    host = hosted(a)
     ann, r = join(a, host, "10.0.0.2", seat="Ann")
     assert r.get_json()["seat"] == "Ann"
     assert host.post("/api/seat", {"shared": True}).status_code == 200
@@ -226,21 +238,9 @@ def test_a_note_not_yet_read_survives_a_power_cut_and_a_release_forgets_it(tmp_p
     that phone has read it: after a power cut the host's phone is still told; a read one stays read; an entry made
     before a cut and moved after it is told too; a release of the table forgets every note."""
     def started():
-        return create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "DATABASE": str(tmp_path / "t.db"),
-                           "TRUSTED_HOSTS": ["localhost"]})
-
-    def carried(cookie, app, addr):
-        p = Phone.__new__(Phone)
-        p.client = app.test_client()
-        p.client.environ_base["REMOTE_ADDR"] = addr
-        p.client.set_cookie("landsend", cookie, domain="localhost")
-        p.csrf = p.client.get("/api/session").get_json()["csrf"]
-        return p
-
+        return restarted(tmp_path)
     a = started()
-    host = Phone(a, "10.0.0.1")
-    host.claim()
-    host.cmd({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
+    host = hosted(a)
     bob, _ = join(a, host, "10.0.0.3", seat="Bob")
     host.cmd({"type": "turnup", "card": "KC"})
     for c in ("10S", "5D", "10H"):                        # Ann, Bob, Ann: 25 (with client ids, as the page sends)
