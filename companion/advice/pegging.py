@@ -38,6 +38,8 @@ five-card); three- and four-hand games are refused with a clear error.
 
 from __future__ import annotations
 
+import functools
+import gc
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -96,7 +98,11 @@ def _peg(total: int, seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     return fif + t31 + pair + run, fif, pair, run, t31
 
 
-@lru_cache(maxsize=100_000)
+_TAIL: dict = {}        # plain dicts, not lru_cache: the collector walks an lru_cache's whole list at every
+_RP: dict = {}          # full collection (70 ms here with these three full); a dict of tuples it can untrack
+_RG: dict = {}
+
+
 def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
     """Return the part of a count's ranks that any later card's points depend on (the count aside).
 
@@ -104,6 +110,16 @@ def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
     trailing block when it has two or more cards, else the longest suffix of distinct ranks.
     Positions that differ only before it score every future card alike, so they share caches.
     """
+    out = _TAIL.get(seq)
+    if out is None:
+        out = _tail(seq)
+        if len(_TAIL) > 200_000:
+            _TAIL.clear()
+        _TAIL[seq] = out
+    return out
+
+
+def _tail(seq: tuple[int, ...]) -> tuple[int, ...]:
     if len(seq) >= 2 and seq[-1] == seq[-2]:
         k = 2
         while k < len(seq) and seq[-1 - k] == seq[-1]:
@@ -115,6 +131,24 @@ def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
         seen.add(seq[i - 1])
         i -= 1
     return seq[i:]
+
+
+def paused_collector(fn):
+    """Run ``fn`` with the cyclic garbage collector paused, and resumed after (if it was on).
+
+    The walks make no reference cycles (reference counting frees all they drop), but they add thousands of
+    cache entries a call, and each full collection walks every tracked cache: 10-50 ms at a time, on whichever
+    call it falls (bench/README.md, "Issue 25 item 3"). Pausing it changes no figure."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+    return run
 
 
 # --- the game: who is credited, what points are worth --------------------------------------
@@ -143,7 +177,10 @@ class PegGame:
         object.__setattr__(self, "_worth", tuple(self.goal[p] if cr[p] == p else -self.goal[cr[p]] for p in (0, 1)))
         object.__setattr__(self, "_scores", {})     # policy caches, per game (states hash fast; rules do not)
         object.__setattr__(self, "_order", {})
-        object.__setattr__(self, "_end", {})        # the endgame with at most one card each (_endgame)
+        object.__setattr__(self, "_end", {})        # the endgame with at most one card each (_walk)
+        object.__setattr__(self, "_single_count", self.rules.pegging_count == "single")
+        object.__setattr__(self, "_go_last", self.rules.go_lead == "last_player")
+        object.__setattr__(self, "_last_card", self.rules.last_card)
 
     @property
     def credit_self(self) -> bool:
@@ -267,32 +304,32 @@ def step_go(g: PegGame, st: _State, credits: list) -> _State:
     return nxt
 
 
-def _move(g: PegGame, st: _State, r: "int | None") -> tuple:
-    """Return ``(next state, ((player credited, points), ...))`` of player ``st.turn`` playing rank ``r`` (None:
-    go): :func:`step_play` / :func:`step_go`, memoised per game (the walk makes the same move from the same state
-    for many hands of the other player, and the four leads of a ranking meet the same states)."""
-    credits: list = []
-    st2 = step_go(g, st, credits) if r is None else step_play(g, st, r, credits)
-    return st2, [(who, pts) for who, pts, _ in credits]
-
-
 # --- the policy ---------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=100_000)
 def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
     """Return, per rank x (index 1..13), the points a card of rank x makes played at ``count`` after the
     count's ranks ``seq`` (or their :func:`tail`); -1 if it does not fit under 31."""
-    peg = _peg.__wrapped__             # each of these 13 counts is new: keep them out of _peg's cache
-    return (-1,) + tuple(peg(count + _VAL[x], seq + (x,))[0] if count + _VAL[x] <= 31 else -1
-                         for x in range(1, 14))
+    key = (count, seq)
+    out = _RP.get(key)
+    if out is None:
+        peg = _peg.__wrapped__             # each of these 13 counts is new: keep them out of _peg's cache
+        out = (-1,) + tuple(peg(count + _VAL[x], seq + (x,))[0] if count + _VAL[x] <= 31 else -1
+                            for x in range(1, 14))
+        if len(_RP) > 200_000:
+            _RP.clear()
+        _RP[key] = out
+    return out
 
 
-@lru_cache(maxsize=100_000)
 def _reply_groups(count: int, seq: tuple[int, ...], wq: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """Return the ranks of a reply at ``count`` after ``seq`` grouped by its worth ``wq * points``, best first:
     ``((worth, ranks), ...)``, only ranks that fit; a group of worth 0 only when a worse one follows (the
     expectation needs the cards above each worth, not the zeros below the last)."""
+    key = (count, seq, wq)
+    hit = _RG.get(key)
+    if hit is not None:
+        return hit
     nxt = reply_points(count, seq)
     by: dict[int, list[int]] = {}
     for x in range(1, 14):
@@ -301,7 +338,11 @@ def _reply_groups(count: int, seq: tuple[int, ...], wq: int) -> tuple[tuple[int,
     out = [(v, tuple(by[v])) for v in sorted(by, reverse=True)]
     if out and out[-1][0] == 0:
         out.pop()
-    return tuple(out)
+    out = tuple(out)
+    if len(_RG) > 200_000:
+        _RG.clear()
+    _RG[key] = out
+    return out
 
 
 _C = [[comb(n, k) for k in range(14)] for n in range(53)]
@@ -347,7 +388,7 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
     the replier holding ``h`` cards (0: no reply, the card's own worth unscaled) drawn from the ``n`` cards
     not yet played other than this one. ``sign`` is what one unit of the replier's worth is worth to the
     player: -1 in two-hand games; in three- and four-hand games +1 or -1 by whose the replier's points are."""
-    now = reply_points(count, seq)
+    now = _RP.get((count, seq)) or reply_points(count, seq)
     if not h:
         for r in todo:
             out[r] = wp * now[r] if now[r] >= 0 else None
@@ -373,7 +414,11 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
         if c == 31:                      # no reply after a 31
             out[r] = own
             continue
-        groups = _reply_groups(c, tail(seq + (r,)), wq)
+        s2 = seq + (r,)
+        t2 = _TAIL.get(s2) or tail(s2)
+        groups = _RG.get((c, t2, wq))
+        if groups is None:
+            groups = _reply_groups(c, t2, wq)
         exp = 0
         top = n1              # n1 less the cards with a better reply than v
         for v, rs in groups:
@@ -441,7 +486,6 @@ def best_rank(scores: Mapping[int, "int | None"], ranks: Iterable[int]) -> "int 
 
 _REMOVED: dict = {}
 _PLACE: dict = {}           # a preference order -> each rank's place in it
-_SMALL = 8
 
 
 def _remove(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
@@ -453,124 +497,191 @@ def _remove(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
     return out
 
 
+_REM: dict = {}         # (hand, r) -> hand less one r; plain dicts (a dict subclass stays tracked by the
+_PLAY: dict = {}        # collector and is walked at every full collection)
+
+
+def _rem(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
+    """``hand`` less one ``r``, into ``_REM``."""
+    i = hand.index(r)
+    if len(_REM) > 200_000:
+        _REM.clear()
+    out = _REM[hand, r] = hand[:i] + hand[i + 1:]
+    return out
+
+
+def _play(count: int, seq: tuple[int, ...], r: int) -> tuple:
+    """``(count after a card of rank r, the new tail, the points it makes)``, into ``_PLAY``."""
+    out = (count + _VAL[r], tail(seq + (r,)), reply_points(count, seq)[r])
+    if len(_PLAY) > 200_000:
+        _PLAY.clear()
+    _PLAY[count, seq, r] = out
+    return out
+
+
+def _over(left: tuple[int, int], played: int) -> _State:
+    return _mk(_State, (-1, (), 0, 0, -1, -1, left, played, True))
+
+
+def _new_count(g: PegGame, leader: int, left: tuple[int, int], played: int) -> _State:
+    """:func:`_reset`: the next count led by ``leader`` (or the other, if ``leader`` has no cards)."""
+    if g._single_count or not (left[0] or left[1]):
+        return _mk(_State, (-1, (), 0, 0, -1, -1, left, played, True))
+    if not left[leader]:
+        leader = 1 - leader
+    return _mk(_State, (leader, (), 0, 0, -1, -1, left, played, False))
+
+
+def _step(g: PegGame, st: _State, r: "int | None") -> tuple:
+    """:func:`step_play` (``r`` a rank) or :func:`step_go` (None) for player ``st.turn``, without the kinds:
+    ``(next state, points credited to 0, points credited to 1)`` (the walk's hot path)."""
+    p = st.turn
+    left = st.left
+    if r is None:
+        gone = st.gone | (1 << p)
+        first = st.first_go if st.first_go >= 0 else p
+        if (not left[0] or gone & 1) and (not left[1] or gone & 2):       # every holder has said go
+            last = st.last
+            pts = g._last_card
+            st2 = _new_count(g, last if g._go_last else first, left, st.played)
+            return (st2, pts, 0) if g._cr[last] == 0 else (st2, 0, pts)
+        return _mk(_State, (1 - p, st.seq, st.count, gone, first, st.last, left, st.played, False)), 0, 0
+    count, seq, pts = _PLAY.get((st.count, st.seq, r)) or _play(st.count, st.seq, r)
+    left = (left[0] - 1, left[1]) if p == 0 else (left[0], left[1] - 1)
+    played = st.played + (1 << 3 * r)
+    who = g._cr[p]
+    if count == 31:
+        st2 = _new_count(g, 1 - p, left, played)
+    elif not (left[0] or left[1]):
+        pts += g._last_card
+        st2 = _over(left, played)
+    else:
+        gone = st.gone
+        if (not left[0] or gone & 1) and (not left[1] or gone & 2):    # every holder has said go
+            pts += g._last_card             # the go (last) to the player of the last card: p
+            st2 = _new_count(g, p if g._go_last else st.first_go, left, played)
+            return (st2, pts, 0) if who == 0 else (st2, 0, pts)
+        q = 1 - p
+        turn = q if left[q] and not gone >> q & 1 else p
+        st2 = _mk(_State, (turn, seq, count, gone, st.first_go, p, left, played, False))
+    return (st2, pts, 0) if who == 0 else (st2, 0, pts)
+
+
 def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int],
           stats: "dict | None" = None) -> list[int]:
     """Return ``[sum of weight * points credited to 0, ... to 1]`` over the group, both on the policy.
 
-    ``stats``, when given, collects the weight of each kind the other player's next action
-    makes (only at the first node, which must be the other player's).
+    One node per public state: the advised player's moves are made once for the whole group, and at each
+    turn of the other player the group splits by the card each hand plays (its favourite by the policy's
+    order at that state); once each player holds at most one card the rest comes from the endgame table.
+    ``stats``, when given, collects the weight of each kind the other player's next action makes (only at
+    the first node, which must be the other player's).
     """
-    if stats is None and len(group) <= _SMALL:
-        acc = [0, 0]
-        for theirs, w in group.items():
-            a0, a1 = _single(g, st, mine, theirs)
-            acc[0] += a0 * w
-            acc[1] += a1 * w
-        return acc
-    acc = [0, 0]
+    a0 = a1 = 0
     wsum = None
-    while not st.over and st.turn == 0:
-        r = _choose(g, st, mine)
+    while True:
+        if st.over:
+            return [a0, a1]
+        left = st.left
+        if left[0] <= 1 and left[1] <= 1 and stats is None:         # nobody chooses any more
+            key = (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine)
+            tbl = g._end.get(key)
+            if tbl is None:
+                if len(g._end) > 50_000:
+                    g._end.clear()
+                tbl = g._end[key] = {}
+            for theirs, w in group.items():
+                e = tbl.get(theirs)
+                if e is None:
+                    e = tbl[theirs] = _endgame(g, st, mine, theirs)
+                a0 += e[0] * w
+                a1 += e[1] * w
+            return [a0, a1]
+        if st.turn == 1:
+            break
+        r = choose(g, st, 0, mine)
         if r is not None:
-            mine = _remove(mine, r)
-        st, credits = _move(g, st, r)
-        if credits:
-            wsum = sum(group.values()) if wsum is None else wsum
-            for who, pts in credits:
-                acc[who] += pts * wsum
-    if st.over:
-        return acc
+            m2 = _REM.get((mine, r))
+            mine = _rem(mine, r) if m2 is None else m2
+        st, c0, c1 = _step(g, st, r)
+        if c0 or c1:
+            if wsum is None:
+                wsum = sum(group.values())
+            a0 += c0 * wsum
+            a1 += c1 * wsum
     # the other player's turn: split the group by what each hand does
-    parts: dict = {}
-    order = preference(g, st, 1, set().union(*group) if len(group) < 8 else _ALL)
+    room = 31 - st.count
+    if len(group) < 8:
+        held = {x for hand in group for x in hand if _VAL[x] <= room}
+        if len(held) <= 1:
+            order = tuple(held)
+        else:
+            scores = policy_scores(g, st, 1, held)
+            order = tuple(sorted(held, key=lambda x: (scores[x], x), reverse=True))
+    else:
+        order = preference(g, st, 1)
     at = _PLACE.get(order)
     if at is None:                          # each rank's place in the order; 99: it does not fit
         at = [99] * 14
-        for i, r in enumerate(order):
-            at[r] = i
+        for i, x in enumerate(order):
+            at[x] = i
+        at = tuple(at)                      # a tuple: the collector can untrack it, not a list
         if len(_PLACE) > 50_000:
             _PLACE.clear()
         _PLACE[order] = at
     place = at.__getitem__
+    parts: dict = {}
+    rem = _REM.get
     for hand, w in group.items():
         r = min(hand, key=place)            # the hand's favourite by the order
         if at[r] == 99:
-            parts.setdefault(None, {})[hand] = w
-            continue
+            r = None
+            rest = hand
+        else:
+            rest = rem((hand, r))           # distinct hands less one r stay distinct
+            if rest is None:
+                rest = _rem(hand, r)
         sub = parts.get(r)
         if sub is None:
-            sub = parts[r] = {}
-        sub[_remove(hand, r)] = w           # distinct hands less one r stay distinct
+            parts[r] = {rest: w}
+        else:
+            sub[rest] = w
     for r, sub in parts.items():
-        st2, credits = _move(g, st, r)
-        ws = sum(sub.values())
-        for who, pts in credits:
-            acc[who] += pts * ws
-        if stats is not None:
-            count_reply(stats, st.count, st.seq, r, ws)
+        st2, c0, c1 = _step(g, st, r)
+        if c0 or c1 or stats is not None:
+            ws = sum(sub.values())
+            a0 += c0 * ws
+            a1 += c1 * ws
+            if stats is not None:
+                count_reply(stats, st.count, st.seq, r, ws)
         if st2.over:                        # that was the last card (or count): nothing more to credit
             continue
-        if len(sub) <= _SMALL:              # a few hands left (most nodes): play each out
-            for theirs, w in sub.items():
-                a0, a1 = _single(g, st2, mine, theirs)
-                acc[0] += a0 * w
-                acc[1] += a1 * w
-            continue
-        sub_acc = _walk(g, st2, mine, sub)
-        acc[0] += sub_acc[0]
-        acc[1] += sub_acc[1]
-    return acc
-
-
-def _single(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
-    """Return the points credited to (0, 1) when one known pair of hands plays out from ``st`` (the walk's
-    leaves: most of its nodes hold one hand or a few of the other player)."""
-    a = [0, 0]
-    s = st
-    while not s.over:
-        if len(mine) <= 1 and len(theirs) <= 1:     # no choice left to either player: the endgame table
-            e = _endgame(g, s, mine, theirs)
-            return a[0] + e[0], a[1] + e[1]
-        if s.turn == 0:
-            r = _choose(g, s, mine)
-            if r is not None:
-                mine = _remove(mine, r)
-        else:
-            r = _choose(g, s, theirs)
-            if r is not None:
-                theirs = _remove(theirs, r)
-        s, credits = _move(g, s, r)
-        for who, pts in credits:
-            a[who] += pts
-    return a[0], a[1]
+        s0, s1 = _walk(g, st2, mine, sub)
+        a0 += s0
+        a1 += s1
+    return [a0, a1]
 
 
 def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
     """The points credited to (0, 1) from ``st`` when each player holds at most one card (``mine``, ``theirs``).
 
     Nobody chooses any more (a card that fits must be played), so the rest depends on the count, its tail,
-    the gos and who played last, and not on the cards played before: one table per game serves every
-    branch of every walk that reaches it (most of a walk's leaves)."""
-    key = (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine, theirs)
-    hit = g._end.get(key)
-    if hit is None:
-        a = [0, 0]
-        s = st
-        while not s.over:
-            hand = mine if s.turn == 0 else theirs
-            r = hand[0] if hand and _VAL[hand[0]] <= 31 - s.count else None
-            if r is not None:
-                if s.turn == 0:
-                    mine = ()
-                else:
-                    theirs = ()
-            s, credits = _move(g, s, r)
-            for who, pts in credits:
-                a[who] += pts
-        if len(g._end) > 200_000:
-            g._end.clear()
-        hit = g._end[key] = (a[0], a[1])
-    return hit
+    the gos and who played last, and not on the cards played before: one table per game (keyed by those and
+    the two hands) serves every branch of every walk that reaches it (most of a walk's leaves)."""
+    a0 = a1 = 0
+    s = st
+    while not s.over:
+        hand = mine if s.turn == 0 else theirs
+        r = hand[0] if hand and _VAL[hand[0]] <= 31 - s.count else None
+        if r is not None:
+            if s.turn == 0:
+                mine = ()
+            else:
+                theirs = ()
+        s, c0, c1 = _step(g, s, r)
+        a0 += c0
+        a1 += c1
+    return a0, a1
 
 
 def count_reply(stats: dict, count: int, seq: tuple[int, ...], r: "int | None", w: int) -> None:
@@ -771,6 +882,7 @@ def position_cards(hand: Any, played: Any, turnup: Any, seen: Any) -> tuple[tupl
     return mine, toks, known
 
 
+@paused_collector
 def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
                options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
                dealer: bool = False, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
@@ -859,6 +971,7 @@ def _avail_key(dealt: Sequence[Card]) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=4096)
+@paused_collector
 def _pegging_cached(g: PegGame, ranks: tuple[int, ...], avail: tuple[int, ...], seat: int) -> tuple[Fraction, Fraction]:
     group = _groups_cached(avail, g.rules.held)
     total = sum(group.values())
