@@ -43,7 +43,8 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from ..cards import DECK, Card, parse_cards
 from ..errors import IllegalAction, UnknownGame
 from ..rulesets import Ruleset
-from .pegging import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, reply_points, _rules, fill_scores, hand_groups, position_cards,
+from .pegging import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, reply_points, _rules, fill_scores, hand_groups, paused_collector,
+                      position_cards,
                       tail)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
@@ -468,6 +469,7 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
                             turnup=turnup, seen=seen)
 
 
+@paused_collector
 def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end-3",
                      options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
                      seat: int = 1, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
@@ -548,6 +550,7 @@ DISCARD_ASSUMPTION = ("three- and four-hand: each kept hand's matching phase is 
                       "following the documented policy from the first lead (docs/advice.md)")
 
 
+@paused_collector
 def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt: Sequence[Card],
                          samples: "int | None" = None) -> tuple[tuple[Fraction, Fraction], Fraction, float]:
     """Return ``((points to your side, to the other sides), net, standard error of the net)`` of a whole
