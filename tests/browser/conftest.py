@@ -166,6 +166,7 @@ def join_link(phones, url: str, code: str, seat: str = "*", viewport=None):
     if viewport:
         page.set_viewport_size(viewport)
     page.wait_for_selector("#join-asks:not([hidden])")
+    assert page.is_hidden("#join-watch")            # the code came with the link: only the question is left
     page.select_option("#join-seat", seat)
     page.wait_for_selector("#role:text-is('player')")
     return page

@@ -124,6 +124,7 @@ $("join-seat").addEventListener("change", function () {
 });
 if (boot.prefill && S.session.role === "visitor" && !S.session.claimable) {
   show($("join-asks"), true);
+  show($("join-watch"), false);      // the link brought the code: nothing to find on the host's phone
   $("join-seat").focus();
 }
 if (boot.prefill && window.history && history.replaceState) history.replaceState(null, "", "/");
