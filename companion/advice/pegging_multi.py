@@ -43,8 +43,8 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from ..cards import DECK, Card, parse_cards
 from ..errors import IllegalAction, UnknownGame
 from ..rulesets import Ruleset
-from .pegging import (KINDS, POLICY, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _remove, reply_points, _rules, fill_scores, hand_groups, paused_collector,
-                      position_cards,
+from .pegging import (KINDS, POLICY, _PLAY, _REM, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _play,
+                      _rem, _remove, reply_points, _rules, fill_scores, hand_groups, paused_collector, position_cards,
                       tail)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
@@ -97,6 +97,10 @@ class MultiGame:
         n = len(self.positions)
         # after player p, the others in the direction of play, p itself last (the turn's search order)
         object.__setattr__(self, "_after", tuple(tuple((p + k) % n for k in range(1, n + 1)) for p in range(n)))
+        # the policy's weights (scores): wp[p], wq[q] and sign[p][q], what a point of q's is worth to p per unit
+        object.__setattr__(self, "_wp", tuple(self.value(p, self.credit[p]) for p in range(n)))
+        object.__setattr__(self, "_sign", tuple(tuple(self.value(p, self.credit[q]) * self.value(q, self.credit[q])
+                                                      for q in range(n)) for p in range(n)))
 
     @property
     def n(self) -> int:
@@ -249,21 +253,9 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
     if stats is None and len(group) == 1 and not st.over:    # one deal (most nodes of a sampled walk): play it out
         ((hands, w),) = group.items()
         hands = list(hands)
+        hands[g.you] = mine
         pts = dict(base)
-        while not st.over:
-            p = st.turn
-            if p == g.you:
-                r = choose(g, st, p, mine)
-                if r is not None:
-                    mine = _remove(mine, r)
-            else:
-                r = choose(g, st, p, hands[p])
-                if r is not None:
-                    hands[p] = _remove(hands[p], r)
-            credits = []
-            st = step(g, st, r, credits)
-            for s, v, _ in credits:
-                pts[s] = pts.get(s, 0) + v
+        _play_deal(g, st, hands, pts)
         for s, v in pts.items():
             acc[s] = acc.get(s, 0) + w * v
         acc["sq"] = acc.get("sq", 0) + w * g.net(pts) ** 2
@@ -300,6 +292,124 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         if stats is not None:
             count_reply(stats, st.count, st.seq, r, sum(sub.values()))
         _walk(g, st2, mine, sub, _add(base, credits), acc)
+
+
+def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
+    """Play one deal out from ``st`` (``hands``: every player's sorted ranks, yours included; changed in place),
+    adding the points credited per side to ``pts``: :func:`step` and :func:`choose` with the state in local
+    variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
+    if st.over:
+        return
+    n = g.n
+    after = g._after
+    credit = g.credit
+    wps = g._wp
+    signs = g._sign
+    cache = g._cache
+    last_card = g.rules.last_card
+    single = g.rules.pegging_count == "single"
+    val = _VAL
+    play_get = _PLAY.get
+    rem_get = _REM.get
+    p, seq, count, gone, last, left, played, _ = st
+    left = list(left)
+    while True:
+        hand = hands[p]
+        room = 31 - count
+        if not hand or val[hand[0]] > room:
+            r = None
+        else:
+            k = 1
+            while k < len(hand) and val[hand[k]] <= room:
+                k += 1
+            r = hand[0]
+            if hand[k - 1] != r:            # two ranks or more fit: the policy's scores (scores())
+                ranks = set(hand[:k])
+                q = None
+                for j in after[p]:
+                    if (left[j] - 1 if j == p else left[j]) and j not in gone:
+                        q = j
+                        break
+                h = left[q] - (q == p) if q is not None and q != p else 0
+                wp = wps[p]
+                if h:
+                    wq = wps[q]
+                    key = (wp, wq, signs[p][q], seq, count, played, h)
+                else:
+                    wq = 0
+                    key = (wp, 0, 0, seq, count, None, 0)
+                out = cache.get(key)
+                if out is None:
+                    if len(cache) > 200_000:
+                        cache.clear()
+                    out = cache[key] = {}
+                todo = [x for x in ranks if x not in out]
+                if todo:
+                    fill_scores(out, todo, count, seq, played, h, wp, wq, key[2])
+                r = best_rank(out, ranks)
+        if r is None:                       # go
+            gone = gone + (p,)
+            if all(j in gone for j in range(n) if left[j]):
+                s = credit[last]
+                pts[s] = pts.get(s, 0) + last_card
+                leader = None
+                for k in range(n):
+                    j = (gone[0] + k) % n
+                    if left[j]:
+                        leader = j
+                        break
+                if single or leader is None:
+                    return
+                p, seq, count, gone, last = leader, (), 0, (), -1
+                continue
+            for j in after[p]:
+                if left[j] and j not in gone:
+                    p = j
+                    break
+            continue
+        hit = play_get((count, seq, r))
+        c2, s2, pr = _play(count, seq, r) if hit is None else hit
+        rest = rem_get((hand, r))
+        hands[p] = _rem(hand, r) if rest is None else rest
+        left[p] -= 1
+        played += 1 << 3 * r
+        if pr:
+            s = credit[p]
+            pts[s] = pts.get(s, 0) + pr
+        if c2 == 31:
+            leader = None
+            for k in range(1, n + 1):
+                j = (p + k) % n
+                if left[j]:
+                    leader = j
+                    break
+            if single or leader is None:
+                return
+            p, seq, count, gone, last = leader, (), 0, (), -1
+            continue
+        count, seq = c2, s2
+        nxt = None
+        for j in after[p]:
+            if left[j] and j not in gone:
+                nxt = j
+                break
+        if nxt is None:
+            s = credit[p]
+            pts[s] = pts.get(s, 0) + last_card
+            if not any(left):
+                return
+            leader = None
+            for k in range(n):
+                j = (gone[0] + k) % n
+                if left[j]:
+                    leader = j
+                    break
+            if single or leader is None:
+                return
+            p, seq, count, gone, last = leader, (), 0, (), -1
+            continue
+        last = p
+        p = nxt
 
 
 def _add(base: tuple, credits: Sequence) -> tuple:
