@@ -37,7 +37,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import sqrt
+from math import comb, sqrt
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from ..cards import DECK, Card, parse_cards
@@ -427,6 +427,19 @@ def _add(base: tuple, credits: Sequence) -> tuple:
 def joint_groups(avail: Sequence[int], need: Sequence[int], above: Sequence[int], limit: int) -> "dict | None":
     """Every joint deal of ``need[i]`` cards to each player i (0 for you) from ``avail[r]`` cards of rank r,
     player i's cards worth over ``above[i]``, as {joint rank hands: card deals}; None past ``limit`` groups."""
+    # a lower bound first (a lead's deals are far past the limit: building 6,000 groups to find that out took
+    # 10 ms): each player's rank groups counted from what is left whatever the
+    # players before it hold (the first: exactly; a later one: k distinct ranks among those the cards taken
+    # before it cannot all have used up); past the limit, the enumeration below would pass it too
+    bound = 1
+    taken = 0
+    for i, k in enumerate(need):
+        if k:
+            ok = [avail[r] if _VAL[r] > above[i] else 0 for r in range(14)]
+            bound *= _multisets(ok, k) if not taken else comb(max(0, sum(1 for a in ok if a) - taken), k)
+            taken += k
+    if bound > limit:
+        return None
     out: dict = {(): 1}
     for i, k in enumerate(need):
         nxt: dict = {}
@@ -441,6 +454,15 @@ def joint_groups(avail: Sequence[int], need: Sequence[int], above: Sequence[int]
                     return None
         out = nxt
     return out
+
+
+def _multisets(avail: Sequence[int], k: int) -> int:
+    """How many k-card rank groups (multisets) ``avail[r]`` cards of each rank r allow."""
+    ways = [1] + [0] * k
+    for a in avail:
+        if a:
+            ways = [sum(ways[j - m] for m in range(min(a, j) + 1)) for j in range(k + 1)]
+    return ways[k]
 
 
 def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[int], n: int, seed: Any) -> dict:
