@@ -108,6 +108,31 @@ def test_practice_ranks_every_discard_with_its_chart(server, phones):
     # dropped it (no ranking drawn), and a cancel that arrives in time kills the work (tests/test_web_jobs.py)
     state = page.evaluate("id => fetch('/api/jobs/' + id).then(r => r.json()).then(j => j.state)", job_id)
     assert state in ("cancelled", "done") and page.locator("#pr-list .pr-row").count() == 0
+    # a page that goes away (reloaded, closed, put to sleep) drops the job it follows on the board: the DELETE
+    # goes out through the page's one HTTP client as the page goes (keepalive)
+    page.route("**/api/jobs/*", lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
+    jobs = server.app.extensions["landsend.jobs"]
+    started, start = [], jobs.start_process
+    jobs.start_process = lambda *a, **k: (lambda j: (started.append(j.id), j)[1])(start(*a, **k))
+    asked, cancel = [], jobs.cancel
+    jobs.cancel = lambda jid, owner: (asked.append(jid), cancel(jid, owner))[1]
+    posts, answered = [], []                     # the page's POST /api/jobs, sent and answered
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" and r.url.endswith("/api/jobs") else None)
+    page.on("requestfinished", lambda r: answered.append(r) if r in posts else None)
+
+    def settled():                               # no job asked for is on its way, and the page shows the newest
+        return (len(started) > 0 and len(answered) == len(posts) == len(started)
+                and job.count() == 1 and job.get_attribute("data-job") == started[-1])
+    page.fill("#pr-scores", "90,100")
+    page.press("#pr-scores", "Tab")              # the plain ranking, then (when it came at once) the pegging's
+    looks = []                                   # settled at ten looks in a row (half a second): not between two
+    until(page, lambda: looks.append(settled()) or looks[-10:] == [True] * 10)
+    job_id = job.get_attribute("data-job")
+    page.reload()                                # its polls still held: the page never learnt the answer
+    until(page, lambda: job_id in asked)
+    page.unroute("**/api/jobs/*")
+    jobs.start_process, jobs.cancel = start, cancel
+    page.click("[data-tab=count]")
     page.click("[data-pr-mode=count]")
     expect(page.locator("#qc-picker")).to_be_visible()
     assert page.outside == [] and page.errors == []

@@ -53,8 +53,7 @@ export function longAnswer(box, kind, query) {
 var live = {};
 window.addEventListener("pagehide", function () {
   Object.keys(live).forEach(function (url) {
-    fetch(url, { method: "DELETE", keepalive: true, credentials: "same-origin", body: "{}",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": S.session.csrf } }).catch(function () {});
+    call("DELETE", url, {}, 0, null, true).catch(function () {});
   });
 });
 export function followJob(box, job) {

@@ -46,10 +46,12 @@ function newId() {
   (window.crypto || window.msCrypto).getRandomValues(a);
   return Array.prototype.map.call(a, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
 }
-// signal: ends the request (a command sent again or dropped): it rejects with .aborted
-export function call(method, path, body, tries, signal) {
+// signal: ends the request (a command sent again or dropped): it rejects with .aborted; keepalive: the request
+// outlives the page (sent as it goes away), and is not tried again
+export function call(method, path, body, tries, signal, keepalive) {
   var opts = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
   if (signal) opts.signal = signal;
+  if (keepalive) { opts.keepalive = true; tries = 4; }
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.headers["X-CSRF-Token"] = S.session.csrf;
