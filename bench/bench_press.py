@@ -269,10 +269,24 @@ def first_answer(port: int, path: str, proc: subprocess.Popen, deadline: float) 
         time.sleep(0.002)
 
 
-def startups(tmp: Path, rounds: int, deadline: float, makers: dict) -> dict[str, list[tuple[float, int]]]:
-    """Return, per server, ``(seconds to the first answer, VmRSS KiB then)`` of each start on an empty database
-    (the servers take turns, who starts first rotating)."""
-    out: dict[str, list[tuple[float, int]]] = {name: [] for name in makers}
+def compile_bytecode(*roots: Path) -> None:
+    """Write the bytecode of the product's packages under each checkout ``root``, as installing it does.
+
+    ``pip install`` (``systemd/install.sh`` on a Pi) compiles every module; a
+    checkout run in place, where ``PYTHONDONTWRITEBYTECODE`` is set (as on
+    this development machine), would otherwise compile its ~70 modules from
+    source at every start, a cost no board pays. Flask, waitress and the
+    anchor's other packages are installed, so already compiled; the anchor is
+    one script, which Python never caches."""
+    for root in roots:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "companion", "firmware", "web"], cwd=root,
+                       check=True, stdout=subprocess.DEVNULL, env=dict(os.environ, PYTHONDONTWRITEBYTECODE=""))
+
+
+def startups(tmp: Path, rounds: int, deadline: float, makers: dict) -> dict[str, list[tuple[float, int, float]]]:
+    """Return, per server, ``(seconds to the first answer, VmRSS KiB then, CPU seconds used by then)`` of each
+    start on an empty database (the servers take turns, who starts first rotating)."""
+    out: dict[str, list[tuple[float, int, float]]] = {name: [] for name in makers}
     names = list(makers)
     for r in range(rounds):
         for name in names[r % len(names):] + names[:r % len(names)]:
@@ -284,7 +298,7 @@ def startups(tmp: Path, rounds: int, deadline: float, makers: dict) -> dict[str,
             proc = start(cmd, ROOT if name != "before" else Path(env["PYTHONPATH"]), env, folder / "log")
             try:
                 first_answer(port, "/state" if name == "anchor" else "/api/table", proc, deadline)
-                out[name].append((time.monotonic() - t0, rss_kib(proc.pid)))
+                out[name].append((time.monotonic() - t0, rss_kib(proc.pid), cpu_seconds(proc.pid)))
             finally:
                 stop_server(proc)
     return out
@@ -352,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", metavar="DIR", help="also run the product from this other checkout (an older "
                     "commit, e.g. `git archive <commit> | tar -x -C DIR`) in the same interleaving")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--startup-only", action="store_true", help="measure the start-ups only (no presses)")
     args = ap.parse_args(argv)
     presses = args.presses or (100 if args.quick else 400)
     rounds = args.startups or (3 if args.quick else 5)
@@ -364,7 +379,11 @@ def main(argv: list[str] | None = None) -> int:
         makers = {"product": product_cmd, "anchor": anchor_cmd}
         if before is not None:
             makers["before"] = lambda port, folder: before_cmd(before, port, folder)
+        compile_bytecode(ROOT, *([before] if before is not None else []))
         starts = startups(tmp, rounds, deadline, makers)
+        if args.startup_only:
+            report([], starts, None, presses=0, rounds=rounds, load=(load0[0], os.getloadavg()[0]))
+            return 0
         for name, make in makers.items():
             port = free_port()
             (tmp / name).mkdir()
@@ -419,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def report(rows: list, starts: dict, rss_after: dict, *, presses: int, rounds: int, load: tuple) -> None:
     """Print the tables: each server against the anchor, p50 and p99."""
-    names = [n for n in ("product", "before") if n in rss_after]
+    names = [n for n in ("product", "before") if n in starts]
 
     def ms(v: float) -> str:
         return f"{v:.2f} ms"
@@ -447,12 +466,17 @@ def report(rows: list, starts: dict, rss_after: dict, *, presses: int, rounds: i
 
     def med(values: list) -> float:
         return sorted(values)[len(values) // 2]
-    t = {n: med([x for x, _ in v]) for n, v in starts.items()}
-    r = {n: med([x for _, x in v]) / 1024 for n, v in starts.items()}
+    t = {n: med([x for x, _, _ in v]) for n, v in starts.items()}
+    r = {n: med([x for _, x, _ in v]) / 1024 for n, v in starts.items()}
+    c = {n: med([x for _, _, x in v]) for n, v in starts.items()}
     print("| spawn -> first answer | " + " | ".join(f"{t[n]:.3f} s" for n in names + ["anchor"]) + " | " +
           " | ".join(f"{t[n] / t['anchor']:.2f}x" for n in names) + " |")
+    print("| CPU used by the first answer (every thread) | " + " | ".join(f"{c[n]:.3f} s" for n in names + ["anchor"])
+          + " | " + " | ".join(f"{c[n] / c['anchor']:.2f}x" for n in names) + " |")
     print("| VmRSS at the first answer | " + " | ".join(f"{r[n]:.1f} MiB" for n in names + ["anchor"]) + " | " +
           " | ".join(f"{r[n] / r['anchor']:.2f}x" for n in names) + " |")
+    if rss_after is None:
+        return
     print("| VmRSS after the presses | " + " | ".join(f"{rss_after[n] / 1024:.1f} MiB" for n in names + ["anchor"])
           + " | " + " | ".join(f"{rss_after[n] / rss_after['anchor']:.2f}x" for n in names) + " |")
 
