@@ -108,6 +108,8 @@ class Daemon:
     """The web app's :class:`web.hub.Hub` (as ``create_app`` returned it; None without the web app)."""
     wifi: Any = None
     """The board's Wi-Fi (:class:`firmware.wifi.Wifi`), or None without NetworkManager."""
+    late: "Callable[[], None] | None" = None
+    """What :func:`build` left for :func:`serve` to do once the page answers (``buttons_late``): the buttons."""
 
     def hotspot_button(self) -> None:
         """The menu button's longest hold: bring the board's own Wi-Fi back (a table can never lock itself out)."""
@@ -173,9 +175,32 @@ class Daemon:
                 log.exception("while closing")
 
 
+class LateButtons:
+    """The simulated buttons as the page holds them until :func:`serve` has built them (``buttons_late``).
+
+    A press made meanwhile waits for them (they are built moments after the
+    page first answers), then is theirs; buttons that could not be built
+    refuse it as the page's stand-in for absent ones does.
+    """
+
+    def __init__(self) -> None:
+        self._ready = threading.Event()
+        self._panel: Any = None
+
+    def attach(self, panel: Any) -> None:
+        """Hand over the built panel (None: the buttons failed, a fault says why)."""
+        self._panel = panel
+        self._ready.set()
+
+    def press(self, *args: Any, **kw: Any) -> Any:
+        if not self._ready.wait(10.0) or self._panel is None:
+            raise RuntimeError("the board's buttons could not be set up (see the faults)")
+        return self._panel.press(*args, **kw)
+
+
 def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None, table: Any = None,
           strip: Strip | None = None, pin_factory: Any = None, clock: Callable[[], float] | None = None,
-          web: bool = True, notices: "list[str] | tuple[str, ...]" = ()) -> Daemon:
+          web: bool = True, notices: "list[str] | tuple[str, ...]" = (), buttons_late: bool = False) -> Daemon:
     """Return a :class:`Daemon` with table, strip, render loop (running), buttons and web app.
 
     :param sim: simulated strip and ``MockFactory`` buttons with a :class:`~firmware.buttons.SimClock`.
@@ -186,7 +211,11 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
     :param clock: the buttons' clock (default: SimClock in sim, ``time.monotonic`` otherwise).
     :param web: build the web app (tests of the board alone pass False).
     :param notices: problems found before the daemon started, shown on the page as faults (the image's
-        settings file refused at boot: :func:`firmware.firstboot.setup_faults`).
+        settings file refused at boot: :func:`firmware.setup_status.setup_faults`).
+    :param buttons_late: leave the buttons to :func:`serve`, which builds them as soon as the page listens
+        (``Daemon.late``): gpiozero is a quarter of what the daemon imports, and the page needs none of it to
+        answer. A press of a button is taken from the same moment as before (the build still follows at
+        once, before ``READY=1``); in ``--sim`` the page's stand-in waits for them (:class:`LateButtons`).
     """
     faults: list[str] = list(notices)
     closers: list[Callable[[], None]] = []
@@ -229,10 +258,23 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
     closers.append(voice.stop)
 
     daemon.wifi = make_wifi(sim=sim)
-    buttons = _make_buttons(config, daemon, sim=sim, pin_factory=pin_factory, clock=clock)
-    if buttons is not None:
-        daemon.buttons = buttons
-        closers.append(buttons.close)
+
+    def make_buttons() -> Any:
+        made = _make_buttons(config, daemon, sim=sim, pin_factory=pin_factory, clock=clock)
+        if made is not None:
+            daemon.buttons = made
+            closers.append(made.close)
+        return made
+    if buttons_late:
+        buttons: Any = LateButtons() if sim else None
+
+        def late() -> None:
+            made = make_buttons()
+            if isinstance(buttons, LateButtons):
+                buttons.attach(made)
+        daemon.late = late
+    else:
+        buttons = make_buttons()
     if web:
         from web import create_app
         # the page keeps its secret key and access state next to the database (the state dir), unless
@@ -254,7 +296,6 @@ def make_wifi(*, sim: bool, env: Mapping[str, str] | None = None) -> Any:
     import shlex
     import shutil
 
-    from firmware.wifi import WIFI_FILE, Hotspot, Wifi
     env = os.environ if env is None else env
     if env.get("LANDSEND_NMCLI"):
         command = shlex.split(env["LANDSEND_NMCLI"])
@@ -264,6 +305,7 @@ def make_wifi(*, sim: bool, env: Mapping[str, str] | None = None) -> Any:
         return None
     else:
         command = ["nmcli"]
+    from firmware.wifi import WIFI_FILE, Hotspot, Wifi      # only when there is a Wi-Fi to set up
     return Wifi(Hotspot.load(env.get("LANDSEND_WIFI") or WIFI_FILE), nmcli=command)
 
 
@@ -317,7 +359,8 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
           stop: threading.Event | None = None, threads: int | None = None, started: float | None = None) -> int:
     """Serve the page with waitress until ``stop`` is set (SIGTERM/SIGINT set it); return the exit status.
 
-    Sends ``READY=1`` once listening and ``WATCHDOG=1`` every half watchdog
+    Builds what :func:`build` left for later (``Daemon.late``: the buttons) as
+    soon as the page listens, then sends ``READY=1``, and ``WATCHDOG=1`` every half watchdog
     period while the render loop and the web server threads are alive and the
     board is not stalled (:meth:`RenderLoop.stalled`: a change waiting, or a
     frame drawing, for longer than that period). On the way out the LEDs are
@@ -335,6 +378,9 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
         return 1
     web_thread = threading.Thread(target=server.run, name="waitress", daemon=True)
     web_thread.start()
+    late, daemon.late = daemon.late, None
+    if late is not None:              # what build left until the page answers (the buttons), before READY=1
+        late()
     log.info("serving http://%s:%d/%s", host, port, " (simulator)" if daemon.sim else "")
     log.info("phones open %s", " or ".join(phone_urls(host, server_port(server, port))))
     notifier.notify(f"READY=1\nSTATUS=serving on port {port}")
@@ -422,12 +468,12 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
     # before build() lights the board: a stop during start-up must still turn the LEDs off
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    from firmware.firstboot import STATUS, setup_faults
+    from firmware.setup_status import STATUS, setup_faults
     notices = setup_faults(Path(os.environ.get("LANDSEND_SETUP_STATUS") or STATUS))
     for notice in notices:
         log.warning("%s", notice)
     try:
-        daemon = build(config, sim=args.sim, db=db, notices=notices)
+        daemon = build(config, sim=args.sim, db=db, notices=notices, buttons_late=True)
     except StoreError as exc:   # a damaged, empty or unwritable database: nothing was started
         stderr.write(f"landsend serve: {exc}\n")
         return 2

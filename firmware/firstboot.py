@@ -39,11 +39,11 @@ from typing import Any, Callable
 from firmware import wifi
 from firmware.settings_file import SETTINGS_FILE, Settings, SettingsError, config_toml
 from firmware.settings_file import load as load_settings
+from firmware.setup_status import STATUS, setup_faults  # noqa: F401  (the daemon reads it without this module)
 
 log = logging.getLogger("landsend-setup")
 
 BOOT = Path("/boot/firmware")
-STATUS = Path("/run/landsend-setup/status.json")
 FIRST_DONE = "var/lib/landsend-setup/first-boot-done"
 CARD = "landsend-card.svg"
 JOIN_PROFILE = "etc/NetworkManager/system-connections/landsend-settings.nmconnection"
@@ -308,18 +308,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:     # the LEDs must never keep the board from coming up
         log.info("boot pattern not shown: %s: %s", type(exc).__name__, exc)
     return 0
-
-
-def setup_faults(path: Path = STATUS) -> list[str]:
-    """Return the page's fault for a refused settings file, from the setup unit's status (none: [])."""
-    try:
-        status = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    if isinstance(status, dict) and status.get("settings") == "refused":
-        return [f"settings file refused, nothing of it applied (the board keeps its previous settings): "
-                f"{status.get('error')}"]
-    return []
 
 
 if __name__ == "__main__":

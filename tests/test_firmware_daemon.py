@@ -109,6 +109,32 @@ def test_broken_strip_and_buttons_become_faults_and_the_board_still_renders():
         squatter.close()
 
 
+def test_buttons_built_late_take_a_press_made_on_the_page_before_they_exist():
+    # landsend serve answers before the buttons exist (issue 25's start-up); the page's stand-in waits for them
+    d = build(DEFAULTS, sim=True, table=Table.memory(), buttons_late=True)
+    try:
+        assert d.buttons is None and d.late is not None and d.hub.buttons is not None
+        got = []
+        presser = threading.Thread(target=lambda: got.append(d.hub.buttons.press("p1")))
+        presser.start()
+        time.sleep(0.05)
+        assert got == []                            # waiting for the buttons, not refused
+        d.late()
+        presser.join(5)
+        assert got == [{"type": "peg", "side": "p1", "points": 1}] and d.buttons is not None
+        assert d.hub.buttons.press("p3") == {"type": "peg", "side": "p2", "points": 1}
+    finally:
+        d.close()
+
+
+def test_buttons_that_fail_to_build_late_refuse_the_pages_press():
+    from firmware.daemon import LateButtons
+    late = LateButtons()
+    late.attach(None)
+    with pytest.raises(RuntimeError, match="could not be set up"):
+        late.press("p1")
+
+
 def test_sim_build_buttons_peg_through_the_table_and_close_blanks_the_strip():
     d = build(DEFAULTS, sim=True, table=Table.memory(), web=False)
     try:

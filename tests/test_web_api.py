@@ -743,3 +743,18 @@ def test_a_refusal_naming_the_event_to_undo_back_to_has_it_as_a_field(app, host)
     assert r.status_code == 400 and body["undo_to"] == 5 and "undo back to event 5" in body["error"]
     r = host.cmd({"type": "play", "card": "KH"})
     assert r.status_code == 400 and set(r.get_json()) == {"error"}
+
+
+def test_url_for_builds_every_route_though_its_builder_is_compiled_only_when_first_used(tmp_path):
+    # web.BuiltWhenUsed leaves Werkzeug's URL builders until a first url_for (issue 25's start-up)
+    import flask
+
+    import web
+    app = create_app({"TESTING": True, "SECRET_KEY": "k", "STATE_DIR": str(tmp_path), "DATABASE": ":memory:"})
+    rules = {r.endpoint: r for r in app.url_map.iter_rules()}
+    assert all(isinstance(r, web.BuiltWhenUsed) for r in rules.values())
+    with app.test_request_context():
+        assert flask.url_for("live.table") == "/api/table"
+        assert flask.url_for("jobs.get_job", job_id="abc") == "/api/jobs/abc"
+        assert flask.url_for("records.history", since=3) == "/api/history?since=3"
+        assert flask.url_for("static", filename="app.js") == "/static/app.js"
