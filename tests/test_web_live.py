@@ -232,3 +232,64 @@ def test_without_a_board_the_stream_has_no_board_events(app):
     next(chunks), next(chunks)
     assert next(chunks) == HEARTBEAT.encode()
     r.close()
+
+
+def _parked(b: Broadcaster, n: int) -> None:
+    import time
+    deadline = time.monotonic() + 5
+    while len(b._parked) < n:
+        assert time.monotonic() < deadline, "the streams never waited"
+        time.sleep(0.001)
+
+
+def test_a_settling_publish_returns_once_every_waiting_stream_has_sent_it():
+    # the command's thread steps aside until the phones' streams have written the new state (issue 25)
+    import threading
+    import time
+    b = Broadcaster(settle=5.0)
+    b.publish("state", {"match_id": "m", "seq": 0})
+    sent: list[list] = [[], []]
+
+    def phone(i: int) -> None:
+        for text in b.stream(lambda: {"match_id": "m", "seq": 0}, heartbeat=30.0):
+            sent[i].append((time.monotonic(), text))
+    readers = [threading.Thread(target=phone, args=(i,), daemon=True) for i in range(2)]
+    for r in readers:
+        r.start()
+    try:
+        _parked(b, 2)
+        b.publish("state", {"match_id": "m", "seq": 1})
+        returned = time.monotonic()
+        for got in sent:
+            assert [t for t, text in got if '"seq":1' in text and t <= returned], "published before the phone had it"
+    finally:
+        b.close()
+        for r in readers:
+            r.join(5)
+
+
+def test_a_settling_publish_does_not_wait_past_its_bound_for_a_stream_that_stops_reading():
+    import threading
+    import time
+    b = Broadcaster(settle=0.2)
+    b.publish("state", {"match_id": "m", "seq": 0})
+    stuck = threading.Event()
+
+    def phone() -> None:
+        for text in b.stream(lambda: {"match_id": "m", "seq": 0}, heartbeat=30.0):
+            if '"seq":1' in text:
+                stuck.wait(10)              # a phone whose socket is full: its thread blocks in the write
+    reader = threading.Thread(target=phone, daemon=True)
+    reader.start()
+    try:
+        _parked(b, 1)
+        t0 = time.monotonic()
+        b.publish("state", {"match_id": "m", "seq": 1})
+        assert 0.15 <= time.monotonic() - t0 < 2
+        t0 = time.monotonic()
+        b.publish("state", {"match_id": "m", "seq": 2})       # it is not waiting now: not waited for
+        assert time.monotonic() - t0 < 0.1
+    finally:
+        stuck.set()
+        b.close()
+        reader.join(5)

@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 NOTES_STATE = "web.notes"
 """The ``meta`` row that keeps each phone's unread notes (what another phone's amend moved of its entries)."""
 
+SETTLE = 0.005
+"""Seconds a change's thread waits at most for the phones' streams to have written it (:meth:`Broadcaster.publish`)."""
+
 FRAME_INTERVAL = 0.1
 """Seconds between two ``board`` events while the board animates (it draws at its fps; pages need fewer)."""
 
@@ -53,7 +56,7 @@ class Hub:
         self._note_id = 0
         self._seat_epoch = access.epoch
         self._load_notes()
-        self.broadcaster = Broadcaster()
+        self.broadcaster = Broadcaster(settle=SETTLE)     # a change's thread lets the phones' streams write first
         self.slots = StreamSlots()
         self.owns_table = owns_table
         self._store_fault: str | None = None

@@ -101,12 +101,19 @@ class StreamSlots:
 class Broadcaster:
     """Latest-value fan-out to any number of SSE streams (thread-safe)."""
 
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
+    def __init__(self, *, settle: float = 0.0) -> None:
+        self.settle = settle                              # seconds: see publish
+        lock = threading.RLock()
+        self._cond = threading.Condition(lock)            # streams wait here for a message
+        self._caught_up = threading.Condition(lock)       # a publisher waits here for the streams (settle)
         self._latest: dict[str, tuple[int, Any]] = {}
         self._texts: dict[str, tuple[int, str]] = {}      # kind -> (version, its SSE text), shared by streams
         self._version = 0
         self._closed = False
+        self._parked: dict[int, int] = {}                 # stream -> the version it had sent all of, while it waits
+        self._open: set[int] = set()
+        self._settling = 0
+        self._tokens = 0
         self.streams = 0
 
     def publish(self, kind: str, data: Any) -> None:
@@ -115,6 +122,16 @@ class Broadcaster:
         Its SSE text is made here, once, before any stream wakes: the streams
         only write it (a snapshot that cannot be written as JSON is formatted,
         and refused, by the stream instead).
+
+        With ``settle`` (seconds, given to the broadcaster), return only once every stream that was
+        waiting for a message has written this one and waits again (or has
+        ended), or after ``settle``: the publishing thread steps aside, so
+        that the phones are told before it goes on (a command's own answer,
+        the board's next frame). Without it the streams must wait for the
+        interpreter lock until the publisher next blocks, which on the press
+        path was after the command's whole answer (issue 25: 0.47 ms of a
+        3 ms press). A stream that is not waiting (writing to a slow phone)
+        is not waited for.
         """
         try:
             text = format_event(kind, data, event_id=state_id(data) if kind == "state" else None)
@@ -122,10 +139,25 @@ class Broadcaster:
             text = None
         with self._cond:
             self._version += 1
-            self._latest[kind] = (self._version, data)
+            version = self._version
+            self._latest[kind] = (version, data)
             if text is not None:
-                self._texts[kind] = (self._version, text)
+                self._texts[kind] = (version, text)
+            waiting = list(self._parked)
             self._cond.notify_all()
+            if self.settle <= 0 or not waiting:
+                return
+            until = time.monotonic() + self.settle
+            self._settling += 1
+            try:
+                while True:
+                    behind = [s for s in waiting if s in self._open and self._parked.get(s, -1) < version]
+                    left = until - time.monotonic()
+                    if not behind or left <= 0:
+                        return
+                    self._caught_up.wait(left)
+            finally:
+                self._settling -= 1
 
     def latest(self, kind: str) -> Any:
         """Return the latest message of ``kind`` (None if never published)."""
@@ -164,9 +196,12 @@ class Broadcaster:
         the server's word that the client closed the connection.
         """
         with self._cond:
+            self._tokens += 1
+            me = self._tokens                 # this stream's number
             seen = {k: v for k, (v, _) in self._latest.items()}
             known = [(k, self._latest[k]) for k in catch_up if k in self._latest]
             self.streams += 1
+            self._open.add(me)
         try:
             yield f"retry: {retry_ms}\n\n"
             snap = current()
@@ -188,7 +223,13 @@ class Broadcaster:
                         left = quiet_until - time.monotonic()
                         if fresh or closed or left <= 0 or (gone is not None and gone()):
                             break
-                        self._cond.wait(timeout=left)
+                        self._parked[me] = self._version      # everything so far is sent: a publisher may go on
+                        if self._settling:
+                            self._caught_up.notify_all()
+                        try:
+                            self._cond.wait(timeout=left)
+                        finally:
+                            self._parked.pop(me, None)
                 if gone is not None and gone():
                     return
                 texts = []
@@ -212,6 +253,10 @@ class Broadcaster:
         finally:
             with self._cond:
                 self.streams -= 1
+                self._open.discard(me)
+                self._parked.pop(me, None)
+                if self._settling:
+                    self._caught_up.notify_all()
 
     def _fresh(self, seen: dict[str, int]) -> list[str]:
         return [k for k, (v, _) in self._latest.items() if seen.get(k, 0) < v]
