@@ -5,4 +5,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/scripts/bootstrap.sh"
+# the C allocator as the board's unit sets it (systemd/landsend.service: memory flat over a long match)
+export GLIBC_TUNABLES="${GLIBC_TUNABLES:-glibc.malloc.tcache_count=0}"
 exec "${LANDSEND_VENV:-$here/.venv}/bin/landsend" serve --sim --host 0.0.0.0 --port 8000 "$@"

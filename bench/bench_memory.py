@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_streams import ROOT, Phone, free_port, rss_kib, serve_command, stop_server  # noqa: E402
+from bench_streams import ROOT, Phone, free_port, rss_kib, serve_command, stop_server, unit_environment  # noqa: E402
 
 DEADLINE = 3600.0                      # seconds: the whole bench stops by then whatever happens
 TARGET_MB = 5.0
@@ -52,6 +52,8 @@ def checkpoints(total: int) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--events", type=int, default=100_000, help="events in the match (100,000)")
+    ap.add_argument("--bare", action="store_true", help="without the environment the board's unit gives the "
+                    "daemon (systemd/landsend.service: the allocator's tunables)")
     args = ap.parse_args(argv)
     if args.events < 1_000:
         ap.error("--events must be at least 1000")
@@ -59,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     base = "/dev/shm" if os.path.isdir("/dev/shm") else None
     tmp = Path(tempfile.mkdtemp(prefix="landsend-bench-memory-", dir=base))
     (tmp / "config.toml").write_text("")
-    env = dict(os.environ, LANDSEND_STATE_DIR=str(tmp), LANDSEND_CONFIG=str(tmp / "config.toml"),
+    unit = {} if args.bare else unit_environment()
+    env = dict(os.environ, **unit, LANDSEND_STATE_DIR=str(tmp), LANDSEND_CONFIG=str(tmp / "config.toml"),
                LANDSEND_LOG="WARNING")
     port = free_port()
     log = open(tmp / "daemon.log", "wb")
@@ -137,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"CPython {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs; "
           f"{sent:,} commands, one match of {last[0]:,} events; database {size / 1e6:.1f} MB on "
-          f"{'tmpfs' if base else 'disk'}; {last[2]:.0f} s")
+          f"{'tmpfs' if base else 'disk'}; {last[2]:.0f} s; the daemon's environment from its unit: "
+          f"{' '.join(f'{k}={v}' for k, v in unit.items()) or 'none (--bare)'}")
     print("| events | daemon RSS (MB) |")
     print("|---:|---:|")
     for n, kib, _ in curve:
@@ -149,6 +153,11 @@ def main(argv: list[str] | None = None) -> int:
               f"({(last[1] - ten) * 1024 / max(1, last[0] - 10_000):+.1f} bytes per event; "
               f"ratio {last[1] / ten:.3f}); target: within {TARGET_MB:.0f} MB: "
               f"{'met' if abs(growth) <= TARGET_MB else 'NOT met'}")
+        fifty = at.get(50_000)
+        if fifty is not None:
+            grew = (fifty - ten) / 1024
+            print(f"RSS(50,000) - RSS(10,000) = {grew:+.2f} MB; issue 25's target: within 1 MB: "
+                  f"{'met' if abs(grew) <= 1.0 else 'NOT met'}")
     return 0
 
 

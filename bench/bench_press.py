@@ -9,7 +9,10 @@ Two servers run at once on loopback, each on its own database in a
 temporary folder on disk (not tmpfs: the fsync is part of the press):
 
 * the **product**: ``landsend serve --sim`` as a Pi runs it (the simulated
-  strip and buttons, the render loop, the voice, the page's guards);
+  strip and buttons, the render loop, the voice, the page's guards), with
+  the environment its unit gives it (``systemd/landsend.service``: the C
+  allocator's tunables) and its modules' bytecode compiled, as installing
+  it compiles them;
 * the **anchor**: ``bench/anchor_app.py``, a few dozen lines of Flask on
   waitress with the same durability: each press commits one SQLite row
   (WAL, ``synchronous=FULL``, one fdatasync before the answer) and publishes
@@ -67,7 +70,7 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_streams import ROOT, Phone, free_port, pct, rss_kib, serve_command, stop_server  # noqa: E402
+from bench_streams import ROOT, Phone, free_port, pct, rss_kib, serve_command, stop_server, unit_environment  # noqa: E402
 
 ANCHOR = Path(__file__).resolve().parent / "anchor_app.py"
 GAP = 0.02                       # seconds between two presses
@@ -238,8 +241,8 @@ def start(cmd: list[str], cwd: Path, env: dict, log: Path) -> subprocess.Popen:
 
 def product_cmd(port: int, folder: Path) -> tuple[list[str], dict]:
     (folder / "config.toml").write_text("")
-    env = dict(os.environ, LANDSEND_STATE_DIR=str(folder), LANDSEND_CONFIG=str(folder / "config.toml"),
-               LANDSEND_LOG="WARNING")
+    env = dict(os.environ, **unit_environment(), LANDSEND_STATE_DIR=str(folder),
+               LANDSEND_CONFIG=str(folder / "config.toml"), LANDSEND_LOG="WARNING")
     return serve_command() + ["--sim", "--host", "127.0.0.1", "--port", str(port),
                               "--db", str(folder / "landsend.db")], env
 
@@ -247,6 +250,9 @@ def product_cmd(port: int, folder: Path) -> tuple[list[str], dict]:
 def before_cmd(root: Path, port: int, folder: Path) -> tuple[list[str], dict]:
     """The product as another checkout at ``root`` has it (run from there, with this venv's packages)."""
     cmd, env = product_cmd(port, folder)
+    for name in unit_environment():
+        env.pop(name, None)
+    env.update(unit_environment(root))          # the environment its own unit gave it
     env["PYTHONPATH"] = str(root)
     return [sys.executable, "-m", "firmware.cli"] + cmd[cmd.index("serve"):], env
 

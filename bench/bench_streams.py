@@ -82,6 +82,19 @@ def serve_command() -> list[str]:
     return [exe, "serve"] if exe else [sys.executable, "-m", "firmware.daemon"]
 
 
+def unit_environment(root: Path = ROOT) -> dict[str, str]:
+    """Return the environment the board's unit (``systemd/landsend.service`` under ``root``) gives the daemon,
+    so that a bench runs the daemon as the board does (the allocator's tunables among it)."""
+    unit = root / "systemd" / "landsend.service"
+    env: dict[str, str] = {}
+    if unit.is_file():
+        for line in unit.read_text().splitlines():
+            if line.startswith("Environment="):
+                name, _, value = line[len("Environment="):].partition("=")
+                env[name] = value
+    return env
+
+
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):

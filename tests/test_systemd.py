@@ -69,6 +69,16 @@ def test_unit_runs_the_daemon_as_a_notify_service_with_a_watchdog():
     assert UNIT_KEYS["Install"]["WantedBy"] == ["multi-user.target"]
 
 
+def test_unit_runs_the_daemon_without_the_allocators_per_thread_caches():
+    # issue 25 item 5: with glibc's per-thread caches the daemon grew 0.5 MB per 10,000 events of one match
+    # (bench/bench_memory.py, which runs the daemon with this unit's environment); without them it stays flat
+    assert "GLIBC_TUNABLES=glibc.malloc.tcache_count=0" in UNIT_KEYS["Service"]["Environment"]
+    import sys
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_streams import unit_environment
+    assert unit_environment(ROOT)["GLIBC_TUNABLES"] == "glibc.malloc.tcache_count=0"
+
+
 def test_a_refused_config_is_not_restarted_in_a_loop(tmp_path):
     # the daemon exits 2 on a refused config (tests/test_firmware_daemon.py checks the message)
     bad = tmp_path / "bad.toml"
