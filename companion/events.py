@@ -56,13 +56,50 @@ def _thawed(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, kw_only=True)
+def _event(cls: type) -> type:
+    """Make ``cls`` a frozen, keyword-only dataclass whose ``__init__``, ``__repr__``, ``__eq__`` and
+    ``__hash__`` are :class:`Event`'s, written once, instead of four functions that the dataclass machinery
+    compiles per kind at import (two thirds of what importing the events cost, before the board's first
+    answer: issue 25's start-up). They do what the generated ones do."""
+    return dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)(cls)
+
+
+@_event
 class Event:
     """One stored event. Subclasses name their ``kind`` (the stored ``type``) and their fields."""
 
     kind: ClassVar[str] = ""
     seq: int | None = None          #: the event's number in its match (filled in by the table)
     at: str | None = None           #: when it was stored, ISO 8601 (filled in by the table)
+
+    def __init__(self, **values: Any) -> None:
+        """Set the fields, by keyword only (a field with a default may be left out)."""
+        _, names, required, defaults = _layout(type(self))
+        unknown = sorted(k for k in values if k not in names or k == "type")
+        if unknown:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument {unknown[0]!r}")
+        missing = sorted(required.difference(values))
+        if missing:
+            raise TypeError(f"{type(self).__name__}.__init__() missing required keyword-only argument(s): "
+                            f"{', '.join(missing)}")
+        held = self.__dict__
+        held.update(defaults)
+        held.update(values)
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(" + ", ".join(f"{f.name}={getattr(self, f.name)!r}"
+                                                        for f in fields(self)) + ")"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()      # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
     def to_json(self) -> dict:
         """Return the dict the table stores for this event (a field at its default is left out)."""
@@ -119,7 +156,7 @@ def _layout(cls: type) -> tuple[tuple[tuple[str, Any], ...], frozenset[str], fro
 
 # --- the match: set up, next game, a manual peg, undo --------------------------------------------
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class NewMatch(Event):
     """A new match: the game, its house rules, seating, stake, series and first dealer."""
 
@@ -141,7 +178,7 @@ class NewMatch(Event):
     match_id: str | None = None     #: filled in by the table
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class NewGame(Event):
     """The next game of the match."""
 
@@ -152,7 +189,7 @@ class NewGame(Event):
     new_series: bool = False        #: the last game ended a series: a new one starts
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Peg(Event):
     """A manual peg (a board button pegs 1)."""
 
@@ -161,7 +198,7 @@ class Peg(Event):
     points: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Undo(Event):
     """An undo of the live event on top (the table's own: a fold without it)."""
 
@@ -171,7 +208,7 @@ class Undo(Event):
 
 # --- card entry: deal games ----------------------------------------------------------------------
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Turnup(Event):
     """The cut card (deal games) or the centre card (tabletop)."""
 
@@ -179,7 +216,7 @@ class Turnup(Event):
     card: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Play(Event):
     """A card played in the matching phase."""
 
@@ -191,7 +228,7 @@ class Play(Event):
     by_seat: bool = False           #: entered on the player's own phone: never a guess (issue 26)
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Go(Event):
     """A go."""
 
@@ -201,7 +238,7 @@ class Go(Event):
     by_turn: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Show(Event):
     """A hand shown and counted."""
 
@@ -212,7 +249,7 @@ class Show(Event):
     claimed: int | None = None      #: claim mode: what its player claimed
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Pocket(Event):
     """The pocket (crib) shown and counted."""
 
@@ -223,7 +260,7 @@ class Pocket(Event):
 
 # --- card entry: tabletop ------------------------------------------------------------------------
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Place(Event):
     """A card placed on the grid, or into the crib."""
 
@@ -235,7 +272,7 @@ class Place(Event):
     crib: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Layout(Event):
     """The final 5x5 layout and the crib at once."""
 
@@ -246,7 +283,7 @@ class Layout(Event):
 
 # --- claim mode ----------------------------------------------------------------------------------
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Claim(Event):
     """A claim: of a card's or go's points (``side``) or of a grid line (``line``)."""
 
@@ -257,7 +294,7 @@ class Claim(Event):
     by_turn: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Muggins(Event):
     """Muggins called on a claim."""
 
@@ -270,7 +307,7 @@ class Muggins(Event):
 
 # --- amend ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Amend(Event):
     """A past entry of the current hand corrected (:mod:`companion.amend`)."""
 
@@ -293,7 +330,7 @@ class Amend(Event):
 
 # --- the host's events about people and nights (companion.host): nothing in the match --------------
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Rename(Event):
     """The player called ``name`` is called ``to`` in every game, past and future."""
 
@@ -303,7 +340,7 @@ class Rename(Event):
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Merge(Event):
     """The games played as ``name`` are ``into``'s (one person under two names)."""
 
@@ -313,7 +350,7 @@ class Merge(Event):
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class NewEvening(Event):
     """The games that end from now on count for a new night."""
 
@@ -321,7 +358,7 @@ class NewEvening(Event):
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Settle(Event):
     """The night is settled (paid up): tonight's, or the open night ``night`` names."""
 
