@@ -628,23 +628,82 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         if len(_PLACE) > 50_000:
             _PLACE.clear()
         _PLACE[order] = at
-    place = at.__getitem__
     parts: dict = {}
-    rem = _REM.get
-    for hand, w in group.items():
-        r = min(hand, key=place)            # the hand's favourite by the order
-        if at[r] == 99:
-            r = None
-            rest = hand
-        else:
-            rest = rem((hand, r))           # distinct hands less one r stay distinct
-            if rest is None:
-                rest = _rem(hand, r)
-        sub = parts.get(r)
-        if sub is None:
-            parts[r] = {rest: w}
-        else:
-            sub[rest] = w
+    # each hand's favourite (its rank first in the order; min(hand, key=at.__getitem__), unrolled for the hand's
+    # length: most of a ranking's time is this loop) and the hand less it (distinct hands less one r stay distinct)
+    held = st.left[1]
+    if held == 2:
+        for hand, w in group.items():
+            a, b = hand
+            if at[a] <= at[b]:
+                r, rest = a, (b,)
+            else:
+                r, rest = b, (a,)
+            if at[r] == 99:
+                r, rest = None, hand
+            sub = parts.get(r)
+            if sub is None:
+                parts[r] = {rest: w}
+            else:
+                sub[rest] = w
+    elif held == 3:
+        for hand, w in group.items():
+            a, b, c = hand
+            pa = at[a]
+            pb = at[b]
+            pc = at[c]
+            if pa <= pb and pa <= pc:
+                r, rest = a, (b, c)
+            elif pb <= pc:
+                r, rest = b, (a, c)
+            else:
+                r, rest = c, (a, b)
+            if at[r] == 99:
+                r, rest = None, hand
+            sub = parts.get(r)
+            if sub is None:
+                parts[r] = {rest: w}
+            else:
+                sub[rest] = w
+    elif held == 4:
+        for hand, w in group.items():
+            a, b, c, d = hand
+            pa = at[a]
+            pb = at[b]
+            pc = at[c]
+            pd = at[d]
+            if pa <= pb and pa <= pc and pa <= pd:
+                r, rest = a, (b, c, d)
+            elif pb <= pc and pb <= pd:
+                r, rest = b, (a, c, d)
+            elif pc <= pd:
+                r, rest = c, (a, b, d)
+            else:
+                r, rest = d, (a, b, c)
+            if at[r] == 99:
+                r, rest = None, hand
+            sub = parts.get(r)
+            if sub is None:
+                parts[r] = {rest: w}
+            else:
+                sub[rest] = w
+    else:
+        place = at.__getitem__
+        rem = _REM.get
+        for hand, w in group.items():
+            r = min(hand, key=place)
+            if at[r] == 99:
+                r = None
+                rest = hand
+            else:
+                rest = rem((hand, r))
+                if rest is None:
+                    rest = _rem(hand, r)
+            sub = parts.get(r)
+            if sub is None:
+                parts[r] = {rest: w}
+            else:
+                sub[rest] = w
     for r, sub in parts.items():
         st2, c0, c1 = _step(g, st, r)
         if c0 or c1 or stats is not None:
