@@ -67,8 +67,11 @@ class TwoHand:
 
     def act(self, rank) -> list:
         credits: list = []
+        fast = two._step(self.g, self.st, rank)        # the walk's copy: the same state, the same points per player
         self.st = (two.step_go(self.g, self.st, credits) if rank is None
                    else two.step_play(self.g, self.st, rank, credits))
+        assert fast[0] == self.st
+        assert fast[1:] == tuple(sum(pts for p, pts, _ in credits if p == who) for who in (0, 1))
         return [(self.state.seat_side[self.seat_of[p]], pts, kind) for p, pts, kind in credits]
 
     def view(self):
@@ -139,3 +142,46 @@ def test_each_engine_plays_every_card_as_the_table_does(game, options, data):
         assert credits == table, (state.seats[seat], p.order)
         assert engine.view() == (p.turn, p.count, p.done), (state.seats[seat], p.order)
     assert p.done and (rules.pegging_count == "single" or not any(hands.values()))
+
+
+MULTI = [(g, o) for g, o in VARIANTS if get_ruleset(g, **o).players > 2]
+
+
+@pytest.mark.parametrize("game,options", MULTI, ids=[f"{g}{'-' + '-'.join(map(str, o.values())) if o else ''}"
+                                                    for g, o in MULTI])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_the_multi_engines_one_deal_loop_plays_as_its_step_and_choose(game, options, data):
+    """``pegging_multi._play_deal`` (a sampled walk's play-out, with step and choose inlined) against
+    ``step`` and ``choose`` (pinned to the table above), from the first lead or after random legal cards."""
+    rules = get_ruleset(game, **options)
+    low, high = multi.seat_range(rules)
+    g = multi.multi_game(rules, data.draw(st.integers(low, high), label="seat"))
+    rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
+    deck = rng.sample(DECK, g.n * rules.held)
+    hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in range(g.n)]
+    stv = multi._St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (rules.held,) * g.n, 0, False)
+    for _ in range(data.draw(st.integers(0, 10), label="random cards first")):
+        if stv.over:
+            break
+        fits = [r for r in hands[stv.turn] if multi._VAL[r] <= 31 - stv.count]
+        r = rng.choice(fits) if fits else None
+        if r is not None:
+            hands[stv.turn] = multi._remove(hands[stv.turn], r)
+        stv = multi.step(g, stv, r, [])
+    want: dict = {}
+    ref, st0, h = list(hands), stv, None
+    while not stv.over:
+        p = stv.turn
+        r = multi.choose(g, stv, p, ref[p])
+        if r is not None:
+            ref[p] = multi._remove(ref[p], r)
+        credits: list = []
+        stv = multi.step(g, stv, r, credits)
+        for side, v, _ in credits:
+            want[side] = want.get(side, 0) + v
+    got: dict = {}
+    fast = list(hands)
+    multi._play_deal(g, st0, fast, got)
+    assert got == want
+    assert all(not x for x in fast) or rules.pegging_count == "single"
