@@ -18,7 +18,7 @@ import pytest
 
 from companion import DECK, IllegalAction, InvalidCard, UnknownGame, get_ruleset, parse_cards, score_peg
 from companion.advice.discard import seating
-from companion.advice.pegging import KINDS, _peg, game_for, peg_points, rank_plays, tail
+from companion.advice.pegging import KINDS, _peg, game_for, peg_points, rank_plays, reply_points, tail
 
 TWO_HAND = ["lands-end", "lands-end-casino-2", "cribbage", "reverse-cribbage", "five-card"]
 HOUSE_RULES = [
@@ -350,6 +350,13 @@ def test_peg_points_equal_score_peg():
         assert pair == sum(v for k, v in kinds.items() if "pair" in k)
         assert run == kinds.get("run", 0)
         checked.update(kinds)
+        # every rank's points after this count at once (the policy's and the walk's table) equal the points of
+        # each card played there, by score_peg
+        count, head = sum(c.value for c in cards[:-1]), tuple(c.rank for c in cards[:-1])
+        row = reply_points(count, tail(head))
+        assert row[cards[-1].rank] == s.points
+        assert row == (-1,) + tuple(_peg(count + (x if x < 10 else 10), head + (x,))[0] if count + min(x, 10) <= 31
+                                    else -1 for x in range(1, 14))
     assert {"fifteen", "pair", "pair royal", "run", "thirty-one"} <= set(checked)
 
 

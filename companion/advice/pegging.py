@@ -313,13 +313,48 @@ def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
     key = (count, seq)
     out = _RP.get(key)
     if out is None:
-        peg = _peg.__wrapped__             # each of these 13 counts is new: keep them out of _peg's cache
-        out = (-1,) + tuple(peg(count + _VAL[x], seq + (x,))[0] if count + _VAL[x] <= 31 else -1
-                            for x in range(1, 14))
+        out = _reply_row(count, seq)
         if len(_RP) > 200_000:
             _RP.clear()
         _RP[key] = out
     return out
+
+
+def _reply_row(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
+    """:func:`reply_points` computed: ``_peg(count + value, seq + (x,))[0]`` for every rank x at once (the
+    fifteen and 31 from the count, the pair from the trailing block, the run grown card by card back from x;
+    equal to _peg, tests/test_pegging_advice.py)."""
+    last = seq[-1] if seq else 0
+    k = 0
+    while k < len(seq) and seq[-1 - k] == last:
+        k += 1
+    back = seq[::-1]
+    out = [-1]
+    for x in range(1, 14):
+        total = count + _VAL[x]
+        if total > 31:
+            out.append(-1)
+            continue
+        p = 2 if total == 15 or total == 31 else 0
+        if x == last:
+            p += _PAIR.get(k + 1, 0)
+        seen = 1 << x                  # the run: the longest suffix of distinct, consecutive ranks
+        lo = hi = x
+        m = 0
+        run = 0
+        for y in back:
+            if seen >> y & 1:
+                break
+            seen |= 1 << y
+            if y < lo:
+                lo = y
+            elif y > hi:
+                hi = y
+            m += 1
+            if m >= 2 and hi - lo == m:
+                run = m + 1
+        out.append(p + run)
+    return tuple(out)
 
 
 def _reply_groups(count: int, seq: tuple[int, ...], wq: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
