@@ -101,6 +101,7 @@ def _peg(total: int, seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
 _TAIL: dict = {}        # plain dicts, not lru_cache: the collector walks an lru_cache's whole list at every
 _RP: dict = {}          # full collection (70 ms here with these three full); a dict of tuples it can untrack
 _RG: dict = {}
+_RG2: dict = {}         # (count, tail, r, wq) -> the reply groups after a card of rank r (fill_scores)
 
 
 def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
@@ -445,29 +446,35 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
             out[r] = None
             continue
         own = wp * pr * c_all
-        c = count + _VAL[r]
-        if c == 31:                      # no reply after a 31
+        if count + _VAL[r] == 31:        # no reply after a 31
             out[r] = own
             continue
-        s2 = seq + (r,)
-        t2 = _TAIL.get(s2) or tail(s2)
-        groups = _RG.get((c, t2, wq))
+        groups = _RG2.get((count, seq, r, wq))
         if groups is None:
-            groups = _reply_groups(c, t2, wq)
+            groups = _after_groups(count, seq, r, wq)
         exp = 0
         top = n1              # n1 less the cards with a better reply than v
-        for v, rs in groups:
-            m = 0
+        for v, rs, mine in groups:
+            m = -mine         # the card just played is not in the pool the replier draws from
             for x in rs:
                 m += pool[x]
-            if r in rs:
-                m -= 1
             if m:
                 # P(best reply == v) * C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)
                 if v:
                     exp += v * (cn[top] - cn[top - m])
                 top -= m
         out[r] = own + sign * exp
+
+
+def _after_groups(count: int, seq: tuple[int, ...], r: int, wq: int) -> tuple:
+    """:func:`_reply_groups` after a card of rank ``r`` at ``count`` after ``seq``, each group with 1 when
+    it holds ``r`` (one card fewer of it in the pool): ``((worth, ranks, 0 or 1), ...)``, into ``_RG2``."""
+    s2 = seq + (r,)
+    out = tuple((v, rs, 1 if r in rs else 0) for v, rs in _reply_groups(count + _VAL[r], tail(s2), wq))
+    if len(_RG2) > 200_000:
+        _RG2.clear()
+    _RG2[count, seq, r, wq] = out
+    return out
 
 
 def preference(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> tuple[int, ...]:

@@ -98,6 +98,7 @@ class MultiGame:
         # after player p, the others in the direction of play, p itself last (the turn's search order)
         object.__setattr__(self, "_after", tuple(tuple((p + k) % n for k in range(1, n + 1)) for p in range(n)))
         # the policy's weights (scores): wp[p], wq[q] and sign[p][q], what a point of q's is worth to p per unit
+        object.__setattr__(self, "_net", {s: self.value(self.you, s) for s in self.sides})
         object.__setattr__(self, "_wp", tuple(self.value(p, self.credit[p]) for p in range(n)))
         object.__setattr__(self, "_sign", tuple(tuple(self.value(p, self.credit[q]) * self.value(q, self.credit[q])
                                                       for q in range(n)) for p in range(n)))
@@ -116,7 +117,8 @@ class MultiGame:
 
     def net(self, pts: Mapping[str, Any]) -> Any:
         """The net to you of points credited per side."""
-        return sum(self.value(self.you, s) * v for s, v in pts.items())
+        worth = self._net
+        return sum(worth[s] * v for s, v in pts.items())
 
     def next_active(self, st: _St, p: int, left: Sequence[int], gone: Sequence[int]) -> "int | None":
         """The next player after ``p`` (``p`` itself last) holding cards and not gone."""
@@ -275,16 +277,25 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
     else:
         sc = scores(g, st, p, held)
         order = sorted((r for r in held if sc[r] is not None), key=lambda r: (sc[r], r), reverse=True)
+    at = dict.fromkeys(range(14), 99)       # each rank's place in the order (99: it does not fit)
+    for i, r in enumerate(order):
+        at[r] = i
+    place = at.__getitem__
+    rem_get = _REM.get
     parts: dict = {}
     for hands, w in group.items():
         mine_p = hands[p]
-        for r in order:
-            if r in mine_p:
-                h2 = hands[:p] + (_remove(mine_p, r),) + hands[p + 1:]
-                break
-        else:
+        r = min(mine_p, key=place)           # the hand's favourite: its rank first in the order
+        if at[r] == 99:
             r, h2 = None, hands
-        sub = parts.setdefault(r, {})
+        else:
+            rest = rem_get((mine_p, r))
+            if rest is None:
+                rest = _rem(mine_p, r)
+            h2 = hands[:p] + (rest,) + hands[p + 1:]
+        sub = parts.get(r)
+        if sub is None:
+            sub = parts[r] = {}
         sub[h2] = sub.get(h2, 0) + w
     for r, sub in parts.items():
         credits = []
@@ -473,7 +484,8 @@ def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[i
     cards = list(unseen)
     out: Counter = Counter()
     tries = 0
-    while sum(out.values()) < n:
+    drawn = 0
+    while drawn < n:
         tries += 1
         if tries > 200 * n:
             raise IllegalAction("the other players' gos leave almost no deal of the unseen cards possible")
@@ -488,6 +500,7 @@ def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[i
             hands.append(tuple(sorted(c.rank for c in h)))
         if ok:
             out[tuple(hands)] += 1
+            drawn += 1
     return dict(out)
 
 
