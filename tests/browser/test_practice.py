@@ -186,13 +186,19 @@ def test_review_of_a_shown_hand(server, phones):
     t.submit({"type": "show"})
     t.submit({"type": "pocket", "cards": ["9C", "8C", "7H", "6H"]})
     page = phones(server.url)
+    asks = []                                    # how the page asks for the review: as jobs only (issue 25 item 4)
+    page.on("request", lambda r: asks.append((r.method, r.url.split("/api/")[-1], r.post_data))
+            if "/api/review" in r.url or (r.method == "POST" and r.url.endswith("/api/jobs")) else None)
     page.click("[data-tab=history]")
     expect(page.locator("#review")).to_contain_text("Review of hand 1")
+    assert asks[0] == ("POST", "jobs", '{"kind":"review","args":{}}')
+    assert not [a for a in asks if a[1].startswith("review")]
     ann = page.locator("#review [data-player='Ann']")
     expect(ann).to_contain_text("kept")
     ann.locator("[data-card='9C']").click()
+    ann.locator("[data-card='7H']").click()      # at once, before the answer to the first tap: both count
     expect(ann.locator("[data-card='9C']")).to_have_attribute("aria-pressed", "true")
-    ann.locator("[data-card='7H']").click()
+    expect(ann.locator("[data-card='7H']")).to_have_attribute("aria-pressed", "true")
     # with Ann's two known, Bob's are the other two: both players are reviewed
     expect(ann.locator(".rv-figs")).to_be_visible()
     bob = page.locator("#review [data-player='Bob']")

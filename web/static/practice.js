@@ -17,7 +17,6 @@ function cardEl(card) {
 }
 function cards(list) { return h("span", { cls: "pr-cards" }, list.map(cardEl)); }
 function num(x) { return (Math.round(x * 100) / 100).toFixed(2); }
-function get(path) { return call("GET", path); }
 
 // ---- the game and the seat ----
 var games = (boot.presets || []).filter(function (p) { return !p.grid; });
@@ -289,7 +288,8 @@ function review() {
     return "thrown=" + encodeURIComponent(n + ":" + P.thrown[n].join(","));
   }).join("&");
   var gen = ++P.reviewGen;    // a tap makes every answer to an earlier query stale
-  get("/api/review" + (q ? "?" + q : "")).then(function (r) {
+  // the throws, then each card played against the best: both jobs (long on a Pi)
+  longAnswer(clear($("review-job")), "review", q).then(function (r) {
     if (gen !== P.reviewGen) return;
     var key = r.hand_no + ":" + r.pocket.join(",");
     if (P.hand !== null && P.hand !== key && Object.keys(P.thrown).length) { P.hand = key; P.thrown = {}; review(); return; }
@@ -323,8 +323,9 @@ function drawReview(r) {
       taps.appendChild(h("button", { type: "button", cls: "card" + (/[HD]$/.test(c) ? " red" : "") + (on ? " on" : ""), "data-card": c, "aria-pressed": on ? "true" : "false",
         "aria-label": cardLabel(c) + ", thrown by " + pl.player + "?",
         onclick: function () {
-          var list = mine.filter(function (x) { return x !== c; });
-          if (list.length === mine.length) list = list.concat([c]).slice(-r.discards);
+          // read at the tap: a second tap before the first's answer keeps both
+          var now = P.thrown[pl.player] || pl.thrown, list = now.filter(function (x) { return x !== c; });
+          if (list.length === now.length) list = list.concat([c]).slice(-r.discards);
           P.thrown[pl.player] = list;
           Object.keys(P.thrown).forEach(function (n) { if (n !== pl.player) P.thrown[n] = P.thrown[n].filter(function (x) { return list.indexOf(x) < 0; }); });
           review();

@@ -46,8 +46,8 @@ function newId() {
   (window.crypto || window.msCrypto).getRandomValues(a);
   return Array.prototype.map.call(a, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
 }
-// signal: ends the request (a command sent again or dropped): it rejects with .aborted; keepalive: the request
-// outlives the page (sent as it goes away), and is not tried again
+// signal: ends the request (a command sent again or dropped): it rejects with .aborted; keepalive: sent as the
+// page goes, once
 export function call(method, path, body, tries, signal, keepalive) {
   var opts = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
   if (signal) opts.signal = signal;
