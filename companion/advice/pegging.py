@@ -25,12 +25,13 @@ Pegging depends on ranks only (there is no flush in the matching phase), and
 the policy's picture of a reply depends only on public cards, so the other
 player's possible hands are grouped by rank multiset (each weighted by how many
 card hands it stands for) and walked down one game tree together: at every
-turn of the other player the group splits by the card each hand plays. Below
-that the walk saves what does not change the figures: a player holding one rank
-that fits plays it unscored, a group of a few hands is played out hand by hand,
-and once each player holds at most one card nobody chooses any more, so the rest
-comes from a table per game keyed by the count, not by the cards played before
-(bench/README.md, "Issue 25 item 3").
+turn of the other player the group splits by the card each hand plays (one node
+per public state, however few hands it holds). Below that the walk saves what
+does not change the figures: a player holding one rank that fits plays it
+unscored, and once each player holds at most one card nobody chooses any more,
+so the rest comes from a table per game keyed by the count, not by the cards
+played before. The caches are plain dicts the garbage collector can untrack, and
+a ranking runs with the collector paused (bench/README.md, "Issue 25 item 3").
 
 Two-hand games only (Land's End, two-hand casino, cribbage, reverse cribbage,
 five-card); three- and four-hand games are refused with a clear error.

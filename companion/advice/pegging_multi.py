@@ -56,6 +56,9 @@ EXACT_GROUPS = 6000
 #: Otherwise this many joint deals are sampled (seeded by the position: the same position, the same answer).
 SAMPLES = 1000
 
+#: Groups of up to this many deals are played out deal by deal (1, 4, 6, 8, 12, 30, 100 and all measured: 4-100 alike)
+_SMALL = 8
+
 EXACT = ("the other players' hands are averaged exactly over every way the cards you have not seen could be "
          "dealt to them, all equally likely (only their gos narrow them); from now on every player follows the "
          "documented policy (docs/advice.md)")
@@ -252,15 +255,15 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
             mine = _remove(mine, r)
         st = step(g, st, r, credits)
         base = _add(base, credits)
-    if stats is None and len(group) == 1 and not st.over:    # one deal (most nodes of a sampled walk): play it out
-        ((hands, w),) = group.items()
-        hands = list(hands)
-        hands[g.you] = mine
-        pts = dict(base)
-        _play_deal(g, st, hands, pts)
-        for s, v in pts.items():
-            acc[s] = acc.get(s, 0) + w * v
-        acc["sq"] = acc.get("sq", 0) + w * g.net(pts) ** 2
+    if stats is None and len(group) <= _SMALL and not st.over:   # a few deals (most nodes): play each out
+        for hands, w in group.items():
+            hands = list(hands)
+            hands[g.you] = mine
+            pts = dict(base)
+            _play_deal(g, st, hands, pts)
+            for s, v in pts.items():
+                acc[s] = acc.get(s, 0) + w * v
+            acc["sq"] = acc.get("sq", 0) + w * g.net(pts) ** 2
         return
     if st.over:
         w = sum(group.values())
