@@ -434,7 +434,7 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
     if hit is None:
         if len(_POOL) > 100_000:
             _POOL.clear()
-        pool = tuple(4 - (played >> 3 * x & 7) for x in range(14))
+        pool = tuple([4 - (played >> 3 * x & 7) for x in range(14)])
         hit = _POOL[played] = (pool, sum(pool) - 5)      # 4 - 0 at index 0; less the card just played
     pool, n1 = hit
     if h > n1:

@@ -363,7 +363,12 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
                 r = best_rank(out, ranks)
         if r is None:                       # go
             gone = gone + (p,)
-            if all(j in gone for j in range(n) if left[j]):
+            nxt = None
+            for j in after[p]:              # the next player holding cards and not gone; none: the count ends
+                if left[j] and j not in gone:
+                    nxt = j
+                    break
+            if nxt is None:
                 s = credit[last]
                 pts[s] = pts.get(s, 0) + last_card
                 leader = None
@@ -376,10 +381,7 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
                     return
                 p, seq, count, gone, last = leader, (), 0, (), -1
                 continue
-            for j in after[p]:
-                if left[j] and j not in gone:
-                    p = j
-                    break
+            p = nxt
             continue
         hit = play_get((count, seq, r))
         c2, s2, pr = _play(count, seq, r) if hit is None else hit
