@@ -346,20 +346,19 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
                         break
                 h = left[q] - (q == p) if q is not None and q != p else 0
                 wp = wps[p]
-                if h:
-                    wq = wps[q]
-                    key = (wp, wq, signs[p][q], seq, count, played, h)
+                if h:                       # scores that depend on the cards played: met once, not cached
+                    out = {}
+                    fill_scores(out, ranks, count, seq, played, h, wp, wps[q], signs[p][q])
                 else:
-                    wq = 0
                     key = (wp, 0, 0, seq, count, None, 0)
-                out = cache.get(key)
-                if out is None:
-                    if len(cache) > 200_000:
-                        cache.clear()
-                    out = cache[key] = {}
-                todo = [x for x in ranks if x not in out]
-                if todo:
-                    fill_scores(out, todo, count, seq, played, h, wp, wq, key[2])
+                    out = cache.get(key)
+                    if out is None:
+                        if len(cache) > 200_000:
+                            cache.clear()
+                        out = cache[key] = {}
+                    todo = [x for x in ranks if x not in out]
+                    if todo:
+                        fill_scores(out, todo, count, seq, played, 0, wp, 0, 0)
                 r = best_rank(out, ranks)
         if r is None:                       # go
             gone = gone + (p,)
