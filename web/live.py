@@ -111,8 +111,7 @@ class Broadcaster:
         self._version = 0
         self._closed = False
         self._parked: dict[int, int] = {}                 # stream -> the version it had sent all of, while it waits
-        self._open: set[int] = set()
-        self._settling = 0
+        self._settles: list[set[int]] = []               # per settling publisher: the streams it waits for
         self._tokens = 0
         self.streams = 0
 
@@ -139,25 +138,23 @@ class Broadcaster:
             text = None
         with self._cond:
             self._version += 1
-            version = self._version
-            self._latest[kind] = (version, data)
+            self._latest[kind] = (self._version, data)
             if text is not None:
-                self._texts[kind] = (version, text)
-            waiting = list(self._parked)
+                self._texts[kind] = (self._version, text)
             self._cond.notify_all()
-            if self.settle <= 0 or not waiting:
+            if self.settle <= 0 or not self._parked:
                 return
+            behind = set(self._parked)        # each is taken out as it waits again (or ends), and the last
+            self._settles.append(behind)      # one out wakes this thread: once, not once per stream
             until = time.monotonic() + self.settle
-            self._settling += 1
             try:
-                while True:
-                    behind = [s for s in waiting if s in self._open and self._parked.get(s, -1) < version]
+                while behind:
                     left = until - time.monotonic()
-                    if not behind or left <= 0:
+                    if left <= 0:
                         return
                     self._caught_up.wait(left)
             finally:
-                self._settling -= 1
+                self._settles.remove(behind)
 
     def latest(self, kind: str) -> Any:
         """Return the latest message of ``kind`` (None if never published)."""
@@ -201,7 +198,6 @@ class Broadcaster:
             seen = {k: v for k, (v, _) in self._latest.items()}
             known = [(k, self._latest[k]) for k in catch_up if k in self._latest]
             self.streams += 1
-            self._open.add(me)
         try:
             yield f"retry: {retry_ms}\n\n"
             snap = current()
@@ -224,8 +220,8 @@ class Broadcaster:
                         if fresh or closed or left <= 0 or (gone is not None and gone()):
                             break
                         self._parked[me] = self._version      # everything so far is sent: a publisher may go on
-                        if self._settling:
-                            self._caught_up.notify_all()
+                        if self._settles:
+                            self._caught_up_by(me)
                         try:
                             self._cond.wait(timeout=left)
                         finally:
@@ -253,9 +249,16 @@ class Broadcaster:
         finally:
             with self._cond:
                 self.streams -= 1
-                self._open.discard(me)
                 self._parked.pop(me, None)
-                if self._settling:
+                if self._settles:
+                    self._caught_up_by(me)
+
+    def _caught_up_by(self, me: int) -> None:
+        """Stream ``me`` has sent everything (or ended): wake each publisher it was the last one behind for."""
+        for behind in self._settles:
+            if me in behind:
+                behind.discard(me)
+                if not behind:
                     self._caught_up.notify_all()
 
     def _fresh(self, seen: dict[str, int]) -> list[str]:
