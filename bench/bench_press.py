@@ -198,8 +198,10 @@ def wait_until(sel: selectors.BaseSelector, done, deadline: float) -> None:
         left = deadline - time.perf_counter()
         if left <= 0:
             raise SystemExit("no answer in 10 s")
-        for key, _ in sel.select(min(left, 0.5)):
-            key.data.read(time.perf_counter())
+        ready = sel.select(min(left, 0.5))
+        now = time.perf_counter()           # what is ready arrived by now: reading and parsing one phone's
+        for key, _ in ready:                # message must not make the next phone's arrival look later
+            key.data.read(now)
 
 
 def press(server: Server, sel: selectors.BaseSelector, *, frame: bool) -> None:
