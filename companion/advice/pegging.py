@@ -807,22 +807,30 @@ def play_out(g: PegGame, st: _State, mine: Sequence[int], theirs: Sequence[int])
 def hand_groups(avail: Sequence[int], k: int, above: int = 0) -> dict[tuple[int, ...], int]:
     """Return ``{ranks: number of card hands}`` of every k-card hand from ``avail[r]`` cards of rank r,
     only cards of value over ``above`` (the other player said go at a count of 31 - above)."""
-    ranks = [r for r in range(1, 14) if avail[r] and _VAL[r] > above]
+    c = _C
     out: dict[tuple[int, ...], int] = {}
-
-    def grow(i: int, hand: tuple[int, ...], w: int) -> None:    # rank by rank: m cards of ranks[i], C(avail, m) ways
-        need = k - len(hand)
-        if not need:
+    for hand, parts in _multisets(k):          # sorted: the hands in order
+        w = 1
+        for r, m in parts:
+            a = avail[r]
+            if a < m or _VAL[r] <= above:
+                break
+            w *= c[a][m]
+        else:
             out[hand] = w
-            return
-        if i == len(ranks):
-            return
-        r = ranks[i]
-        for m in range(min(need, avail[r]), -1, -1):
-            grow(i + 1, hand + (r,) * m, w * _C[avail[r]][m])
+    return out
 
-    grow(0, (), 1)
-    return dict(sorted(out.items()))
+
+_MULTISETS: dict = {}
+
+
+def _multisets(k: int) -> list:
+    """Every sorted k-rank hand with its ``((rank, how many), ...)``, in order (made once per k)."""
+    hit = _MULTISETS.get(k)
+    if hit is None:
+        from itertools import combinations_with_replacement
+        hit = _MULTISETS[k] = [(h, tuple(sorted(Counter(h).items()))) for h in combinations_with_replacement(_ALL, k)]
+    return hit
 
 
 # --- results ------------------------------------------------------------------------------
