@@ -145,10 +145,26 @@ def run_position(p):
              None if x.reply is None else sorted((k, str(v)) for k, v in x.reply.items())) for x in a.plays]
 
 
+def job_worker_after_call():
+    """The product's job worker's ``after_call`` (web/jobworker.py: what it does after each answer), loaded by
+    path from the code tree under test (an older tree without one: nothing)."""
+    import importlib.util
+    path = CODE / "web" / "jobworker.py"
+    spec = importlib.util.spec_from_file_location("_bench_jobworker", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, "after_call", lambda calls: None)
+
+
 def worker(n_by_row):
-    """Time every target row in this process; one JSON line per row: CPU and wall seconds and figures."""
+    """Time every target row in this process as the job worker runs advice (one call, then its ``after_call``,
+    outside the timing as in the product: after the answer is written); one JSON line per row: CPU and wall
+    seconds and figures."""
     import hashlib
     import json
+    after_call = job_worker_after_call()
+    calls = 0
+    after_call(calls)
     for kind, n in n_by_row:
         pos = target_positions(kind, n)
         cpu, wall, figs = [], [], []
@@ -158,6 +174,8 @@ def worker(n_by_row):
             cpu.append(time.process_time() - t0)
             wall.append(time.perf_counter() - w0)
             figs.append(hashlib.sha1(repr(f).encode()).hexdigest()[:16])
+            calls += 1
+            after_call(calls)
         print(json.dumps({"row": kind, "cpu": cpu, "wall": wall, "figs": figs}), flush=True)
 
 

@@ -185,3 +185,57 @@ def test_the_multi_engines_one_deal_loop_plays_as_its_step_and_choose(game, opti
     multi._play_deal(g, st0, fast, got)
     assert got == want
     assert all(not x for x in fast) or rules.pegging_count == "single"
+
+
+def test_a_ranking_leaves_no_reference_cycles_so_the_job_worker_may_freeze_what_it_keeps():
+    """The job worker hides each call's leftovers (the caches) from the collector (web/jobworker.py,
+    ``after_call``): that is only free while a ranking makes no reference cycles, which only the collector
+    frees. Every advice entry point is run once with the collector off; a collection then finds nothing."""
+    import gc
+
+    from companion.advice.discard import advise
+
+    calls = [lambda: two.rank_plays("5H 9C 5S 4H", game="lands-end", turnup="2H"),
+             lambda: two.rank_plays("9D 2H 3H 5C", game="cribbage", played="4H", turnup="4C", dealer=True),
+             lambda: multi.rank_plays_multi("5H 9C 5S 4H", game="lands-end-4", seat=1, turnup="2H"),
+             lambda: advise("5H 9C 5S 4H KD QC", game="lands-end", dealer=True, pegging=True)]
+    for call in calls:
+        call()                      # the imports and first-use caches, before the count
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        for call in calls:
+            call()
+        found = gc.collect()
+    finally:
+        if was:
+            gc.enable()
+    assert found == 0
+
+
+def test_the_job_worker_freezes_what_a_call_left_and_tidies_every_so_often():
+    import gc
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("_jobworker", Path(__file__).resolve().parent.parent / "web" /
+                                                  "jobworker.py")
+    worker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(worker)
+    try:
+        gc.unfreeze()
+        kept = [[i] for i in range(1000)]       # tracked objects a call left
+        worker.after_call(1)
+        assert gc.get_freeze_count() >= 1000
+        junk = [[]]
+        junk[0].append(junk)                    # a cycle: frozen by a plain answer, freed by the tidy one
+        del junk
+        worker.after_call(2)
+        assert gc.collect() == 0                # frozen, so not found
+        worker.after_call(worker.TIDY_EVERY)
+        gc.unfreeze()
+        assert gc.collect() == 0                # the tidy answer freed it
+        assert kept[999] == [999]
+    finally:
+        gc.unfreeze()

@@ -14,6 +14,7 @@ The process is killed to cancel a call: nothing in it needs to stop cleanly.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import pickle
@@ -53,6 +54,26 @@ def spin(seconds: float) -> dict:
     return {"spun": seconds, "loops": n}
 
 
+TIDY_EVERY = 500     # answers between two full collections of what the frozen ones kept
+
+
+def after_call(calls: int) -> None:
+    """Run after each answer is written: hide from the garbage collector what the calls have left (the advice's
+    caches: hundreds of thousands of entries), so that no later call pays for walking them.
+
+    The advice pauses the collector while it works, then a full collection falls on some later call and walks
+    every cache entry: 25-95 ms here, a second or more on a Pi, on whichever call it lands (bench/README.md, "Issue
+    25 item 3, night pass"). ``gc.freeze()`` (constant time) moves every tracked object to the permanent
+    generation the collector skips; the caches make no reference cycles, so nothing is lost by not walking
+    them. Every ``TIDY_EVERY`` answers a full collection runs once (after the answer, while the phone reads
+    it), in case some call left a cycle.
+    """
+    if calls % TIDY_EVERY == 0:
+        gc.unfreeze()
+        gc.collect()
+    gc.freeze()
+
+
 def answer(value):
     return value.to_dict() if hasattr(value, "to_dict") else value
 
@@ -66,6 +87,8 @@ def main() -> int:
     for name in PRELOAD:                        # imported once, before the first call
         importlib.import_module(name)
     from companion.errors import NotAllowed, RulesError
+    calls = 0
+    after_call(calls)                           # the imports too: frozen once
     while True:
         call = read_frame(inp)
         if call is None:
@@ -84,6 +107,8 @@ def main() -> int:
             write_frame(out, ("failed", 403 if isinstance(exc, NotAllowed) else 400, str(exc)))
         except Exception as exc:    # noqa: BLE001 - said to the job; the worker takes the next call
             write_frame(out, ("failed", 500, f"{type(exc).__name__}: {exc}"))
+        calls += 1
+        after_call(calls)
 
 
 if __name__ == "__main__":
