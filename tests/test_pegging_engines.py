@@ -187,6 +187,43 @@ def test_the_multi_engines_one_deal_loop_plays_as_its_step_and_choose(game, opti
     assert all(not x for x in fast) or rules.pegging_count == "single"
 
 
+TWO = [(g, o) for g, o in VARIANTS if get_ruleset(g, **o).players == 2]
+
+
+@pytest.mark.parametrize("game,options", TWO, ids=[f"{g}{'-' + '-'.join(map(str, o.values())) if o else ''}"
+                                                  for g, o in TWO])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_the_two_hand_endgame_loop_plays_as_its_step_and_choose(game, options, data):
+    """``pegging._endgame`` (the two-hand walk's leaves, with the step inlined on plain variables) against
+    ``step_play``, ``step_go`` and ``choose`` (pinned to the table above), from random legal cards until each
+    player holds at most one card or one holds none."""
+    rules = get_ruleset(game, **options)
+    g = two.game_for(rules, data.draw(st.integers(0, 1), label="seat"))
+    rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
+    deck = rng.sample(DECK, 2 * rules.held)
+    hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in (0, 1)]
+    stv = two._State(turn=data.draw(st.integers(0, 1), label="leader"), left=(rules.held, rules.held))
+
+    def act(s, hands, r, credits):
+        if r is None:
+            return two.step_go(g, s, credits)
+        hands[s.turn] = two._remove(hands[s.turn], r)
+        return two.step_play(g, s, r, credits)
+
+    while not stv.over and max(stv.left) > 1 and min(stv.left) > 0:
+        fits = [r for r in hands[stv.turn] if two._VAL[r] <= 31 - stv.count]
+        stv = act(stv, hands, rng.choice(fits) if fits else None, [])
+    want = [0, 0]
+    ref, s = list(hands), stv
+    while not s.over:
+        credits: list = []
+        s = act(s, ref, two.choose(g, s, s.turn, ref[s.turn]), credits)
+        for who, pts, _ in credits:
+            want[who] += pts
+    assert two._endgame(g, stv, hands[0], hands[1]) == tuple(want)
+
+
 def test_a_ranking_leaves_no_reference_cycles_so_the_job_worker_may_freeze_what_it_keeps():
     """The job worker hides each call's leftovers (the caches) from the collector (web/jobworker.py,
     ``after_call``): that is only free while a ranking makes no reference cycles, which only the collector

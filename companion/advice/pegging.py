@@ -626,20 +626,9 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         if st.over:
             return [a0, a1]
         left = st.left
-        if left[0] <= 1 and left[1] <= 1 and stats is None:         # nobody chooses any more
-            key = (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine)
-            tbl = g._end.get(key)
-            if tbl is None:
-                if len(g._end) > 50_000:
-                    g._end.clear()
-                tbl = g._end[key] = {}
-            for theirs, w in group.items():
-                e = tbl.get(theirs)
-                if e is None:
-                    e = tbl[theirs] = _endgame(g, st, mine, theirs)
-                a0 += e[0] * w
-                a1 += e[1] * w
-            return [a0, a1]
+        if (left[0] <= 1 and left[1] <= 1 or not left[0] or not left[1]) and stats is None:    # _endgame
+            e0, e1 = _ended(g, st, mine, group)
+            return [a0 + e0, a1 + e1]
         if st.turn == 1:
             break
         r = choose(g, st, 0, mine)
@@ -757,32 +746,90 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
                 count_reply(stats, st.count, st.seq, r, ws)
         if st2.over:                        # that was the last card (or count): nothing more to credit
             continue
-        s0, s1 = _walk(g, st2, mine, sub)
+        left = st2.left
+        if left[0] <= 1 and left[1] <= 1 or not left[0] or not left[1]:     # _endgame, without a _walk
+            s0, s1 = _ended(g, st2, mine, sub)
+        else:
+            s0, s1 = _walk(g, st2, mine, sub)
         a0 += s0
         a1 += s1
     return [a0, a1]
 
 
-def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
-    """The points credited to (0, 1) from ``st`` when each player holds at most one card (``mine``, ``theirs``).
-
-    Nobody chooses any more (a card that fits must be played), so the rest depends on the count, its tail,
-    the gos and who played last, and not on the cards played before: one table per game (keyed by those and
-    the two hands) serves every branch of every walk that reaches it (most of a walk's leaves)."""
+def _ended(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int]) -> tuple[int, int]:
+    """The points credited to (0, 1) from ``st`` summed over the group (weights), by the endgame table."""
+    key = (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine)
+    tbl = g._end.get(key)
+    if tbl is None:
+        if len(g._end) > 50_000:
+            g._end.clear()
+        tbl = g._end[key] = {}
     a0 = a1 = 0
-    s = st
-    while not s.over:
-        hand = mine if s.turn == 0 else theirs
-        r = hand[0] if hand and _VAL[hand[0]] <= 31 - s.count else None
-        if r is not None:
-            if s.turn == 0:
-                mine = ()
-            else:
-                theirs = ()
-        s, c0, c1 = _step(g, s, r)
-        a0 += c0
-        a1 += c1
+    for theirs, w in group.items():
+        e = tbl.get(theirs)
+        if e is None:
+            e = tbl[theirs] = _endgame(g, st, mine, theirs)
+        a0 += e[0] * w
+        a1 += e[1] * w
     return a0, a1
+
+
+def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
+    """The points credited to (0, 1) from ``st`` when each player holds at most one card, or one holds none
+    (``mine``, ``theirs``).
+
+    Either nobody chooses any more (a card that fits must be played), or the one who does has no reply to
+    look ahead to, so its policy scores only the points a card makes now: the rest depends on the count, its
+    tail, the gos and who played last, and not on the cards played before. One table per game (keyed by those
+    and the two hands) serves every branch of every walk that reaches it (most of a walk's leaves)."""
+    cr = g._cr
+    pts_last = g._last_card
+    turn, seq, count, gone, first, last, (l0, l1), played, over = st
+    if over:
+        return 0, 0
+    left = [l0, l1]
+    hands = [mine, theirs]
+    got = [0, 0]
+    while True:                 # _step's rules on plain variables (no state tuples): the walk's most run loop
+        p = turn
+        hand = hands[p]
+        if len(hand) > 1:       # one side is out of cards: no reply to look ahead to
+            r = choose(g, _mk(_State, (p, seq, count, gone, first, last, tuple(left), played, False)), p, hand)
+        else:
+            r = hand[0] if hand and _VAL[hand[0]] <= 31 - count else None
+        if r is None:           # go
+            gone |= 1 << p
+            if first < 0:
+                first = p
+            if (left[0] and not gone & 1) or (left[1] and not gone & 2):
+                turn = 1 - p
+                continue
+            got[cr[last]] += pts_last               # every holder has said go: the go to the last card's player
+            leader = last if g._go_last else first
+        else:
+            hands[p] = _remove(hand, r)
+            count, seq, pts = _PLAY.get((count, seq, r)) or _play(count, seq, r)
+            left[p] -= 1
+            played += 1 << 3 * r
+            if count == 31:
+                got[cr[p]] += pts
+                leader = 1 - p
+            elif not (left[0] or left[1]):
+                got[cr[p]] += pts + pts_last        # the last card
+                return got[0], got[1]
+            elif (not left[0] or gone & 1) and (not left[1] or gone & 2):
+                got[cr[p]] += pts + pts_last        # every holder has said go: the go to this card's player
+                leader = p if g._go_last else first
+            else:
+                got[cr[p]] += pts
+                last = p
+                q = 1 - p
+                turn = q if left[q] and not gone >> q & 1 else p
+                continue
+        if g._single_count or not (left[0] or left[1]):      # the next count (_new_count), if any
+            return got[0], got[1]
+        turn = leader if left[leader] else 1 - leader
+        seq, count, gone, first, last = (), 0, 0, -1, -1
 
 
 def count_reply(stats: dict, count: int, seq: tuple[int, ...], r: "int | None", w: int) -> None:
