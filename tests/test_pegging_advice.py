@@ -360,6 +360,36 @@ def test_peg_points_equal_score_peg():
     assert {"fifteen", "pair", "pair royal", "run", "thirty-one"} <= set(checked)
 
 
+def test_the_engine_s_trimmed_count_scores_every_card_to_come_as_the_whole_count():
+    """The walk's states keep only ``trim(count, tail(...))`` of a count: the cards that a run may still begin
+    at (the ranks missing in between fit the room under 31). Along random counts played through the engine's
+    own step (``step_play``), every card scores, by the trimmed state's row, what ``score_peg`` gives it after
+    every card of the count; the state is a suffix of the count's ranks, and trimmed at least sometimes."""
+    from companion.advice.pegging import _State, step_play, trim
+
+    rng = random.Random("two-trim")
+    g = game_for(get_ruleset("cribbage"), 0)
+    trimmed = 0
+    for _ in range(2000):
+        cards: list = []
+        st = _State(turn=0, left=(26, 26))
+        for c in rng.sample(DECK, 52):
+            if st.count + c.value > 31:
+                continue
+            assert reply_points(st.count, st.seq)[c.rank] == score_peg(cards + [c]).points, \
+                ([str(x) for x in cards], str(c), st.seq)
+            cards.append(c)
+            st = step_play(g, st, c.rank, [])
+            if st.count == 0:
+                break
+            ranks = tuple(x.rank for x in cards)
+            assert st.seq == ranks[len(ranks) - len(st.seq):] == trim(st.count, tail(ranks))
+            trimmed += len(st.seq) < len(tail(ranks))
+            if rng.random() < 0.1:
+                break
+    assert trimmed > 500
+
+
 def check_position(rules, pos):
     mine, theirs, toks, dealer, turnup = pos
     a = rank_plays(mine, game=rules, played=toks, dealer=dealer, turnup=turnup)

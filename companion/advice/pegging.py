@@ -135,6 +135,32 @@ def _tail(seq: tuple[int, ...]) -> tuple[int, ...]:
     return seq[i:]
 
 
+def trim(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
+    """The part of a count's :func:`tail` that can still make points, at a count of ``count``: the tail from its
+    earliest card that may still begin a run. A run of distinct ranks is a suffix of the count: one beginning at
+    a card needs every rank missing between the ranks from there on to be played later, so not when those
+    missing ranks are worth more than the room left under 31 (nor after more cards: they fill at most what they
+    take from the room). Pairs read only the trailing block, kept whole. Two counts with the same count and
+    trimmed tail score every card to come alike, so they share every cache (tests/test_pegging_multi.py)."""
+    n = len(seq)
+    if n < 2 or seq[-1] == seq[-2]:
+        return seq
+    room = 31 - count
+    lo = hi = seq[-1]
+    have = 1 << lo
+    start = n - 1
+    for i in range(n - 2, -1, -1):
+        y = seq[i]
+        have |= 1 << y
+        if y < lo:
+            lo = y
+        elif y > hi:
+            hi = y
+        if sum(_VAL[z] for z in range(lo + 1, hi) if not have >> z & 1) <= room:
+            start = i
+    return seq[start:]
+
+
 def paused_collector(fn):
     """Run ``fn`` with the cyclic garbage collector paused, and resumed after (if it was on).
 
@@ -238,7 +264,7 @@ class _State(NamedTuple):
     """Public state: whose turn, the current count, who said go, cards left, cards played per rank."""
 
     turn: int
-    seq: tuple[int, ...] = ()     # the count's ranks, only their tail() (the count is kept whole)
+    seq: tuple[int, ...] = ()     # the count's ranks, only their trim(tail()) (the count is kept whole)
     count: int = 0
     gone: int = 0                 # bit p: player p said go in this count
     first_go: int = -1
@@ -275,7 +301,7 @@ def step_play(g: PegGame, st: _State, r: int, credits: list) -> _State:
     """Player ``st.turn`` plays a card of rank ``r``; append ``(player credited, points, kind)`` to ``credits``."""
     p = st.turn
     count = st.count + _VAL[r]
-    seq = tail(st.seq + (r,))
+    seq = trim(count, tail(st.seq + (r,)))
     left = (st.left[0] - 1, st.left[1]) if p == 0 else (st.left[0], st.left[1] - 1)
     played = st.played + (1 << 3 * r)
     pts = reply_points(st.count, st.seq)[r]        # the points of every rank after this count, cached per count
@@ -471,7 +497,8 @@ def _after_groups(count: int, seq: tuple[int, ...], r: int, wq: int) -> tuple:
     """:func:`_reply_groups` after a card of rank ``r`` at ``count`` after ``seq``, each group with 1 when
     it holds ``r`` (one card fewer of it in the pool): ``((worth, ranks, 0 or 1), ...)``, into ``_RG2``."""
     s2 = seq + (r,)
-    out = tuple((v, rs, 1 if r in rs else 0) for v, rs in _reply_groups(count + _VAL[r], tail(s2), wq))
+    c2 = count + _VAL[r]
+    out = tuple((v, rs, 1 if r in rs else 0) for v, rs in _reply_groups(c2, trim(c2, tail(s2)), wq))
     if len(_RG2) > 200_000:
         _RG2.clear()
     _RG2[count, seq, r, wq] = out
@@ -555,7 +582,8 @@ def _rem(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
 
 def _play(count: int, seq: tuple[int, ...], r: int) -> tuple:
     """``(count after a card of rank r, the new tail, the points it makes)``, into ``_PLAY``."""
-    out = (count + _VAL[r], tail(seq + (r,)), reply_points(count, seq)[r])
+    c2 = count + _VAL[r]
+    out = (c2, trim(c2, tail(seq + (r,))), reply_points(count, seq)[r])
     if len(_PLAY) > 200_000:
         _PLAY.clear()
     _PLAY[count, seq, r] = out
