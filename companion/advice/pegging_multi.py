@@ -57,7 +57,7 @@ EXACT_GROUPS = 6000
 SAMPLES = 1000
 
 #: Groups of up to this many deals are played out deal by deal (1, 4, 6, 8, 12, 30, 100 and all measured: 4-100 alike)
-_SMALL = 8
+_SMALL = 2000
 
 EXACT = ("the other players' hands are averaged exactly over every way the cards you have not seen could be "
          "dealt to them, all equally likely (only their gos narrow them); from now on every player follows the "
@@ -105,6 +105,10 @@ class MultiGame:
         object.__setattr__(self, "_wp", tuple(self.value(p, self.credit[p]) for p in range(n)))
         object.__setattr__(self, "_sign", tuple(tuple(self.value(p, self.credit[q]) * self.value(q, self.credit[q])
                                                       for q in range(n)) for p in range(n)))
+        # the sides in a fixed order, and each player's credited side's index in it (the play-out's tallies)
+        object.__setattr__(self, "_sides", self.sides)
+        object.__setattr__(self, "_cidx", tuple(self.sides.index(self.credit[p]) for p in range(n)))
+        object.__setattr__(self, "_best", {})      # the play-out's choices by public state (_play_out)
 
     @property
     def n(self) -> int:
@@ -256,14 +260,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         st = step(g, st, r, credits)
         base = _add(base, credits)
     if stats is None and len(group) <= _SMALL and not st.over:   # a few deals (most nodes): play each out
-        for hands, w in group.items():
-            hands = list(hands)
-            hands[g.you] = mine
-            pts = dict(base)
-            _play_deal(g, st, hands, pts)
-            for s, v in pts.items():
-                acc[s] = acc.get(s, 0) + w * v
-            acc["sq"] = acc.get("sq", 0) + w * g.net(pts) ** 2
+        _play_each(g, st, mine, group, base, acc)
         return
     if st.over:
         w = sum(group.values())
@@ -308,37 +305,157 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         _walk(g, st2, mine, sub, _add(base, credits), acc)
 
 
+# The play-out's tables, shared by every call (ints and tuples of ints, each made once): a count state (the
+# count and its tail) is a small int, made when a play-out first reaches it; per state, per rank (None until
+# first needed): what a card of that rank does to the count, and the reply groups the policy's look-ahead
+# score reads after it (as fill_scores: ((worth, ranks, 1 if the card played is of one of them), ...), best
+# first), for a replier whose points are worth +1 to it and for one whose points are worth -1.
+_CS_ID: dict = {}           # (count, tail) -> id
+_CS_AT: list = []           # id -> (count, tail)
+_CS_PTS: list = []          # id -> reply_points(count, tail): the points of a card of each rank
+_CS_NEXT: list = []         # id -> per rank: (next id, count after it; 0 after a 31: a new count)
+_CS_UP: list = []           # id -> per rank: the reply groups after it, the replier's points worth +1
+_CS_DN: list = []           # the same, worth -1
+_CC = [[comb(m, h) for m in range(53)] for h in range(14)]     # _CC[h][m] = C(m, h)
+
+
+def _cs(count: int, seq: tuple) -> int:
+    """The id of the count state (count, tail); a new one is added to the tables."""
+    i = _CS_ID.get((count, seq))
+    if i is None:
+        i = _CS_ID[count, seq] = len(_CS_AT)
+        _CS_AT.append((count, seq))
+        _CS_PTS.append(reply_points(count, seq))
+        _CS_NEXT.append([None] * 14)
+        _CS_UP.append([None] * 14)
+        _CS_DN.append([None] * 14)
+    return i
+
+
+def _cs_reset() -> None:
+    """Forget the tables (between calls only: ids held by a running play-out would change meaning)."""
+    _CS_ID.clear()
+    del _CS_AT[:], _CS_PTS[:], _CS_NEXT[:], _CS_UP[:], _CS_DN[:]
+    _cs(0, ())                          # id 0: a new count
+
+
+_cs_reset()
+#: More count states than this and the tables start again (checked between calls).
+_CS_MAX = 100_000
+
+
+def _cs_next(cs: int, r: int) -> tuple:
+    """``_CS_NEXT[cs][r]``, made."""
+    count, seq = _CS_AT[cs]
+    hit = _PLAY.get((count, seq, r))
+    c2, s2, _ = _play(count, seq, r) if hit is None else hit
+    out = _CS_NEXT[cs][r] = (0, 0) if c2 == 31 else (_cs(c2, s2), c2)
+    return out
+
+
+def _cs_groups(cs: int, r: int, wq: int) -> tuple:
+    """``_CS_UP[cs][r]`` (``wq`` 1) or ``_CS_DN[cs][r]`` (-1), made: the replies after rank ``r`` grouped by
+    their worth ``wq`` x points, best first, only ranks that fit, a group of worth 0 only when a worse one
+    follows (none after a 31: no reply)."""
+    count, seq = _CS_AT[cs]
+    hit = _PLAY.get((count, seq, r))
+    c2, s2, _ = _play(count, seq, r) if hit is None else hit
+    out: "list | tuple" = []
+    if c2 != 31:
+        row = reply_points(c2, s2)
+        by: dict = {}
+        for x in range(1, 14):
+            if row[x] >= 0:
+                by.setdefault(wq * row[x], []).append(x)
+        out = [(v, tuple(by[v]), 1 if r in by[v] else 0) for v in sorted(by, reverse=True)]
+        if out and out[-1][0] == 0:
+            out.pop()
+    out = tuple(out)
+    (_CS_UP if wq > 0 else _CS_DN)[cs][r] = out
+    return out
+
+
+def _play_each(g: MultiGame, st: _St, mine: tuple, group: dict, base: tuple, acc: dict) -> None:
+    """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does."""
+    sides = g._sides
+    worth = [g._net[s] for s in sides]
+    start = [0] * len(sides)
+    for s, v in base:
+        start[sides.index(s)] += v
+    you = g.you
+    cs = _cs(st.count, st.seq)
+    played = st.played
+    pool = [4 - (played >> 3 * x & 7) for x in range(14)]
+    sums = [0] * len(sides)
+    sq = 0
+    ns = range(len(sides))
+    for hands, w in group.items():
+        hands = list(hands)
+        hands[you] = mine
+        tot = start[:]
+        _play_out(g, st, cs, hands, tot, pool[:])
+        net = 0
+        for i in ns:
+            v = tot[i]
+            if v:
+                sums[i] += w * v
+                net += worth[i] * v
+        sq += w * net * net
+    for s, v in zip(sides, sums):
+        acc[s] = acc.get(s, 0) + v
+    acc["sq"] = acc.get("sq", 0) + sq
+
+
 def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
     """Play one deal out from ``st`` (``hands``: every player's sorted ranks, yours included; changed in place),
     adding the points credited per side to ``pts``: :func:`step` and :func:`choose` with the state in local
     variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
     if st.over:
         return
+    tot = [0] * len(g._sides)
+    _play_out(g, st, _cs(st.count, st.seq), hands, tot, [4 - (st.played >> 3 * x & 7) for x in range(14)])
+    for s, v in zip(g._sides, tot):
+        if v:
+            pts[s] = pts.get(s, 0) + v
+
+
+def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list) -> None:
+    """:func:`_play_deal`'s loop: the points credited per side (by index in ``g._sides``) added to ``tot``;
+    ``cs``: the id of ``st``'s count state, ``pool``: the cards not yet played per rank (changed in place).
+
+    The count is a count-state id (``_CS_NEXT`` gives what each rank does to it), the cards not yet played a
+    list per rank kept as cards go, and the policy's look-ahead score (:func:`fill_scores`) computed from
+    them."""
     n = g.n
     after = g._after
-    credit = g.credit
+    cidx = g._cidx
     wps = g._wp
     signs = g._sign
-    cache = g._cache
     last_card = g.rules.last_card
     single = g.rules.pegging_count == "single"
     val = _VAL
-    play_get = _PLAY.get
-    rem_get = _REM.get
+    nxt_tab = _CS_NEXT
+    pts_tab = _CS_PTS
+    up_tab = _CS_UP
+    dn_tab = _CS_DN
+    best_at = g._best
     p, seq, count, gone, last, left, played, _ = st
     left = list(left)
+    unplayed = sum(pool) - 4
     while True:
         hand = hands[p]
         room = 31 - count
         if not hand or val[hand[0]] > room:
             r = None
         else:
-            k = 1
-            while k < len(hand) and val[hand[k]] <= room:
-                k += 1
             r = hand[0]
-            if hand[k - 1] != r:            # two ranks or more fit: the policy's scores (scores())
-                ranks = set(hand[:k])
+            mask = 1 << r
+            k = 1
+            nh = len(hand)
+            while k < nh and val[hand[k]] <= room:
+                mask |= 1 << hand[k]
+                k += 1
+            if mask != 1 << r:              # two ranks or more fit: the policy's scores (fill_scores)
                 q = None
                 for j in after[p]:
                     if (left[j] - 1 if j == p else left[j]) and j not in gone:
@@ -346,20 +463,59 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
                         break
                 h = left[q] - (q == p) if q is not None and q != p else 0
                 wp = wps[p]
-                if h:                       # scores that depend on the cards played: met once, not cached
-                    out = {}
-                    fill_scores(out, ranks, count, seq, played, h, wp, wps[q], signs[p][q])
+                prow = pts_tab[cs]
+                best = None
+                bs = 0
+                prev = 0
+                if h:
+                    # the same choice at the same public state from the same ranks, met in another deal
+                    key = ((((played << 20 | cs) << 4 | h) << 3 | p) << 3 | q) << 14 | mask
+                    best = best_at.get(key)
+                if best is not None:
+                    pass
+                elif h:
+                    n1 = unplayed - 1
+                    if h > n1:
+                        h = n1
+                    cn = _CC[h]
+                    call = cn[n1]
+                    sign = signs[p][q]
+                    wq = wps[q]
+                    grow = (up_tab if wq > 0 else dn_tab)[cs]
+                    for x in hand[:k]:
+                        if x == prev:
+                            continue
+                        prev = x
+                        s = wp * prow[x] * call
+                        grp = grow[x]
+                        if grp is None:
+                            grp = _cs_groups(cs, x, wq)
+                        if grp:
+                            exp = 0
+                            top = n1
+                            for v, rs, mine in grp:
+                                m = -mine
+                                for y in rs:
+                                    m += pool[y]
+                                if m:
+                                    if v:
+                                        exp += v * (cn[top] - cn[top - m])
+                                    top -= m
+                            s += sign * exp
+                        if best is None or s >= bs:
+                            best, bs = x, s
+                    if len(best_at) > 200_000:
+                        best_at.clear()
+                    best_at[key] = best
                 else:
-                    key = (wp, 0, 0, seq, count, None, 0)
-                    out = cache.get(key)
-                    if out is None:
-                        if len(cache) > 200_000:
-                            cache.clear()
-                        out = cache[key] = {}
-                    todo = [x for x in ranks if x not in out]
-                    if todo:
-                        fill_scores(out, todo, count, seq, played, 0, wp, 0, 0)
-                r = best_rank(out, ranks)
+                    for x in hand[:k]:
+                        if x == prev:
+                            continue
+                        prev = x
+                        s = wp * prow[x]
+                        if best is None or s >= bs:
+                            best, bs = x, s
+                r = best
         if r is None:                       # go
             gone = gone + (p,)
             nxt = None
@@ -368,8 +524,7 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
                     nxt = j
                     break
             if nxt is None:
-                s = credit[last]
-                pts[s] = pts.get(s, 0) + last_card
+                tot[cidx[last]] += last_card
                 leader = None
                 for k in range(n):
                     j = (gone[0] + k) % n
@@ -378,20 +533,21 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
                         break
                 if single or leader is None:
                     return
-                p, seq, count, gone, last = leader, (), 0, (), -1
+                p, cs, count, gone, last = leader, 0, 0, (), -1
                 continue
             p = nxt
             continue
-        hit = play_get((count, seq, r))
-        c2, s2, pr = _play(count, seq, r) if hit is None else hit
-        rest = rem_get((hand, r))
-        hands[p] = _rem(hand, r) if rest is None else rest
+        pr = pts_tab[cs][r]
+        e = nxt_tab[cs][r] or _cs_next(cs, r)
+        i = hand.index(r)
+        hands[p] = hand[:i] + hand[i + 1:]
         left[p] -= 1
+        pool[r] -= 1
         played += 1 << 3 * r
+        unplayed -= 1
         if pr:
-            s = credit[p]
-            pts[s] = pts.get(s, 0) + pr
-        if c2 == 31:
+            tot[cidx[p]] += pr
+        if e[1] == 0:
             leader = None
             for k in range(1, n + 1):
                 j = (p + k) % n
@@ -400,17 +556,16 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
                     break
             if single or leader is None:
                 return
-            p, seq, count, gone, last = leader, (), 0, (), -1
+            p, cs, count, gone, last = leader, 0, 0, (), -1
             continue
-        count, seq = c2, s2
+        cs, count = e
         nxt = None
         for j in after[p]:
             if left[j] and j not in gone:
                 nxt = j
                 break
         if nxt is None:
-            s = credit[p]
-            pts[s] = pts.get(s, 0) + last_card
+            tot[cidx[p]] += last_card
             if not any(left):
                 return
             leader = None
@@ -421,7 +576,7 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
                     break
             if single or leader is None:
                 return
-            p, seq, count, gone, last = leader, (), 0, (), -1
+            p, cs, count, gone, last = leader, 0, 0, (), -1
             continue
         last = p
         p = nxt
@@ -632,6 +787,8 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
     """
     rules = _rules(game, options)
     g = multi_game(rules, seat)
+    if len(_CS_AT) > _CS_MAX:
+        _cs_reset()
     mine, toks, known = position_cards(hand, played, turnup, seen)
     st, above, by = replay(g, mine, toks)
     if st.over:
@@ -707,6 +864,8 @@ def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt:
     seeded sample of deals of the cards you were not dealt (the same sample for every ``keep`` of one deal,
     so discards compare on the same deals), every player on the policy from the first lead."""
     g = multi_game(rules, seat)
+    if len(_CS_AT) > _CS_MAX:
+        _cs_reset()
     dset = set(dealt)
     unseen = [c for c in DECK if c not in dset]
     need = [0 if i == g.you else rules.held for i in range(g.n)]
