@@ -108,7 +108,6 @@ class MultiGame:
         # the sides in a fixed order, and each player's credited side's index in it (the play-out's tallies)
         object.__setattr__(self, "_sides", self.sides)
         object.__setattr__(self, "_cidx", tuple(self.sides.index(self.credit[p]) for p in range(n)))
-        object.__setattr__(self, "_best", {})      # the play-out's choices by public state (_play_out)
 
     @property
     def n(self) -> int:
@@ -438,7 +437,6 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
     pts_tab = _CS_PTS
     up_tab = _CS_UP
     dn_tab = _CS_DN
-    best_at = g._best
     p, seq, count, gone, last, left, played, _ = st
     left = list(left)
     unplayed = sum(pool) - 4
@@ -448,14 +446,12 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
         if not hand or val[hand[0]] > room:
             r = None
         else:
-            r = hand[0]
-            mask = 1 << r
             k = 1
             nh = len(hand)
             while k < nh and val[hand[k]] <= room:
-                mask |= 1 << hand[k]
                 k += 1
-            if mask != 1 << r:              # two ranks or more fit: the policy's scores (fill_scores)
+            r = hand[0]
+            if hand[k - 1] != r:            # two ranks or more fit: the policy's scores (fill_scores)
                 q = None
                 for j in after[p]:
                     if (left[j] - 1 if j == p else left[j]) and j not in gone:
@@ -468,12 +464,6 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
                 bs = 0
                 prev = 0
                 if h:
-                    # the same choice at the same public state from the same ranks, met in another deal
-                    key = ((((played << 20 | cs) << 4 | h) << 3 | p) << 3 | q) << 14 | mask
-                    best = best_at.get(key)
-                if best is not None:
-                    pass
-                elif h:
                     n1 = unplayed - 1
                     if h > n1:
                         h = n1
@@ -504,9 +494,6 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
                             s += sign * exp
                         if best is None or s >= bs:
                             best, bs = x, s
-                    if len(best_at) > 200_000:
-                        best_at.clear()
-                    best_at[key] = best
                 else:
                     for x in hand[:k]:
                         if x == prev:
@@ -543,7 +530,6 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
         hands[p] = hand[:i] + hand[i + 1:]
         left[p] -= 1
         pool[r] -= 1
-        played += 1 << 3 * r
         unplayed -= 1
         if pr:
             tot[cidx[p]] += pr
