@@ -372,6 +372,35 @@ def test_exact_three_cards_out_equal_brute_force(preset):
     check(rules, 1, pos)
 
 
+def test_a_trimmed_count_state_scores_every_card_to_come_as_the_whole_count():
+    """The sampled play-out shares one count state between counts whose tails trim alike (``_trim``: a tail
+    less the cards no run can reach any more). Walked on trimmed states only, each card of a count from its
+    first to a random stop scores as ``score_peg`` scores it after every card of the count (explicit cards),
+    and trimming the whole count's tail gives the same state as trimming from the trimmed one."""
+    from companion.advice.pegging import reply_points, tail
+    from companion.advice.pegging_multi import _trim
+    rng = random.Random("multi-trim")
+    rules = get_ruleset("lands-end-4")
+    trimmed = 0
+    for _ in range(3000):
+        cards, count, ranks, state = [], 0, (), ()
+        for c in rng.sample(DECK, 52):
+            if count + c.value > 31:
+                continue
+            want = score_peg(cards + [c], game=rules).points
+            assert reply_points(count, state)[c.rank] == want, ([str(x) for x in cards], str(c), state)
+            cards.append(c)
+            count += c.value
+            ranks += (c.rank,)
+            whole = _trim(count, tail(ranks))
+            state = _trim(count, tail(state + (c.rank,)))
+            assert state == whole and state == ranks[len(ranks) - len(state):]
+            trimmed += len(state) < len(tail(ranks))
+            if rng.random() < 0.1:
+                break
+    assert trimmed > 1000
+
+
 def test_sampled_within_the_stated_error_of_exact():
     """Where exact enumeration is feasible, force sampling: every figure within 4 standard errors of the exact
     one, the standard errors themselves near the sample's, and the z-scores not all on one side."""
