@@ -372,30 +372,32 @@ def test_exact_three_cards_out_equal_brute_force(preset):
     check(rules, 1, pos)
 
 
-def test_a_trimmed_count_state_scores_every_card_to_come_as_the_whole_count():
-    """The sampled play-out shares one count state between counts whose tails trim alike (``_trim``: a tail
-    less the cards no run can reach any more). Walked on trimmed states only, each card of a count from its
-    first to a random stop scores as ``score_peg`` scores it after every card of the count (explicit cards),
-    and trimming the whole count's tail gives the same state as trimming from the trimmed one."""
-    from companion.advice.pegging import reply_points, tail
-    from companion.advice.pegging_multi import _trim
+def test_the_play_outs_count_states_score_every_card_as_the_table():
+    """The sampled play-out steps on count-state ids (``_CS_NEXT``: what a card does to the count; ``_CS_PTS``:
+    the points of each rank), one state for every count whose tail trims alike (pegging.trim). Walked through
+    those tables only, each card of a random count scores as ``score_peg`` scores it after every card of the
+    count (explicit cards), and the state reached is the whole count's trimmed tail."""
+    from companion.advice import pegging_multi as pm
+    from companion.advice.pegging import tail, trim
     rng = random.Random("multi-trim")
     rules = get_ruleset("lands-end-4")
     trimmed = 0
     for _ in range(3000):
-        cards, count, ranks, state = [], 0, (), ()
+        cards, count, ranks, cs = [], 0, (), 0
         for c in rng.sample(DECK, 52):
             if count + c.value > 31:
                 continue
             want = score_peg(cards + [c], game=rules).points
-            assert reply_points(count, state)[c.rank] == want, ([str(x) for x in cards], str(c), state)
+            assert pm._CS_PTS[cs][c.rank] == want, ([str(x) for x in cards], str(c), pm._CS_AT[cs])
+            cs, _ = pm._CS_NEXT[cs][c.rank] or pm._cs_next(cs, c.rank)
             cards.append(c)
             count += c.value
             ranks += (c.rank,)
-            whole = _trim(count, tail(ranks))
-            state = _trim(count, tail(state + (c.rank,)))
-            assert state == whole and state == ranks[len(ranks) - len(state):]
-            trimmed += len(state) < len(tail(ranks))
+            if count == 31:
+                assert cs == 0                      # a new count
+                break
+            assert pm._CS_AT[cs] == (count, trim(count, tail(ranks)))
+            trimmed += len(pm._CS_AT[cs][1]) < len(tail(ranks))
             if rng.random() < 0.1:
                 break
     assert trimmed > 1000

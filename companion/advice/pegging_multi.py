@@ -45,7 +45,7 @@ from ..errors import IllegalAction, UnknownGame
 from ..rulesets import Ruleset
 from .pegging import (KINDS, POLICY, _PLAY, _REM, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _play,
                       _rem, _remove, reply_points, _rules, fill_scores, hand_groups, paused_collector, position_cards,
-                      tail)
+                      tail, trim)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
 
@@ -318,35 +318,10 @@ _CS_DN: list = []           # the same, worth -1
 _CC = [[comb(m, h) for m in range(53)] for h in range(14)]     # _CC[h][m] = C(m, h)
 
 
-def _trim(count: int, seq: tuple) -> tuple:
-    """The part of a count's :func:`tail` that can still make points: the tail from its earliest card that may
-    still begin a run. A run of distinct ranks is a suffix of the count: one beginning at a card needs every
-    rank missing between the ranks from there on to be played later, so not when those missing ranks are worth
-    more than the room left under 31 (nor after more cards: they fill at most what they take from the room).
-    Pairs read only the trailing block, kept whole. Two counts with the same count and trimmed tail score every
-    card to come alike, so they share a count state (checked: tests/test_pegging_multi.py)."""
-    n = len(seq)
-    if n < 2 or seq[-1] == seq[-2]:
-        return seq
-    room = 31 - count
-    lo = hi = seq[-1]
-    have = 1 << lo
-    start = n - 1
-    for i in range(n - 2, -1, -1):
-        y = seq[i]
-        have |= 1 << y
-        if y < lo:
-            lo = y
-        elif y > hi:
-            hi = y
-        if sum(_VAL[z] for z in range(lo + 1, hi) if not have >> z & 1) <= room:
-            start = i
-    return seq[start:]
-
-
 def _cs(count: int, seq: tuple) -> int:
-    """The id of the count state (count, tail) (its :func:`_trim`); a new one is added to the tables."""
-    seq = _trim(count, seq)
+    """The id of the count state (count, tail), the tail trimmed (:func:`companion.advice.pegging.trim`: counts
+    that trim alike score every card to come alike, so they share a state); a new one is added to the tables."""
+    seq = trim(count, seq)
     i = _CS_ID.get((count, seq))
     if i is None:
         i = _CS_ID[count, seq] = len(_CS_AT)
