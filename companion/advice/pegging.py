@@ -102,7 +102,7 @@ def _peg(total: int, seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
 _TAIL: dict = {}        # plain dicts, not lru_cache: the collector walks an lru_cache's whole list at every
 _RP: dict = {}          # full collection (70 ms here with these three full); a dict of tuples it can untrack
 _RG: dict = {}
-_RG2: dict = {}         # (count, tail, r, wq) -> the reply groups after a card of rank r (fill_scores)
+_RG2: dict = {}         # (count, tail, wq) -> per rank r, the reply groups after a card of r (fill_scores)
 
 
 def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
@@ -156,9 +156,15 @@ def trim(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
             lo = y
         elif y > hi:
             hi = y
-        if sum(_VAL[z] for z in range(lo + 1, hi) if not have >> z & 1) <= room:
+        gap = ((1 << hi) - (2 << lo)) & ~have          # the ranks missing between lo and hi, as bits
+        if _GAP_LO[gap & 127] + _GAP_HI[gap >> 7] <= room:
             start = i
     return seq[start:]
+
+
+# the value of the ranks whose bits are set in a 7-bit mask: ranks 0-6 (_GAP_LO), ranks 7-13 (_GAP_HI)
+_GAP_LO = tuple(sum(_VAL[z] for z in range(7) if m >> z & 1) for m in range(128))
+_GAP_HI = tuple(sum(_VAL[z + 7] for z in range(7) if m >> z & 1) for m in range(128))
 
 
 def paused_collector(fn):
@@ -467,6 +473,11 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
         h = n1
     cn = _CCOL[h]                         # C(m, h) for m = 0..52
     c_all = cn[n1]
+    after = _RG2.get((count, seq, wq))
+    if after is None:
+        if len(_RG2) > 200_000:
+            _RG2.clear()
+        after = _RG2[count, seq, wq] = [None] * 14
     for r in todo:
         pr = now[r]
         if pr < 0 or not pool[r]:        # does not fit, or every card of the rank is played
@@ -476,9 +487,9 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
         if count + _VAL[r] == 31:        # no reply after a 31
             out[r] = own
             continue
-        groups = _RG2.get((count, seq, r, wq))
+        groups = after[r]
         if groups is None:
-            groups = _after_groups(count, seq, r, wq)
+            groups = after[r] = _after_groups(count, seq, r, wq)
         exp = 0
         top = n1              # n1 less the cards with a better reply than v
         for v, rs, mine in groups:
@@ -495,14 +506,9 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
 
 def _after_groups(count: int, seq: tuple[int, ...], r: int, wq: int) -> tuple:
     """:func:`_reply_groups` after a card of rank ``r`` at ``count`` after ``seq``, each group with 1 when
-    it holds ``r`` (one card fewer of it in the pool): ``((worth, ranks, 0 or 1), ...)``, into ``_RG2``."""
-    s2 = seq + (r,)
-    c2 = count + _VAL[r]
-    out = tuple((v, rs, 1 if r in rs else 0) for v, rs in _reply_groups(c2, trim(c2, tail(s2)), wq))
-    if len(_RG2) > 200_000:
-        _RG2.clear()
-    _RG2[count, seq, r, wq] = out
-    return out
+    it holds ``r`` (one card fewer of it in the pool): ``((worth, ranks, 0 or 1), ...)`` (kept in ``_RG2``)."""
+    c2, s2, _ = _PLAY.get((count, seq, r)) or _play(count, seq, r)
+    return tuple([(v, rs, 1 if r in rs else 0) for v, rs in _reply_groups(c2, s2, wq)])
 
 
 def preference(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> tuple[int, ...]:
