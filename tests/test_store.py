@@ -220,3 +220,31 @@ def test_derived_data_can_be_recorded_for_events_stored_without_it(store):
     store.put_derived("m1", [(0, [], 1, False), (1, [{"points": 1}], 2, True), (2, [], 1, False)])
     assert [(e["undone"], e["steps"]) for e in store.history("m1")] == [(False, []), (True, [{"points": 1}]), (False, [])]
     assert store.head("m1") == (2, 1) and store.live_events("m1", -1)[0]["type"] == "new_match"
+
+
+def test_a_new_database_is_synced_whole_before_it_is_linked_in(tmp_path, monkeypatch):
+    """A new table database is built without SQLite's own syncs (under its temporary name nobody opens),
+    then fsynced whole and linked in, then its folder fsynced: it comes out complete, in WAL mode, stamped
+    ``created``, 0600, with nothing left beside it, and opens with full sync for every later write."""
+    import os
+    from pathlib import Path
+
+    from companion.store import _create
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+    monkeypatch.setattr(os, "fsync", fsync)
+    path = tmp_path / "t.db"
+    _create(path)
+    assert [Path(p).name for p in synced] == [f".t.db.new-{os.getpid()}", tmp_path.name]   # the file, then its folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.db"]
+    assert path.stat().st_mode & 0o777 == 0o600
+    s = SQLiteStore(path)
+    assert s.get_meta("created")
+    assert s._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert s._db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    s.append("m1", 0, {"type": "new_match"})
+    assert SQLiteStore(path).events("m1") == [{"type": "new_match"}]
