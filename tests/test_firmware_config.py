@@ -85,3 +85,28 @@ def test_replace_validates_the_result():
     assert (c.strip.driver, c.strip.brightness) == ("sim", 0.3)
     with pytest.raises(ConfigError, match="strip.gamma: must be between 1.0 and 4.0, got 9.0"):
         cfg.DEFAULTS.replace("strip", gamma=9.0)
+
+
+def test_config_sections_are_frozen_keyword_only_value_objects():
+    """The config classes share one ``__init__``/``__repr__``/``__eq__``/``__hash__`` (firmware.config._Section,
+    for the start-up) and behave as the frozen, keyword-only dataclasses they were."""
+    for cls in (cfg.BoardConfig, cfg.StripConfig, cfg.ButtonConfig, cfg.WebConfig, cfg.VoiceConfig, cfg.Config):
+        a, b = cls(), cls()
+        assert dataclasses.is_dataclass(a) and a == b and hash(a) == hash(b) and a is not b
+        name = dataclasses.fields(cls)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(a, name, None)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            delattr(a, name)
+        with pytest.raises(TypeError):
+            cls(1)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
+            cls(nope=1)
+    assert cfg.Config().board is not cfg.Config().board          # a default_factory per instance
+    assert repr(cfg.WebConfig(port=9)) == "WebConfig(host='0.0.0.0', port=9, threads=24)"
+    assert cfg.WebConfig(port=9) != cfg.WebConfig() and cfg.WebConfig() != cfg.BoardConfig()
+    assert cfg.WebConfig().__eq__(object()) is NotImplemented
+    assert dataclasses.replace(cfg.DEFAULTS, source="x").source == "x"
+    assert cfg.DEFAULTS.replace("board", holes=12).board.holes == 12
+    assert cfg.DEFAULTS.replace("board", holes=12) != cfg.DEFAULTS
+    assert {cfg.DEFAULTS: 1}[cfg.Config()] == 1
