@@ -28,7 +28,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
 from typing import Any, ClassVar
 
 
@@ -57,11 +57,12 @@ def _thawed(value: Any) -> Any:
 
 
 def _event(cls: type) -> type:
-    """Make ``cls`` a frozen, keyword-only dataclass whose ``__init__``, ``__repr__``, ``__eq__`` and
-    ``__hash__`` are :class:`Event`'s, written once, instead of four functions that the dataclass machinery
-    compiles per kind at import (two thirds of what importing the events cost, before the board's first
-    answer: issue 25's start-up). They do what the generated ones do."""
-    return dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)(cls)
+    """Make ``cls`` a frozen, keyword-only dataclass whose ``__init__``, ``__repr__``, ``__eq__``,
+    ``__hash__``, ``__setattr__`` and ``__delattr__`` are :class:`Event`'s, written once, instead of six
+    functions that the dataclass machinery compiles per kind at import (what importing the events cost,
+    before the board's first answer: issue 25's start-up). They do what the generated ones do (the frozen
+    ones included: :class:`Event` refuses every assignment, so the machinery need not be asked to)."""
+    return dataclass(kw_only=True, init=False, repr=False, eq=False)(cls)
 
 
 @_event
@@ -100,6 +101,12 @@ class Event:
 
     def __hash__(self) -> int:
         return hash(self._values())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def to_json(self) -> dict:
         """Return the dict the table stores for this event (a field at its default is left out)."""

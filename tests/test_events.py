@@ -85,6 +85,11 @@ def test_an_event_is_frozen_and_holds_no_list():
     assert ev == Play(card="5H", player="Ann", gos=("Bob",), seq=4, at="t")
     with pytest.raises(dataclasses.FrozenInstanceError):
         ev.card = "6H"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del ev.card
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Play(card="5H", player="Ann").seq = 3
+    assert dataclasses.is_dataclass(ev) and dataclasses.replace(ev, card="6H").card == "6H"
     assert ev.to_json()["gos"] == ["Bob"]
 
 
