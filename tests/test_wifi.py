@@ -444,3 +444,14 @@ def test_the_page_a_sign_in_sheet_opens_says_how_to_get_out_of_it(tmp_path):
     assert 'href="http://10.42.0.1/"' in sheet and "Use without Internet" in sheet
     plain = c.get("/", headers={"Host": "10.42.0.1"}).get_data(as_text=True)
     assert "portal-note" not in plain
+
+
+def test_the_card_escapes_as_xml_sax_did():
+    """web.card escapes its text itself (xml.sax and urllib.request are not imported for the start-up):
+    byte for byte what ``xml.sax.saxutils.escape`` gave, the title's quotes included."""
+    from xml.sax.saxutils import escape
+
+    from web.card import _escape
+    for text in ('Tom & Jerry\'s <"net">', "&amp; already", "plain", ""):
+        assert _escape(text) == escape(text)
+        assert _escape(text, quote=True) == escape(text, {'"': "&quot;"})
