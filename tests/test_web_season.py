@@ -228,3 +228,19 @@ def test_a_rename_renames_the_match_in_play_and_its_phone_s_seat_and_its_undo_gi
     assert host.post("/api/command", json={"type": "undo"}, headers=hh).status_code == 200
     assert host.get("/api/session").get_json()["seat"] == "Bob"
     table.close()
+
+
+def test_the_season_views_load_companion_season_at_first_use():
+    """companion.season (and fractions) is not imported before the board's first answer (issue 25's start-up);
+    the first season view imports it and answers as before."""
+    import subprocess
+    import sys
+    code = ("import sys; from web import create_app; from companion.table import Table; "
+            "app = create_app(None, table=Table.open(':memory:')); "
+            "assert 'companion.season' not in sys.modules, 'loaded early'; "
+            "c = app.test_client(); c.get('/api/table'); "
+            "assert 'companion.season' not in sys.modules, 'loaded by the first answer'; "
+            "from web import season; ctx = app.test_request_context(); ctx.push(); "
+            "print(type(season.seasons()).__name__, 'companion.season' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "Season True", out.stderr
