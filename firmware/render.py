@@ -43,7 +43,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from firmware.config import StripConfig
+from firmware.config import Record, StripConfig, record
 from firmware.frame import OFF, RGB, Frame
 from firmware.geometry import Geometry, side_lanes
 
@@ -79,8 +79,8 @@ PHASE_COLOURS: dict[str, RGB] = {
 PEG_OUT: RGB = (255, 0, 0)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Palette:
+@record
+class Palette(Record):
     """The colours the board draws with: lap colours, status LEDs, phase LED and the skunk flash."""
 
     name: str
@@ -144,8 +144,8 @@ REFUSED_S = 2 * REFUSED_BLINK_S * REFUSED_BLINKS
 """The whole refusal flash, seconds."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Light:
+@record
+class Light(Record):
     """The light stage shared by every frame: brightness, gamma and the power cap."""
 
     brightness: float = 0.5

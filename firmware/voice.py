@@ -31,11 +31,11 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from firmware.config import VOICE_NAME, VoiceConfig
+from firmware.config import VOICE_NAME, Record, VoiceConfig, record
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +55,8 @@ class SpeechError(RuntimeError):
     """The engine or the sound card failed; the message says why (it becomes a page fault)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Settings:
+@record
+class Settings(Record):
     """What the page may change live: on/off, volume (0..1), voice, speed (words per minute)."""
 
     enabled: bool = False

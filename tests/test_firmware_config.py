@@ -110,3 +110,20 @@ def test_config_sections_are_frozen_keyword_only_value_objects():
     assert cfg.DEFAULTS.replace("board", holes=12).board.holes == 12
     assert cfg.DEFAULTS.replace("board", holes=12) != cfg.DEFAULTS
     assert {cfg.DEFAULTS: 1}[cfg.Config()] == 1
+
+
+def test_the_boards_other_records_behave_as_their_dataclasses_did():
+    from firmware.render import PALETTES, Light, Palette
+    from firmware.voice import Settings
+    with pytest.raises(TypeError, match="missing required keyword-only argument: 'name'"):
+        Palette()
+    p = PALETTES["standard"]
+    assert dataclasses.replace(p, skunk_dashed=True) != p and dataclasses.replace(p) == p
+    assert Light() == Light(brightness=0.5) and hash(Light()) == hash(Light()) and Light(gamma=2.0) != Light()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Light().gamma = 1.0
+    assert repr(Light()) == "Light(brightness=0.5, gamma=2.8, budget_ma=1500.0, ma_per_channel=20.0)"
+    s = Settings()
+    assert dataclasses.replace(s, volume=0.5).volume == 0.5 and s == Settings()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.volume = 0.1
