@@ -28,8 +28,10 @@ True
 
 from __future__ import annotations
 
-from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
+
+from .frozen import Frozen
 
 
 class EventError(ValueError):
@@ -66,7 +68,7 @@ def _event(cls: type) -> type:
 
 
 @_event
-class Event:
+class Event(Frozen):
     """One stored event. Subclasses name their ``kind`` (the stored ``type``) and their fields."""
 
     kind: ClassVar[str] = ""
@@ -87,26 +89,6 @@ class Event:
         held.update(defaults)
         held.update(values)
 
-    def _values(self) -> tuple:
-        return tuple(getattr(self, f.name) for f in fields(self))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__qualname__}(" + ", ".join(f"{f.name}={getattr(self, f.name)!r}"
-                                                        for f in fields(self)) + ")"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()      # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def to_json(self) -> dict:
         """Return the dict the table stores for this event (a field at its default is left out)."""

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from companion.frozen import Frozen
+
 #: BCM pins a button may not use, by strip driver: the strip's own data pin
 #: and, for SPI, the whole SPI0 block (CE1, CE0, MISO, MOSI, SCLK).
 RESERVED_PINS: dict[str, dict[int, str]] = {
@@ -61,7 +63,7 @@ class ConfigError(ValueError):
         super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
 
 
-class Record:
+class Record(Frozen):
     """The ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and frozen ``__setattr__`` of every config
     class (and the board's other frozen, keyword-only settings: ``firmware.render.Palette`` and ``Light``,
     ``firmware.voice.Settings``), written once (:func:`record`), instead of six functions per class that the
@@ -86,26 +88,6 @@ class Record:
                 raise TypeError(f"{type(self).__name__}.__init__() missing required keyword-only argument: {name!r}")
             object.__setattr__(self, name, value)
 
-    def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__dataclass_fields__)     # type: ignore[attr-defined]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__qualname__}(" + ", ".join(f"{name}={getattr(self, name)!r}"
-                                                        for name in self.__dataclass_fields__) + ")"  # type: ignore
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()      # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 def record(cls: type) -> type:
