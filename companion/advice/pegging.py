@@ -212,6 +212,7 @@ class PegGame:
         object.__setattr__(self, "_scores", {})     # policy caches, per game (states hash fast; rules do not)
         object.__setattr__(self, "_order", {})
         object.__setattr__(self, "_end", {})        # the endgame with at most one card each (_walk)
+        object.__setattr__(self, "_rows", {})       # what each play of the other player leads to (_row_entry)
         object.__setattr__(self, "_single_count", self.rules.pegging_count == "single")
         object.__setattr__(self, "_go_last", self.rules.go_lead == "last_player")
         object.__setattr__(self, "_last_card", self.rules.last_card)
@@ -698,7 +699,9 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
     # each hand's favourite (its rank first in the order; min(hand, key=at.__getitem__), unrolled for the hand's
     # length: most of a ranking's time is this loop) and the hand less it (distinct hands less one r stay distinct)
     held = st.left[1]
-    if held == 2:
+    if type(group) is RootGroup:            # a ranking's first split: every hand of k ranks, split once per order
+        parts = group.split(order, at)
+    elif held == 2:
         for hand, w in group.items():
             a, b = hand
             if at[a] <= at[b]:
@@ -770,6 +773,36 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
                 parts[r] = {rest: w}
             else:
                 sub[rest] = w
+    if stats is None and (held <= 2 and len(mine) <= 1 or not mine):
+        # every part ends in the endgame table (or the go goes on): what each rank leads to, kept per state
+        # without the cards played before (the endgame does not read them), serves every position reaching it
+        nk = (st.seq, st.count, st.gone, st.first_go, st.last, st.left, mine)
+        row = g._rows.get(nk)
+        if row is None:
+            if len(g._rows) > 50_000:
+                g._rows.clear()
+            row = g._rows[nk] = {}
+        for r, sub in parts.items():
+            ent = row.get(r)
+            if ent is None:
+                ent = row[r] = _row_entry(g, st, r, mine)
+            c0, c1, tbl, st2 = ent
+            if c0 or c1:
+                ws = sum(sub.values())
+                a0 += c0 * ws
+                a1 += c1 * ws
+            if tbl is not None:             # _ended, inline
+                for theirs, w in sub.items():
+                    e = tbl.get(theirs)
+                    if e is None:
+                        e = tbl[theirs] = _endgame(g, st2, mine, theirs)
+                    a0 += e[0] * w
+                    a1 += e[1] * w
+            elif st2 is not None:           # not the endgame yet (a go): the walk, from the state itself
+                s0, s1 = _walk(g, _step(g, st, r)[0], mine, sub)
+                a0 += s0
+                a1 += s1
+        return [a0, a1]
     for r, sub in parts.items():
         st2, c0, c1 = _step(g, st, r)
         if c0 or c1 or stats is not None:
@@ -790,14 +823,23 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
     return [a0, a1]
 
 
+def _row_entry(g: PegGame, st: _State, r: "int | None", mine: tuple[int, ...]) -> tuple:
+    """What the other player's play of ``r`` (None: go) at ``st`` leads to: ``(points credited to 0, to 1, the
+    endgame table of the state after it or None, that state or None when it is over)``; the state's played
+    cards are those of the first walk to get here (the endgame does not read them, and a walk that goes on
+    takes its own state)."""
+    st2, c0, c1 = _step(g, st, r)
+    if st2.over:
+        return c0, c1, None, None
+    left = st2.left
+    if left[0] <= 1 and left[1] <= 1 or not left[0] or not left[1]:
+        return c0, c1, _end_table(g, st2, mine), st2
+    return c0, c1, None, st2
+
+
 def _ended(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int]) -> tuple[int, int]:
     """The points credited to (0, 1) from ``st`` summed over the group (weights), by the endgame table."""
-    key = (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine)
-    tbl = g._end.get(key)
-    if tbl is None:
-        if len(g._end) > 50_000:
-            g._end.clear()
-        tbl = g._end[key] = {}
+    tbl = _end_table(g, st, mine)
     a0 = a1 = 0
     for theirs, w in group.items():
         e = tbl.get(theirs)
@@ -806,6 +848,18 @@ def _ended(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[i
         a0 += e[0] * w
         a1 += e[1] * w
     return a0, a1
+
+
+def _end_table(g: PegGame, st: _State, mine: tuple[int, ...]) -> dict:
+    """The endgame table of ``st`` with your cards ``mine``: ``{their cards: (points to 0, points to 1)}``, filled as
+    the walks reach it (:func:`_endgame`)."""
+    key = (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine)
+    tbl = g._end.get(key)
+    if tbl is None:
+        if len(g._end) > 50_000:
+            g._end.clear()
+        tbl = g._end[key] = {}
+    return tbl
 
 
 def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
@@ -888,18 +942,90 @@ def play_out(g: PegGame, st: _State, mine: Sequence[int], theirs: Sequence[int])
 def hand_groups(avail: Sequence[int], k: int, above: int = 0) -> dict[tuple[int, ...], int]:
     """Return ``{ranks: number of card hands}`` of every k-card hand from ``avail[r]`` cards of rank r,
     only cards of value over ``above`` (the other player said go at a count of 31 - above)."""
+    return {hand: w for (hand, _), w in zip(_multisets(k), _weights(avail, k, above)) if w}
+
+
+def _weights(avail: Sequence[int], k: int, above: int) -> list[int]:
+    """The number of card hands of each k-rank hand of :func:`_multisets` (0: none), as :func:`hand_groups`."""
     c = _C
-    out: dict[tuple[int, ...], int] = {}
+    out = []
     for hand, parts in _multisets(k):          # sorted: the hands in order
         w = 1
         for r, m in parts:
             a = avail[r]
             if a < m or _VAL[r] <= above:
+                w = 0
                 break
             w *= c[a][m]
-        else:
-            out[hand] = w
+        out.append(w)
     return out
+
+
+class RootGroup(dict):
+    """:func:`hand_groups` at the root of a ranking, with ``weights`` aligned with :func:`_multisets` ``(k)`` and
+    the indexes of the hands it leaves out (``zeros``: no card hand holds them): the walk's first split of it
+    comes from :func:`_root_split` (the same for every position of a game at the same public state) instead of a
+    pass over its hands."""
+
+    def __init__(self, avail: Sequence[int], k: int, above: int = 0) -> None:
+        weights = _weights(avail, k, above)
+        super().__init__((hand, w) for (hand, _), w in zip(_multisets(k), weights) if w)
+        self.weights = weights
+        self.zeros = [i for i, w in enumerate(weights) if not w]
+        self.k = k
+
+    def split(self, order: tuple[int, ...], at: Mapping[int, int]) -> dict:
+        """``{rank played (None: go): {hand less it: weight}}``, as the walk's pass over the hands would give."""
+        weights = self.weights
+        parts, where = _root_split(order, at, self.k)
+        out = {r: dict(zip(rests, map(weights.__getitem__, idxs))) for r, idxs, rests in parts}
+        for i in self.zeros:                    # the few hands no card hand holds (a rank you hold, a go)
+            r, rest = where[i]
+            sub = out[r]
+            del sub[rest]
+            if not sub:
+                del out[r]
+        return out
+
+
+_SPLITS: dict = {}          # (order, k) -> the split of every k-rank hand by its favourite in the order (_root_split)
+_RESTS: dict = {}           # k -> per k-rank hand of _multisets(k), the hand less its card at each place
+
+
+def _root_split(order: tuple[int, ...], at: Mapping[int, int], k: int) -> tuple:
+    """The split of every k-rank hand of :func:`_multisets` by its favourite in ``order`` (``at``: each rank's
+    place in it, 99 if it does not fit): ``([(rank or None for go, indexes of its hands, those hands less it),
+    ...], per hand (rank, hand less it))``. It depends on the order only, which a ranking's first node shares
+    with every position of the game at the same public state (a lead of the same rank): kept in ``_SPLITS``."""
+    key = (order, k)
+    hit = _SPLITS.get(key)
+    if hit is not None:
+        return hit
+    rests = _RESTS.get(k)
+    if rests is None:
+        canon = {h: h for h, _ in _multisets(k - 1)}
+        rests = _RESTS[k] = [tuple(canon[h[:j] + h[j + 1:]] for j in range(k)) for h, _ in _multisets(k)]
+    by: dict = {}
+    where = []
+    for i, (hand, _) in enumerate(_multisets(k)):
+        j = 0
+        best = at[hand[0]]
+        for jj in range(1, k):
+            p = at[hand[jj]]
+            if p < best:
+                j, best = jj, p
+        r, rest = (None, hand) if best == 99 else (hand[j], rests[i][j])
+        part = by.get(r)
+        if part is None:
+            part = by[r] = ([], [])
+        part[0].append(i)
+        part[1].append(rest)
+        where.append((r, rest))
+    hit = ([(r, tuple(idxs), tuple(rs)) for r, (idxs, rs) in by.items()], where)
+    if len(_SPLITS) > 256:
+        _SPLITS.clear()
+    _SPLITS[key] = hit
+    return hit
 
 
 _MULTISETS: dict = {}
@@ -1110,7 +1236,7 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
     for c in DECK:
         if c not in kset:
             avail[c.rank] += 1
-    group = hand_groups(avail, st.left[1], above[1])
+    group = RootGroup(avail, 4, above[1]) if st.left[1] == 4 else hand_groups(avail, st.left[1], above[1])
     if st.left[1] and not group:
         raise IllegalAction("no hand the other player could hold fits its gos")
     total = sum(group.values()) if group else 1
@@ -1173,4 +1299,4 @@ def _pegging_cached(g: PegGame, ranks: tuple[int, ...], avail: tuple[int, ...], 
 
 @lru_cache(maxsize=256)
 def _groups_cached(avail: tuple[int, ...], k: int) -> dict:
-    return hand_groups(avail, k)
+    return RootGroup(avail, k) if k == 4 else hand_groups(avail, k)
