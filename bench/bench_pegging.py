@@ -35,6 +35,10 @@ Run from the repository root::
   are timed, then the bench checks that they gave the same figures on that subset and reports
   the ratio brute force / fast on the same positions.
 
+The target rows' workers are warmed first as the product's job worker warms itself while it waits for its first
+call (web/jobworker.py ``warm_steps``: a few seeded rankings of every two-hand game, other positions than these);
+``--cold-worker`` times them in cold workers instead (a worker's first calls).
+
 Times are CPU seconds of this process per position (``time.process_time``) and wall seconds
 (``time.perf_counter``), p50/p99 over the run, after one cold call (reported apart: the policy's caches start empty in a fresh
 process). CPU time, not wall time, because the development machine is shared by several
@@ -145,24 +149,37 @@ def run_position(p):
              None if x.reply is None else sorted((k, str(v)) for k, v in x.reply.items())) for x in a.plays]
 
 
-def job_worker_after_call():
-    """The product's job worker's ``after_call`` (web/jobworker.py: what it does after each answer), loaded by
-    path from the code tree under test (an older tree without one: nothing)."""
+def job_worker():
+    """The product's job worker module (web/jobworker.py), loaded by path from the code tree under test."""
     import importlib.util
     path = CODE / "web" / "jobworker.py"
     spec = importlib.util.spec_from_file_location("_bench_jobworker", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return getattr(mod, "after_call", lambda calls: None)
+    return mod
 
 
-def worker(n_by_row):
-    """Time every target row in this process as the job worker runs advice (one call, then its ``after_call``,
-    outside the timing as in the product: after the answer is written); one JSON line per row: CPU and wall
-    seconds and figures."""
+def job_worker_after_call():
+    """The product's job worker's ``after_call`` (what it does after each answer; an older tree without one:
+    nothing)."""
+    return getattr(job_worker(), "after_call", lambda calls: None)
+
+
+def worker(n_by_row, warm=True):
+    """Time every target row in this process as the job worker runs advice: warmed first as a fresh worker
+    warms itself while it waits (its ``warm_steps``, all of them: no call interrupts it here; ``warm`` False, or an
+    older tree without one: a cold worker), then one call after another, each followed by its ``after_call``
+    outside the timing as in the product (after the answer is written); one JSON line per row: CPU and wall
+    seconds and figures, and the warm-up's CPU seconds."""
     import hashlib
     import json
-    after_call = job_worker_after_call()
+    mod = job_worker()
+    after_call = getattr(mod, "after_call", lambda calls: None)
+    steps = getattr(mod, "warm_steps", lambda: None)() if warm else None
+    t0 = time.process_time()
+    n_warm = sum(1 for _ in steps) if steps is not None else 0
+    print(json.dumps({"row": "warm-up", "cpu": [time.process_time() - t0], "wall": [0], "figs": [n_warm]}),
+          flush=True)
     calls = 0
     after_call(calls)
     for kind, n in n_by_row:
@@ -179,8 +196,10 @@ def worker(n_by_row):
         print(json.dumps({"row": kind, "cpu": cpu, "wall": wall, "figs": figs}), flush=True)
 
 
-def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1):
-    """Run the target rows in a worker for this checkout and (``before``) one for an older one, side by side."""
+def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1, warm=True):
+    """Run the target rows in a worker for this checkout and (``before``) one for an older one, side by side
+    (``warm``: each worker warmed first as the product's is; False: cold workers)."""
+    cold = [] if warm else ["--cold-worker"]
     import json
     import subprocess
     n_multi = n if n_multi is None else n_multi
@@ -190,11 +209,11 @@ def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1):
     # the new code's rows in ``jobs`` workers (the three-/four-hand rows are the long ones: one worker each)
     parts = [rows_new] if jobs <= 1 else [rows_new[:3]] + [[r] for r in rows_new[3:]]
     procs = {f"after{i}": subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker",
-                                             json.dumps(part)], stdout=subprocess.PIPE, text=True)
+                                             json.dumps(part)] + cold, stdout=subprocess.PIPE, text=True)
              for i, part in enumerate(parts)}
     if before:
         procs["before"] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker",
-                                            json.dumps(rows_old), "--code", str(before)],
+                                            json.dumps(rows_old), "--code", str(before)] + cold,
                                            stdout=subprocess.PIPE, text=True)
     out = {}
     for name, pr in procs.items():
@@ -203,6 +222,13 @@ def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1):
             raise SystemExit(f"the {name} worker failed ({pr.returncode})")
         got = {d["row"]: d for d in map(json.loads, stdout.splitlines())}
         out.setdefault("after" if name.startswith("after") else name, {}).update(got)
+    for name, got in out.items():
+        w = got.get("warm-up")
+        if w and w["figs"][0]:
+            print(f"the {name} worker's warm-up: {w['figs'][0]} rankings, {w['cpu'][0]:.2f} s of CPU, before the timing")
+        elif w:
+            print(f"the {name} worker: cold (no warm-up)")
+    print()
     names = {"lead": "two-hand lead: a four-card hand's leads", "mid": "two-hand mid-count: the next card"}
     print("| what | code | positions | CPU mean | CPU p50 | CPU p99 | wall p50 | wall p99 |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -241,19 +267,21 @@ def main() -> None:
                     help="workers for this checkout's target rows (5: one per three-/four-hand row; CPU times "
                          "are per process, so they stay comparable)")
     ap.add_argument("--targets-only", action="store_true", help="only the target rows")
+    ap.add_argument("--cold-worker", action="store_true",
+                    help="time the target rows in cold workers (no warm-up: a worker's first calls, as before it)")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         import json
-        worker(json.loads(args.worker))
+        worker(json.loads(args.worker), warm=not args.cold_worker)
         return
     n_rows = args.positions or (30 if args.quick else 200)
     print(f"Pegging advice, {platform.python_implementation()} {platform.python_version()}, "
           f"load average {'/'.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores (uptime)\n")
     t0 = time.perf_counter()
     target_rows(n_rows, args.before, args.before_positions or n_rows, args.multi_positions,
-                args.before_multi_positions, args.jobs)
+                args.before_multi_positions, args.jobs, warm=not args.cold_worker)
     print(f"\nthe target rows took {time.perf_counter() - t0:.0f} s of wall time, load average now "
           f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     if args.targets_only:

@@ -355,15 +355,22 @@ def server_port(server: Any, asked: int) -> int:
         return asked
 
 
+PRESTART_DELAY = 5.0
+"""Seconds after the page answers before the first job worker is started ahead (``serve(prestart=...)``): the
+boot's own work goes first; then the worker imports the advice and warms its caches at a low priority."""
+
+
 def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = None,
-          stop: threading.Event | None = None, threads: int | None = None, started: float | None = None) -> int:
+          stop: threading.Event | None = None, threads: int | None = None, started: float | None = None,
+          prestart: float | None = None) -> int:
     """Serve the page with waitress until ``stop`` is set (SIGTERM/SIGINT set it); return the exit status.
 
     Builds what :func:`build` left for later (``Daemon.late``: the buttons) as
     soon as the page listens, then sends ``READY=1``, and ``WATCHDOG=1`` every half watchdog
     period while the render loop and the web server threads are alive and the
     board is not stalled (:meth:`RenderLoop.stalled`: a change waiting, or a
-    frame drawing, for longer than that period). On the way out the LEDs are
+    frame drawing, for longer than that period). ``prestart``: seconds after that to start the first job
+    worker ahead (:func:`web.jobs.prestart`; None: on the first job). On the way out the LEDs are
     turned off and everything is closed.
     """
     from web import create_server
@@ -386,6 +393,8 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
     notifier.notify(f"READY=1\nSTATUS=serving on port {port}")
     if started is not None:
         log.info("ready in %.2f s", time.monotonic() - started)
+    if prestart is not None:
+        threading.Thread(target=_prestart, args=(daemon, stop, prestart), name="jobs-prestart", daemon=True).start()
     interval = notifier.ping_interval
     healthy, stalled = True, False
     while not stop.wait(interval if interval else 3600.0):
@@ -407,9 +416,21 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
     notifier.notify("STOPPING=1")
     log.info("stopping")
     server.close()
+    jobs = daemon.app.extensions.get("landsend.jobs")
+    if jobs is not None:                # no job worker outlives the page (nor waits for the process's exit)
+        jobs.close()
     daemon.close()
     web_thread.join(timeout=2.0)
     return 0 if healthy else 1
+
+
+def _prestart(daemon: Daemon, stop: threading.Event, delay: float) -> None:
+    if stop.wait(delay):
+        return
+    from web.jobs import prestart
+    pid = prestart(daemon.app)
+    if pid is not None:
+        log.info("job worker %d started ahead (it warms the advice while it waits)", pid)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -488,7 +509,8 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
         terminal.start()
     try:
         return serve(daemon, host=args.host or config.web.host,
-                     port=args.port if args.port is not None else config.web.port, stop=stop, started=started)
+                     port=args.port if args.port is not None else config.web.port, stop=stop, started=started,
+                     prestart=PRESTART_DELAY)
     finally:
         if terminal is not None:
             terminal.close()

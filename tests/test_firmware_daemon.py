@@ -518,3 +518,27 @@ def test_serve_logs_where_the_phones_go(tmp_path, monkeypatch, caplog):
     line = next(m for m in caplog.messages if m.startswith("phones open "))
     assert line.startswith("phones open http://landsend.local:")
     assert "127.0.0.1" not in line
+
+
+def test_serve_starts_a_job_worker_ahead_once_the_page_answers_and_stops_it_on_the_way_out(tmp_path, monkeypatch):
+    """``serve(prestart=...)`` (the daemon: 5 s after the page answers) starts the first job worker, idle, so the
+    first advice finds it started (and warm, web/jobworker.py); closing the page stops it."""
+    import os
+    monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
+    d = build(DEFAULTS, sim=True, table=Table.memory())
+    stop = threading.Event()
+    seen = []
+
+    def watch():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not seen:
+            jobs = d.app.extensions.get("landsend.jobs")
+            if jobs is not None and jobs.workers():
+                seen.extend(jobs.workers())
+            time.sleep(0.02)
+        stop.set()
+    threading.Thread(target=watch, daemon=True).start()
+    assert serve(d, host="127.0.0.1", port=0, notifier=RecordingNotifier(), stop=stop, prestart=0.0) == 0
+    assert len(seen) == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(seen[0], 0)                     # killed and reaped with the page

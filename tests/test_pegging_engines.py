@@ -276,3 +276,67 @@ def test_the_job_worker_freezes_what_a_call_left_and_tidies_every_so_often():
         assert kept[999] == [999]
     finally:
         gc.unfreeze()
+
+
+def _jobworker():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("_jobworker", Path(__file__).resolve().parent.parent / "web" /
+                                                  "jobworker.py")
+    worker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(worker)
+    return worker
+
+
+def test_an_idle_worker_warms_one_step_at_a_time_and_stops_when_a_call_comes():
+    """``warm_while_idle`` takes warm-up steps only while nothing waits on the worker's input: a call that came
+    stops it before the next step (what is left is kept for the next idle time), a warm-up that runs out or
+    fails is over."""
+    import os
+
+    worker = _jobworker()
+    taken = []
+
+    def steps(n):
+        for i in range(n):
+            taken.append(i)
+            yield
+
+    r, w = os.pipe()
+    with os.fdopen(r, "rb") as inp, os.fdopen(w, "wb") as out:
+        assert worker.warm_while_idle(steps(5), inp) is None and taken == [0, 1, 2, 3, 4]     # nothing came
+        taken.clear()
+        out.write(b"\0")
+        out.flush()                                                         # a call waits
+        left = steps(5)
+        assert worker.warm_while_idle(left, inp) is left and taken == []
+        inp.read(1)                                                         # taken; idle again
+        assert worker.warm_while_idle(left, inp) is None and taken == [0, 1, 2, 3, 4]
+
+        def failing():
+            yield
+            raise RuntimeError("no")
+
+        assert worker.warm_while_idle(failing(), inp) is None
+
+
+def test_the_warm_up_ranks_a_lead_and_a_reply_of_every_two_hand_game(monkeypatch):
+    """The warm-up fills the caches of every two-hand game at both seats (its figures are the rankings' own:
+    nothing else is stored), and ``LANDSEND_WARM_UP`` sets its rounds (0: none)."""
+    from companion.rulesets import RULESETS
+
+    games = [r for r in RULESETS.values() if r.players == 2 and r.pegging]
+    assert {r.name for r in games} >= {"lands-end", "cribbage", "reverse-cribbage", "five-card"}
+    for r in games:
+        for seat in (0, 1):
+            two.game_for(r, seat)._end.clear()
+    assert sum(1 for _ in two.warm_up(rounds=1)) == 2 * len(games)
+    for r in games:
+        for seat in (0, 1):
+            assert two.game_for(r, seat)._end, (r.name, seat)
+    worker = _jobworker()
+    monkeypatch.setenv("LANDSEND_WARM_UP", "0")
+    assert worker.warm_steps() is None
+    monkeypatch.setenv("LANDSEND_WARM_UP", "2")
+    assert sum(1 for _ in worker.warm_steps()) == 4 * len(games)

@@ -74,6 +74,23 @@ def test_advice_as_a_job_answers_what_its_route_answers(app):
     assert (job["state"], job["status"]) == ("failed", 400)
 
 
+def test_a_worker_started_ahead_warms_while_it_waits_and_answers_the_first_job(app, monkeypatch):
+    """The daemon starts a worker once the page answers (web.jobs.prestart): it warms the advice while idle and
+    the first job, coming while it warms, is answered by it, as its route answers."""
+    monkeypatch.setenv("LANDSEND_WARM_UP", "3")         # a few seconds of warming, if nothing stopped it
+    pid = jobs_mod.prestart(app)
+    jobs = app.extensions["landsend.jobs"]
+    assert pid is not None and jobs.workers() == [pid]
+    assert jobs_mod.prestart(app) is None                  # one waits already: no second
+    c = phone(app)
+    job = follow(c, start(c, "advise", DEAL).get_json())
+    assert job["state"] == "done" and jobs.workers() == [pid]
+    assert job["result"] == c.get("/api/advise?cards=5H,5S,6D,JC,4C,KD&dealer=1&pegging=0").get_json()
+    lead = follow(c, start(c, "lead", {"cards": "5H,9C,5S,4H", "game": "lands-end", "seat": "1"}).get_json())
+    assert lead["state"] == "done" and jobs.workers() == [pid]
+    assert lead["result"] == c.get("/api/lead?cards=5H,9C,5S,4H&game=lands-end&seat=1").get_json()
+
+
 def test_the_press_path_answers_while_a_long_job_runs_and_cancel_stops_the_work(app):
     c = phone(app)
     assert c.post("/api/claim", json={}, headers=c.hdrs).status_code == 200

@@ -294,6 +294,24 @@ class Jobs:
             busy = [j.worker for j in self._jobs.values() if j.worker is not None]
             return [w.proc.pid for w in busy + self._idle if w.alive]
 
+    def prestart(self) -> "int | None":
+        """Start a worker now, idle, for the first job (it warms the advice's caches while it waits,
+        web/jobworker.py); return its pid, or None when one waits already or it could not start."""
+        with self._lock:
+            if self._closed or any(w.alive for w in self._idle):
+                return None
+        try:
+            worker = Worker()
+        except OSError as exc:
+            log.warning("no job worker could be started ahead: %s", exc)
+            return None
+        with self._lock:
+            if not self._closed and len(self._idle) < self.limit:
+                self._idle.append(worker)
+                return worker.proc.pid
+        worker.kill()
+        return None
+
     # --- housekeeping ---
     def _prune(self) -> None:
         now = time.monotonic()
@@ -346,6 +364,13 @@ def jobs() -> Jobs:
         if j is None:
             j = current_app.extensions["landsend.jobs"] = Jobs()
         return j
+
+
+def prestart(app) -> "int | None":
+    """Start ``app``'s first job worker now, in the background of the page (the daemon calls it once the page
+    answers): the first advice then finds it started and warm. Returns its pid (None: none started)."""
+    with app.app_context():
+        return jobs().prestart()
 
 
 def _error(status: int, message: str, **headers: str):

@@ -10,6 +10,11 @@ full one), each said as progress; the answer is the last one's, as the route's J
 for advice the table does not allow), as the route would answer it.
 
 The process is killed to cancel a call: nothing in it needs to stop cleanly.
+
+While it waits for a call, a fresh worker warms the two-hand pegging advice's caches
+(:func:`warm_steps`: a few seeded rankings of every two-hand game, ``LANDSEND_WARM_UP``
+rounds), one ranking at a time, stopping as soon as a call comes: the first advice of the
+evening then costs what the hundredth does (bench/README.md, "warm worker").
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import gc
 import importlib
 import os
 import pickle
+import select
 import struct
 import sys
 import time
@@ -74,6 +80,44 @@ def after_call(calls: int) -> None:
     gc.freeze()
 
 
+WARM_ENV = "LANDSEND_WARM_UP"
+"""The environment variable with the rounds of the advice's warm-up a fresh worker runs while it waits
+(:func:`companion.advice.pegging.warm_up`; unset: its default, 0: none)."""
+
+
+def warm_steps():
+    """The steps of the warm-up a fresh worker runs while idle (None when ``LANDSEND_WARM_UP`` is 0)."""
+    raw = os.environ.get(WARM_ENV, "").strip()
+    try:
+        rounds = int(raw) if raw else None
+    except ValueError:
+        rounds = None
+    if rounds is not None and rounds <= 0:
+        return None
+    from companion.advice.pegging import WARM_ROUNDS, warm_up
+    return warm_up(rounds=WARM_ROUNDS if rounds is None else rounds)
+
+
+def warm_while_idle(steps, inp):
+    """Take ``steps`` (an iterator) one at a time while nothing waits on ``inp``; return what is left of them, or
+    None once they are all taken (or one failed). A call arriving stops it between two steps: the longest a call
+    waits is one ranking (tens of milliseconds here).
+
+    ``inp``'s own buffer is empty here: the parent writes a call only after the answer to the one before it, and
+    this runs only between calls, so ``select`` on the pipe says whether a call came."""
+    fd = inp.fileno()
+    while not select.select([fd], [], [], 0)[0]:
+        try:
+            next(steps)
+        except StopIteration:
+            return None
+        except Exception as exc:      # noqa: BLE001 - a warm-up that fails leaves the worker as it was: cold
+            print(f"jobworker: the warm-up stopped: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return None
+        gc.freeze()                   # what the step cached, hidden from the collector (as after_call)
+    return steps
+
+
 def answer(value):
     return value.to_dict() if hasattr(value, "to_dict") else value
 
@@ -89,7 +133,10 @@ def main() -> int:
     from companion.errors import NotAllowed, RulesError
     calls = 0
     after_call(calls)                           # the imports too: frozen once
+    warm = warm_steps()
     while True:
+        if warm is not None:                    # idle: warm the advice's caches until a call comes
+            warm = warm_while_idle(warm, inp)
         call = read_frame(inp)
         if call is None:
             return 0

@@ -50,10 +50,10 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from ..cards import DECK, Card, parse_cards
 from ..errors import IllegalAction, InvalidCard, UnknownGame
-from ..rulesets import Ruleset, get_ruleset
+from ..rulesets import RULESETS, Ruleset, get_ruleset
 
 __all__ = ["POLICY", "POLICIES", "ASSUMPTION", "PegGame", "PlayAdvice", "PegAdvice", "peg_points",
-           "rank_plays", "pegging_values", "play_out", "infer_gos"]
+           "rank_plays", "pegging_values", "play_out", "infer_gos", "warm_up", "WARM_ROUNDS"]
 
 POLICY = "lookahead"
 POLICIES = ("lookahead", "greedy")
@@ -756,6 +756,18 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
                 parts[r] = {rest: w}
             else:
                 sub[rest] = w
+    elif held == 1:                         # one card each: played if it fits, else go
+        for hand, w in group.items():
+            r = hand[0]
+            if at[r] == 99:
+                r, rest = None, hand
+            else:
+                rest = ()
+            sub = parts.get(r)
+            if sub is None:
+                parts[r] = {rest: w}
+            else:
+                sub[rest] = w
     else:
         place = at.__getitem__
         rem = _REM.get
@@ -1300,3 +1312,33 @@ def _pegging_cached(g: PegGame, ranks: tuple[int, ...], avail: tuple[int, ...], 
 @lru_cache(maxsize=256)
 def _groups_cached(avail: tuple[int, ...], k: int) -> dict:
     return RootGroup(avail, k) if k == 4 else hand_groups(avail, k)
+
+
+# --- warming the caches ---------------------------------------------------------------------
+
+WARM_ROUNDS = 8
+"""Rounds of :func:`warm_up`: in each, a lead and a dealer's reply of every two-hand game (bench/README.md,
+"Issue 25 item 3, warm worker")."""
+
+
+def warm_up(games: "Iterable[str | Ruleset] | None" = None, rounds: int = WARM_ROUNDS, seed: str = "warm-up"):
+    """Rank seeded random positions of the two-hand ``games`` (default: every two-hand game with pegging), a lead
+    and a dealer's reply of each game a round, for ``rounds`` rounds; yield after each ranking.
+
+    A fresh process starts with empty caches, and its first rankings take 1.5-2.5 times as long as later ones
+    (the count tables, the policy's orders at the first plays, the endgame tables: all shared by every position
+    of a game). The job worker runs this while it waits for its first call, one ranking at a time, and stops
+    as soon as a call comes (web/jobworker.py); what it fills changes no figure, only how soon it comes.
+    """
+    import random
+    rng = random.Random(seed)
+    rules = [get_ruleset(x) if isinstance(x, str) else x for x in games] if games is not None else \
+        [r for r in RULESETS.values() if r.players == 2 and r.pegging]
+    for _ in range(rounds):
+        for r in rules:
+            cards = rng.sample(DECK, r.held + 2)
+            hand, lead, up = cards[:r.held], cards[r.held], cards[-1]
+            rank_plays(hand, game=r, turnup=up)                                 # your lead
+            yield
+            rank_plays(hand, game=r, turnup=up, played=[lead], dealer=True)    # your reply to the other's lead
+            yield
