@@ -196,7 +196,7 @@ def worker(n_by_row, warm=True):
         print(json.dumps({"row": kind, "cpu": cpu, "wall": wall, "figs": figs}), flush=True)
 
 
-def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1, warm=True):
+def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1, warm=True, rows=TARGET_ROWS):
     """Run the target rows in a worker for this checkout and (``before``) one for an older one, side by side
     (``warm``: each worker warmed first as the product's is; False: cold workers)."""
     cold = [] if warm else ["--cold-worker"]
@@ -204,8 +204,8 @@ def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1, 
     import subprocess
     n_multi = n if n_multi is None else n_multi
     n_before_multi = n_before if n_before_multi is None else n_before_multi
-    rows_new = [(k, n if k in ("lead", "mid") else n_multi) for k in TARGET_ROWS]
-    rows_old = [(k, min(n, n_before) if k in ("lead", "mid") else min(n_multi, n_before_multi)) for k in TARGET_ROWS]
+    rows_new = [(k, n if k in ("lead", "mid") else n_multi) for k in rows]
+    rows_old = [(k, min(n, n_before) if k in ("lead", "mid") else min(n_multi, n_before_multi)) for k in rows]
     # the new code's rows in ``jobs`` workers (the three-/four-hand rows are the long ones: one worker each)
     parts = [rows_new] if jobs <= 1 else [rows_new[:3]] + [[r] for r in rows_new[3:]]
     procs = {f"after{i}": subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker",
@@ -232,7 +232,7 @@ def target_rows(n, before, n_before, n_multi=None, n_before_multi=None, jobs=1, 
     names = {"lead": "two-hand lead: a four-card hand's leads", "mid": "two-hand mid-count: the next card"}
     print("| what | code | positions | CPU mean | CPU p50 | CPU p99 | wall p50 | wall p99 |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
-    for kind in TARGET_ROWS:
+    for kind in rows:
         for name in ("before", "after"):
             if name not in out:
                 continue
@@ -267,6 +267,8 @@ def main() -> None:
                     help="workers for this checkout's target rows (5: one per three-/four-hand row; CPU times "
                          "are per process, so they stay comparable)")
     ap.add_argument("--targets-only", action="store_true", help="only the target rows")
+    ap.add_argument("--rows", default=",".join(TARGET_ROWS),
+                    help=f"the target rows to run, comma-separated (default: all: {','.join(TARGET_ROWS)})")
     ap.add_argument("--cold-worker", action="store_true",
                     help="time the target rows in cold workers (no warm-up: a worker's first calls, as before it)")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
@@ -277,11 +279,15 @@ def main() -> None:
         worker(json.loads(args.worker), warm=not args.cold_worker)
         return
     n_rows = args.positions or (30 if args.quick else 200)
+    rows = tuple(r.strip() for r in args.rows.split(",") if r.strip())
+    unknown = [r for r in rows if r not in TARGET_ROWS]
+    if unknown or not rows:
+        ap.error(f"--rows: {', '.join(unknown) or 'none given'}; choose from {', '.join(TARGET_ROWS)}")
     print(f"Pegging advice, {platform.python_implementation()} {platform.python_version()}, "
           f"load average {'/'.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores (uptime)\n")
     t0 = time.perf_counter()
     target_rows(n_rows, args.before, args.before_positions or n_rows, args.multi_positions,
-                args.before_multi_positions, args.jobs, warm=not args.cold_worker)
+                args.before_multi_positions, args.jobs, warm=not args.cold_worker, rows=rows)
     print(f"\nthe target rows took {time.perf_counter() - t0:.0f} s of wall time, load average now "
           f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     if args.targets_only:

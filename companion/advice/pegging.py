@@ -242,10 +242,15 @@ class PegGame:
         return self.goal[0] * pts[0] - self.goal[1] * pts[1]
 
 
-@lru_cache(maxsize=64)
 def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POLICY)) -> PegGame:
     """Return the :class:`PegGame` of a two-hand ``rules`` seen from ``seat`` (0 deals, 1 leads); cached, so its
-    policy caches serve the next call."""
+    policy caches serve the next call. The seat changes only the goals (a house), so both seats of a game
+    without a house share one (and every cache of it)."""
+    return _game(rules, (_goal(rules, seat), _goal(rules, 1 - seat)), tuple(policies))
+
+
+@lru_cache(maxsize=64)
+def _game(rules: Ruleset, goal: tuple[int, int], policies: tuple[str, str]) -> PegGame:
     if not rules.pegging:
         raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
     if rules.players != 2:
@@ -254,7 +259,7 @@ def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POL
     for pol in policies:
         if pol not in POLICIES:
             raise UnknownGame(f"unknown pegging policy {pol!r}: {' or '.join(POLICIES)}")
-    return PegGame(rules, (_goal(rules, seat), _goal(rules, 1 - seat)), tuple(policies))
+    return PegGame(rules, goal, policies)
 
 
 def _goal(rules: Ruleset, seat: int) -> int:
@@ -958,19 +963,39 @@ def hand_groups(avail: Sequence[int], k: int, above: int = 0) -> dict[tuple[int,
 
 
 def _weights(avail: Sequence[int], k: int, above: int) -> list[int]:
-    """The number of card hands of each k-rank hand of :func:`_multisets` (0: none), as :func:`hand_groups`."""
-    c = _C
-    out = []
-    for hand, parts in _multisets(k):          # sorted: the hands in order
-        w = 1
-        for r, m in parts:
-            a = avail[r]
-            if a < m or _VAL[r] <= above:
-                w = 0
-                break
-            w *= c[a][m]
-        out.append(w)
+    """The number of card hands of each k-rank hand of :func:`_multisets` (0: none), as :func:`hand_groups`: the
+    weights with four cards of every rank (made once per k), changed only at the hands holding a rank with fewer
+    (a position knows at most a few ranks' cards: its hand, the turn-up, the cards played)."""
+    base = _BASE.get(k)
+    if base is None:
+        by = [[[] for _ in range(5)] for _ in range(14)]
+        base = []
+        for i, (hand, parts) in enumerate(_multisets(k)):
+            w = 1
+            for r, m in parts:
+                w *= _C[4][m]
+                by[r][m].append(i)
+            base.append(w)
+        base = _BASE[k] = (base, by)
+    weights, by = base
+    out = list(weights)
+    for r in range(1, 14):
+        a = avail[r] if _VAL[r] > above else 0
+        if a >= 4:
+            continue
+        at_r = by[r]
+        for m in range(1, min(k, 4) + 1):
+            if m > a:
+                for i in at_r[m]:
+                    out[i] = 0
+            else:
+                f, d = _C[a][m], _C[4][m]
+                for i in at_r[m]:
+                    out[i] = out[i] // d * f
     return out
+
+
+_BASE: dict = {}            # k -> (the weights of _multisets(k) with four cards of every rank, hands by rank and count)
 
 
 class RootGroup(dict):
