@@ -790,8 +790,11 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
                 parts[r] = {rest: w}
             else:
                 sub[rest] = w
-    if stats is None and (held <= 2 and len(mine) <= 1 or not mine):
-        # every part ends in the endgame table (or the go goes on): what each rank leads to, kept per state
+    if stats is None and held == 2 and len(mine) == 2:
+        return _reply_two(g, st, mine, parts, a0, a1)
+    if stats is None and (held <= 2 and len(mine) <= 1 or not mine or held == 1):
+        # every part ends in the endgame table (or the go goes on; after its last card the other holds none):
+        # what each rank leads to, kept per state
         # without the cards played before (the endgame does not read them), serves every position reaching it
         nk = (st.seq, st.count, st.gone, st.first_go, st.last, st.left, mine)
         row = g._rows.get(nk)
@@ -837,6 +840,68 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
             s0, s1 = _walk(g, st2, mine, sub)
         a0 += s0
         a1 += s1
+    return [a0, a1]
+
+
+def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: int, a1: int) -> list[int]:
+    """The other player's turn holding two cards, you two (the dealer's side of a count): after each part's play
+    r it is usually your turn, you play y by the policy (the one thing that reads the cards played before) and
+    the endgame follows. What r leads to and what (r, y) leads to are kept per state without the cards played
+    before (:func:`_row_entry`), so a part costs your choice and the endgame table's sum. Parts that go another
+    way (a go, the count ending, the walk going on) take the walk. Adds to ``a0``, ``a1``."""
+    nk = (st.seq, st.count, st.gone, st.first_go, st.last, st.left, mine)
+    row = g._rows.get(nk)
+    if row is None:
+        if len(g._rows) > 50_000:
+            g._rows.clear()
+        row = g._rows[nk] = {}
+    played = st.played
+    for r, sub in parts.items():
+        ent = row.get(r)
+        if ent is None:
+            ent = row[r] = _row_entry(g, st, r, mine)
+        c0, c1, tbl, st2 = ent
+        if st2 is None or tbl is not None or st2.turn != 0:     # over, the endgame already, or not your turn
+            if c0 or c1:
+                ws = sum(sub.values())
+                a0 += c0 * ws
+                a1 += c1 * ws
+            if st2 is None:
+                continue
+            if tbl is not None:
+                s0, s1 = _ended(g, st2, mine, sub)
+            else:
+                s0, s1 = _walk(g, _step(g, st, r)[0], mine, sub)
+            a0 += s0
+            a1 += s1
+            continue
+        # your turn, both of your cards still in hand: the policy reads the cards played (this one's state)
+        st2 = _mk(_State, (0, st2.seq, st2.count, st2.gone, st2.first_go, st2.last, st2.left,
+                           played + (1 << 3 * r) if r is not None else played, False))
+        y = choose(g, st2, 0, mine)
+        key = (r, y)
+        ent2 = row.get(key)
+        if ent2 is None:
+            rest = _remove(mine, y) if y is not None else mine
+            ent2 = row[key] = (rest,) + _row_entry(g, st2, y, rest)
+        rest, d0, d1, tbl, st3 = ent2
+        if c0 or c1 or d0 or d1:
+            ws = sum(sub.values())
+            a0 += (c0 + d0) * ws
+            a1 += (c1 + d1) * ws
+        if st3 is None:
+            continue
+        if tbl is not None:                 # _ended, inline
+            for theirs, w in sub.items():
+                e = tbl.get(theirs)
+                if e is None:
+                    e = tbl[theirs] = _endgame(g, st3, rest, theirs)
+                a0 += e[0] * w
+                a1 += e[1] * w
+        else:
+            s0, s1 = _walk(g, _step(g, st2, y)[0], rest, sub)
+            a0 += s0
+            a1 += s1
     return [a0, a1]
 
 
