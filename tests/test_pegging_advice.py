@@ -507,3 +507,46 @@ def test_whole_phase_of_known_hands_equals_brute_force(preset):
         got = play_out(g, _State(turn=leader, left=(held, held)), [c.rank for c in mine], [c.rank for c in theirs])
         want = Brute(rules, seat).run([mine, theirs], [], [], set(), leader, [], None)
         assert list(got) == want, (preset, [str(c) for c in mine], [str(c) for c in theirs])
+
+
+def test_a_ranking_s_first_split_from_the_per_order_table_equals_the_pass_over_its_hands(monkeypatch):
+    """A four-card lead's root group splits by a table per order (``RootGroup``, shared by every position with the
+    same order) and its weights start from four cards a rank: every figure of a ranking equals the one made with
+    a plain group (the pass over the hands, the weights counted hand by hand), seats, goals and gos alike."""
+    from math import comb
+
+    from companion.advice import pegging as two
+
+    rng = random.Random("root-split")
+    for _ in range(300):                                 # the weights: against the product of C(avail, m)
+        k = rng.choice([1, 2, 3, 4])
+        avail = [0] + [rng.choice([0, 1, 2, 3, 4, 4, 4]) for _ in range(13)]
+        above = rng.choice([0, 0, 3, 9])
+        want = {}
+        for hand, parts in two._multisets(k):
+            w = 1
+            for r, m in parts:
+                w *= comb(avail[r], m) if two._VAL[r] > above else 0
+            if w:
+                want[hand] = w
+        assert two.hand_groups(avail, k, above) == want
+        if k == 4:
+            root = two.RootGroup(avail, 4, above)
+            assert dict(root) == want and root.zeros == [i for i, (h, _) in enumerate(two._multisets(4))
+                                                         if h not in want]
+            order = tuple(rng.sample(range(1, 14), rng.randint(1, 13)))     # the ranks that fit, best first
+            at = dict.fromkeys(range(14), 99) | {x: i for i, x in enumerate(order)}
+            parts = {}
+            for hand, w in want.items():        # each hand plays its first rank in the order, or says go
+                r = min(hand, key=at.__getitem__)
+                r, rest = (None, hand) if at[r] == 99 else (r, hand[:hand.index(r)] + hand[hand.index(r) + 1:])
+                parts.setdefault(r, {})[rest] = w
+            assert root.split(order, at) == parts
+    positions = [(("lands-end", "cribbage", "reverse-cribbage", "lands-end-casino-2")[i % 4], rng.sample(DECK, 5))
+                 for i in range(8)]
+    fast = [rank_plays(c[:4], game=g, turnup=c[4], seat=i % 2 if g == "lands-end-casino-2" else None).to_dict()
+            for i, (g, c) in enumerate(positions)]
+    monkeypatch.setattr(two, "RootGroup", lambda avail, k, above=0: two.hand_groups(avail, k, above))
+    plain = [rank_plays(c[:4], game=g, turnup=c[4], seat=i % 2 if g == "lands-end-casino-2" else None).to_dict()
+             for i, (g, c) in enumerate(positions)]
+    assert fast == plain
