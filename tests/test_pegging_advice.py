@@ -550,3 +550,28 @@ def test_a_ranking_s_first_split_from_the_per_order_table_equals_the_pass_over_i
     plain = [rank_plays(c[:4], game=g, turnup=c[4], seat=i % 2 if g == "lands-end-casino-2" else None).to_dict()
              for i, (g, c) in enumerate(positions)]
     assert fast == plain
+
+
+@pytest.mark.parametrize("preset", ["lands-end", "cribbage", "reverse-cribbage", "five-card", "lands-end-casino-2"])
+def test_the_walk_s_rows_of_its_last_plays_give_the_plain_walk_s_figures(preset, monkeypatch):
+    """What the other player's last plays (and your reply to them) lead to is kept per state without the cards
+    played before (``_row_entry``, ``_reply_two``): only your choice reads those. Dealer's replies to a lead and
+    random positions deep in a count rank exactly as with the plain walk (itself pinned by the brute force)."""
+    from companion.advice import pegging as two
+
+    rules = get_ruleset(preset)
+    rng = random.Random(f"rows-{preset}")
+    calls = []
+    for i in range(6):
+        c = rng.sample(DECK, rules.held + 2)
+        calls.append(dict(hand=c[:rules.held], game=rules, turnup=c[-1], played=[c[rules.held]], dealer=True))
+    while len(calls) < 12:
+        pos = random_position(rules, rng, max_other=rng.choice([2, 3]))
+        if pos is not None:
+            mine, _, toks, dealer, turnup = pos
+            calls.append(dict(hand=mine, game=rules, turnup=turnup, played=toks, dealer=dealer))
+    fast = [rank_plays(**kw).to_dict() for kw in calls]
+    monkeypatch.setattr(two, "_ROWS", False)
+    for g in {two.game_for(rules, 0), two.game_for(rules, 1)}:
+        g._rows.clear()
+    assert [rank_plays(**kw).to_dict() for kw in calls] == fast

@@ -790,9 +790,9 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
                 parts[r] = {rest: w}
             else:
                 sub[rest] = w
-    if stats is None and held == 2 and len(mine) == 2:
+    if stats is None and held == 2 and len(mine) == 2 and _ROWS:
         return _reply_two(g, st, mine, parts, a0, a1)
-    if stats is None and (held <= 2 and len(mine) <= 1 or not mine or held == 1):
+    if stats is None and (held <= 2 and len(mine) <= 1 or not mine or held == 1) and _ROWS:
         # every part ends in the endgame table (or the go goes on; after its last card the other holds none):
         # what each rank leads to, kept per state
         # without the cards played before (the endgame does not read them), serves every position reaching it
@@ -917,6 +917,9 @@ def _row_entry(g: PegGame, st: _State, r: "int | None", mine: tuple[int, ...]) -
     if left[0] <= 1 and left[1] <= 1 or not left[0] or not left[1]:
         return c0, c1, _end_table(g, st2, mine), st2
     return c0, c1, None, st2
+
+
+_ROWS = True        # the per-state rows of the walk's last plays (_reply_two, _row_entry); False: the plain walk (tests)
 
 
 def _ended(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int]) -> tuple[int, int]:
