@@ -36,7 +36,8 @@ Run from the repository root::
   the ratio brute force / fast on the same positions.
 
 The target rows' workers are warmed first as the product's job worker warms itself while it waits for its first
-call (web/jobworker.py ``warm_steps``: a few seeded rankings of every two-hand game, other positions than these);
+call (web/jobworker.py ``warm_steps``: a few seeded rankings of the table's game, here the rows' two games, other
+positions than these);
 ``--cold-worker`` times them in cold workers instead (a worker's first calls).
 
 Times are CPU seconds of this process per position (``time.process_time``) and wall seconds
@@ -175,6 +176,8 @@ def worker(n_by_row, warm=True):
     import json
     mod = job_worker()
     after_call = getattr(mod, "after_call", lambda calls: None)
+    if hasattr(mod, "warm_rules_value"):        # the product warms the table's game: here the rows' two
+        os.environ[mod.WARM_RULES_ENV] = mod.warm_rules_value([get_ruleset(g) for g in GAMES])
     steps = getattr(mod, "warm_steps", lambda: None)() if warm else None
     t0 = time.process_time()
     n_warm = sum(1 for _ in steps) if steps is not None else 0

@@ -340,3 +340,10 @@ def test_the_warm_up_ranks_a_lead_and_a_reply_of_every_two_hand_game(monkeypatch
     assert worker.warm_steps() is None
     monkeypatch.setenv("LANDSEND_WARM_UP", "2")
     assert sum(1 for _ in worker.warm_steps()) == 4 * len(games)
+    # the table's game only (house rules and all), as the app passes it to a fresh worker
+    house = get_ruleset("cribbage", go_lead="last_player")
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([house]))
+    two.game_for(house, 1)._end.clear()
+    assert sum(1 for _ in worker.warm_steps()) == 4 and two.game_for(house, 1)._end
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("lands-end-4")]))
+    assert worker.warm_steps() is None                  # no two-hand matching phase to warm

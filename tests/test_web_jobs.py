@@ -81,6 +81,7 @@ def test_a_worker_started_ahead_warms_while_it_waits_and_answers_the_first_job(a
     pid = jobs_mod.prestart(app)
     jobs = app.extensions["landsend.jobs"]
     assert pid is not None and jobs.workers() == [pid]
+    assert [r.name for r in jobs.warm] == ["lands-end"]    # it warms the table's game
     assert jobs_mod.prestart(app) is None                  # one waits already: no second
     c = phone(app)
     job = follow(c, start(c, "advise", DEAL).get_json())
@@ -89,6 +90,26 @@ def test_a_worker_started_ahead_warms_while_it_waits_and_answers_the_first_job(a
     lead = follow(c, start(c, "lead", {"cards": "5H,9C,5S,4H", "game": "lands-end", "seat": "1"}).get_json())
     assert lead["state"] == "done" and jobs.workers() == [pid]
     assert lead["result"] == c.get("/api/lead?cards=5H,9C,5S,4H&game=lands-end&seat=1").get_json()
+    follow(c, start(c, "lead", {"cards": "5H,9C,5S,4H", "game": "cribbage", "seat": "1"}).get_json())
+    assert [r.name for r in jobs.warm] == ["cribbage"]     # the next fresh worker warms the game last asked about
+
+
+def test_a_worker_grown_past_its_memory_limit_retires_after_its_answer_and_a_fresh_one_takes_over(app, monkeypatch):
+    """The advice's caches grow with every position: a worker past ``LANDSEND_WORKER_MAX_MB`` answers, says it
+    retires, and exits; a fresh worker waits for the next job, which is answered as before."""
+    monkeypatch.setenv("LANDSEND_WORKER_MAX_MB", "1")        # every worker is past it after its first answer
+    c = phone(app)
+    first = follow(c, start(c, "advise", DEAL).get_json())
+    jobs = app.extensions["landsend.jobs"]
+    assert first["state"] == "done"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(jobs.workers()) != 1:
+        time.sleep(0.02)
+    fresh = jobs.workers()
+    assert len(fresh) == 1
+    second = follow(c, start(c, "advise", DEAL).get_json())
+    assert second["state"] == "done" and second["result"] == first["result"]
+    assert fresh[0] not in jobs.workers()                   # that one retired too, after answering
 
 
 def test_the_press_path_answers_while_a_long_job_runs_and_cancel_stops_the_work(app):

@@ -111,12 +111,16 @@ class Job:
 class Worker:
     """A ``python web/jobworker.py`` process that runs one call at a time (:mod:`web.jobworker`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, warm: "list | None" = None) -> None:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+        if warm:                              # the games it warms while it waits (the table's)
+            from .jobworker import WARM_RULES_ENV, warm_rules_value
+            env[WARM_RULES_ENV] = warm_rules_value(warm)
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "web" / "jobworker.py")], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, cwd=str(ROOT), env=env)
         self.job: Job | None = None
         self.lock = threading.Lock()
+        self.retiring = False
 
     @property
     def alive(self) -> bool:
@@ -137,6 +141,7 @@ class Worker:
                     if not job.cancelled:
                         job.progress = msg[1]
                 elif kind == "done":
+                    self.retiring = len(msg) > 2 and bool(msg[2])      # it exits now: not to be used again
                     job._end("done", result=msg[1])
                     return
                 elif kind == "failed":
@@ -171,6 +176,7 @@ class Jobs:
         self._idle: list[Worker] = []
         self._lock = threading.Lock()
         self._closed = False
+        self.warm: "list | None" = None                    # the rulesets a fresh worker warms (the table's game)
         self._janitor: threading.Thread | None = None      # started with the first job
         atexit.register(self.close)                        # no worker outlives the server
 
@@ -194,7 +200,11 @@ class Jobs:
         return job
 
     def start_process(self, kind: str, owner: str, call: tuple) -> Job:
-        """Start ``call`` = ``(module, function, kwargs, stages)`` in a worker process (see :mod:`web.jobworker`)."""
+        """Start ``call`` = ``(module, function, kwargs, stages)`` in a worker process (see :mod:`web.jobworker`).
+        Its game (a ruleset) is the one the next fresh worker warms."""
+        game = call[2].get("game") if len(call) > 2 and isinstance(call[2], dict) else None
+        if game is not None and hasattr(game, "players"):
+            self.warm = [game]
         with self._lock:
             job = self._admit(kind, owner)
             worker = self._idle.pop() if self._idle else None
@@ -205,7 +215,7 @@ class Jobs:
     def _run_process(self, job: Job, worker: "Worker | None", call: tuple) -> None:
         try:
             if worker is None or not worker.alive:
-                worker = Worker()
+                worker = Worker(self.warm)
         except OSError as exc:
             job._end("failed", error=f"no worker could be started: {exc}", status=503)
             return
@@ -217,13 +227,14 @@ class Jobs:
         worker.run(job, call)
         with self._lock:
             job.worker = None
-            if worker.alive and not self._closed and len(self._idle) < self.limit:
+            if worker.alive and not worker.retiring and not self._closed and len(self._idle) < self.limit:
                 self._idle.append(worker)
                 return
         worker.kill()
-        # killed (cancelled) or crashed: a fresh worker waits for the next job, so it does not pay the start
+        # killed (cancelled), crashed or retired (grown too big): a fresh worker waits for the next job, so it does
+        # not pay the start
         try:
-            fresh = Worker()
+            fresh = Worker(self.warm)
         except OSError:
             return
         with self._lock:
@@ -301,7 +312,7 @@ class Jobs:
             if self._closed or any(w.alive for w in self._idle):
                 return None
         try:
-            worker = Worker()
+            worker = Worker(self.warm)
         except OSError as exc:
             log.warning("no job worker could be started ahead: %s", exc)
             return None
@@ -370,7 +381,15 @@ def prestart(app) -> "int | None":
     """Start ``app``'s first job worker now, in the background of the page (the daemon calls it once the page
     answers): the first advice then finds it started and warm. Returns its pid (None: none started)."""
     with app.app_context():
-        return jobs().prestart()
+        j = jobs()
+        try:
+            snap = app.hub.table.snapshot()
+            if snap.get("game"):
+                from companion.rulesets import get_ruleset
+                j.warm = [get_ruleset(snap["game"], **dict(snap.get("options") or {}))]
+        except Exception:       # noqa: BLE001 - no table game to read: the worker warms every two-hand game
+            log.debug("prestart: no table game to warm", exc_info=True)
+        return j.prestart()
 
 
 def _error(status: int, message: str, **headers: str):

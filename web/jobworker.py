@@ -3,7 +3,8 @@ so it imports the advice and not the web app; :mod:`web.jobs` imports its frames
 
 Each call comes on stdin as a frame ``(module, function, kwargs, stages)``; the worker
 answers on stdout with ``("progress", {"done", "of", "what"})`` frames as it goes,
-then ``("done", answer)`` or ``("failed", status, message)``. ``stages`` lists the
+then ``("done", answer, retiring)`` or ``("failed", status, message)``; ``retiring``: it
+exits after this answer, having grown past :data:`MAX_RSS_MB`. ``stages`` lists the
 calls to make in turn, ``[(what, kwargs overrides)]`` (a cheap pass first, then the
 full one), each said as progress; the answer is the last one's, as the route's JSON
 (``to_dict()`` where the value has one). A rules refusal is ``failed`` with 400 (403
@@ -83,10 +84,19 @@ def after_call(calls: int) -> None:
 WARM_ENV = "LANDSEND_WARM_UP"
 """The environment variable with the rounds of the advice's warm-up a fresh worker runs while it waits
 (:func:`companion.advice.pegging.warm_up`; unset: its default, 0: none)."""
+WARM_RULES_ENV = "LANDSEND_WARM_RULES"
+"""The games to warm (:func:`warm_rules_value`: the table's, as the app last saw it); unset: every two-hand game."""
+
+
+def warm_rules_value(rules) -> str:
+    """The ``LANDSEND_WARM_RULES`` value for the rulesets ``rules`` (their pickle, in base64: house rules and all)."""
+    import base64
+    return base64.b64encode(pickle.dumps(list(rules), protocol=pickle.HIGHEST_PROTOCOL)).decode("ascii")
 
 
 def warm_steps():
-    """The steps of the warm-up a fresh worker runs while idle (None when ``LANDSEND_WARM_UP`` is 0)."""
+    """The steps of the warm-up a fresh worker runs while idle (None when ``LANDSEND_WARM_UP`` is 0): the games of
+    ``LANDSEND_WARM_RULES`` (the table's) that have a two-hand matching phase, else every two-hand game."""
     raw = os.environ.get(WARM_ENV, "").strip()
     try:
         rounds = int(raw) if raw else None
@@ -95,7 +105,17 @@ def warm_steps():
     if rounds is not None and rounds <= 0:
         return None
     from companion.advice.pegging import WARM_ROUNDS, warm_up
-    return warm_up(rounds=WARM_ROUNDS if rounds is None else rounds)
+    games = None
+    packed = os.environ.get(WARM_RULES_ENV, "").strip()
+    if packed:
+        import base64
+        try:
+            games = [r for r in pickle.loads(base64.b64decode(packed)) if r.players == 2 and r.pegging]
+        except Exception:             # noqa: BLE001 - a value it cannot read: every two-hand game
+            games = None
+        if games == []:               # the table plays no two-hand game with pegging: nothing to warm
+            return None
+    return warm_up(games, rounds=WARM_ROUNDS if rounds is None else rounds)
 
 
 def warm_while_idle(steps, inp):
@@ -118,6 +138,40 @@ def warm_while_idle(steps, inp):
     return steps
 
 
+MAX_RSS_ENV = "LANDSEND_WORKER_MAX_MB"
+MAX_RSS_MB = 160
+"""A worker whose resident memory passed this many MiB (``LANDSEND_WORKER_MAX_MB``; at most a fifth of the
+machine's memory, 96 MiB at least: 102 MiB on a 512 MiB Zero 2 W) retires after its answer (says so with it, and
+exits): the advice's caches grow with every position they see (0.3-0.7 MiB a two-hand lead ranking at first),
+without end but their entry caps, and a Pi has 512 MiB-8 GiB for everything, two workers included. A fresh worker
+(warm again within seconds, while it waits) takes the next call."""
+
+
+def rss_mb() -> float:
+    """This process's resident memory, MiB (0 where /proc is not there)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def max_rss_mb() -> float:
+    """The memory after which this worker retires (:data:`MAX_RSS_MB`)."""
+    raw = os.environ.get(MAX_RSS_ENV, "").strip()
+    try:
+        if raw:
+            return float(raw)
+    except ValueError:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            total = next(int(line.split()[1]) for line in f if line.startswith("MemTotal:")) / 1024
+    except (OSError, ValueError, StopIteration):
+        return MAX_RSS_MB
+    return max(96.0, min(MAX_RSS_MB, total / 5))
+
+
 def answer(value):
     return value.to_dict() if hasattr(value, "to_dict") else value
 
@@ -134,6 +188,7 @@ def main() -> int:
     calls = 0
     after_call(calls)                           # the imports too: frozen once
     warm = warm_steps()
+    limit = max_rss_mb()
     while True:
         if warm is not None:                    # idle: warm the advice's caches until a call comes
             warm = warm_while_idle(warm, inp)
@@ -149,7 +204,10 @@ def main() -> int:
             for k, (what, extra) in enumerate(stages):
                 write_frame(out, ("progress", {"done": k, "of": len(stages), "what": what}))
                 result = fn(**{**kwargs, **extra})
-            write_frame(out, ("done", answer(result)))
+            retire = rss_mb() > limit
+            write_frame(out, ("done", answer(result), retire))
+            if retire:
+                return 0
         except RulesError as exc:
             write_frame(out, ("failed", 403 if isinstance(exc, NotAllowed) else 400, str(exc)))
         except Exception as exc:    # noqa: BLE001 - said to the job; the worker takes the next call
