@@ -796,12 +796,7 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         # every part ends in the endgame table (or the go goes on; after its last card the other holds none):
         # what each rank leads to, kept per state
         # without the cards played before (the endgame does not read them), serves every position reaching it
-        nk = (st.seq, st.count, st.gone, st.first_go, st.last, st.left, mine)
-        row = g._rows.get(nk)
-        if row is None:
-            if len(g._rows) > 50_000:
-                g._rows.clear()
-            row = g._rows[nk] = {}
+        row = _row(g, st, mine)
         for r, sub in parts.items():
             ent = row.get(r)
             if ent is None:
@@ -811,17 +806,14 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
                 ws = sum(sub.values())
                 a0 += c0 * ws
                 a1 += c1 * ws
-            if tbl is not None:             # _ended, inline
-                for theirs, w in sub.items():
-                    e = tbl.get(theirs)
-                    if e is None:
-                        e = tbl[theirs] = _endgame(g, st2, mine, theirs)
-                    a0 += e[0] * w
-                    a1 += e[1] * w
+            if tbl is not None:
+                s0, s1 = _end_sum(g, tbl, st2, mine, sub)
             elif st2 is not None:           # not the endgame yet (a go): the walk, from the state itself
                 s0, s1 = _walk(g, _step(g, st, r)[0], mine, sub)
-                a0 += s0
-                a1 += s1
+            else:
+                continue
+            a0 += s0
+            a1 += s1
         return [a0, a1]
     for r, sub in parts.items():
         st2, c0, c1 = _step(g, st, r)
@@ -849,12 +841,7 @@ def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: i
     the endgame follows. What r leads to and what (r, y) leads to are kept per state without the cards played
     before (:func:`_row_entry`), so a part costs your choice and the endgame table's sum. Parts that go another
     way (a go, the count ending, the walk going on) take the walk. Adds to ``a0``, ``a1``."""
-    nk = (st.seq, st.count, st.gone, st.first_go, st.last, st.left, mine)
-    row = g._rows.get(nk)
-    if row is None:
-        if len(g._rows) > 50_000:
-            g._rows.clear()
-        row = g._rows[nk] = {}
+    row = _row(g, st, mine)
     played = st.played
     for r, sub in parts.items():
         ent = row.get(r)
@@ -891,18 +878,29 @@ def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: i
             a1 += (c1 + d1) * ws
         if st3 is None:
             continue
-        if tbl is not None:                 # _ended, inline
-            for theirs, w in sub.items():
-                e = tbl.get(theirs)
-                if e is None:
-                    e = tbl[theirs] = _endgame(g, st3, rest, theirs)
-                a0 += e[0] * w
-                a1 += e[1] * w
+        if tbl is not None:
+            s0, s1 = _end_sum(g, tbl, st3, rest, sub)
         else:
             s0, s1 = _walk(g, _step(g, st2, y)[0], rest, sub)
-            a0 += s0
-            a1 += s1
+        a0 += s0
+        a1 += s1
     return [a0, a1]
+
+
+def _row(g: PegGame, st: _State, mine: tuple[int, ...]) -> dict:
+    """The row of ``st`` (the other player's turn) with your cards ``mine``: what each of its plays leads to
+    (:func:`_row_entry`), keyed by the state without the cards played before."""
+    return _table(g._rows, (st.seq, st.count, st.gone, st.first_go, st.last, st.left, mine))
+
+
+def _table(cache: dict, key: tuple) -> dict:
+    """``cache[key]``, a new empty dict if there is none (the cache emptied first once it holds 50,000)."""
+    tbl = cache.get(key)
+    if tbl is None:
+        if len(cache) > 50_000:
+            cache.clear()
+        tbl = cache[key] = {}
+    return tbl
 
 
 def _row_entry(g: PegGame, st: _State, r: "int | None", mine: tuple[int, ...]) -> tuple:
@@ -924,7 +922,13 @@ _ROWS = True        # the per-state rows of the walk's last plays (_reply_two, _
 
 def _ended(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int]) -> tuple[int, int]:
     """The points credited to (0, 1) from ``st`` summed over the group (weights), by the endgame table."""
-    tbl = _end_table(g, st, mine)
+    return _end_sum(g, _end_table(g, st, mine), st, mine, group)
+
+
+def _end_sum(g: PegGame, tbl: dict, st: _State, mine: tuple[int, ...],
+             group: Mapping[tuple[int, ...], int]) -> tuple[int, int]:
+    """The points credited to (0, 1) from ``st`` summed over the group, by its endgame table ``tbl`` (filled as
+    it goes; ``st``'s cards played are not read)."""
     a0 = a1 = 0
     for theirs, w in group.items():
         e = tbl.get(theirs)
@@ -938,13 +942,7 @@ def _ended(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[i
 def _end_table(g: PegGame, st: _State, mine: tuple[int, ...]) -> dict:
     """The endgame table of ``st`` with your cards ``mine``: ``{their cards: (points to 0, points to 1)}``, filled as
     the walks reach it (:func:`_endgame`)."""
-    key = (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine)
-    tbl = g._end.get(key)
-    if tbl is None:
-        if len(g._end) > 50_000:
-            g._end.clear()
-        tbl = g._end[key] = {}
-    return tbl
+    return _table(g._end, (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine))
 
 
 def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
