@@ -180,7 +180,13 @@ def worker(n_by_row, warm=True):
         os.environ[mod.WARM_RULES_ENV] = mod.warm_rules_value([get_ruleset(g) for g in GAMES])
     steps = getattr(mod, "warm_steps", lambda: None)() if warm else None
     t0 = time.process_time()
-    n_warm = sum(1 for _ in steps) if steps is not None else 0
+    n_warm = 0
+    if steps is not None:                       # as the worker warms while idle: until its memory budget
+        budget = mod.max_rss_mb() / 2 if hasattr(mod, "max_rss_mb") else None
+        for _ in steps:
+            n_warm += 1
+            if budget is not None and mod.rss_mb() > budget:
+                break
     print(json.dumps({"row": "warm-up", "cpu": [time.process_time() - t0], "wall": [0], "figs": [n_warm]}),
           flush=True)
     calls = 0

@@ -319,6 +319,9 @@ def test_an_idle_worker_warms_one_step_at_a_time_and_stops_when_a_call_comes():
             raise RuntimeError("no")
 
         assert worker.warm_while_idle(failing(), inp) is None
+        taken.clear()
+        assert worker.warm_while_idle(steps(5), inp, budget_mb=worker.rss_mb() / 2) is None and taken == []
+        assert worker.warm_while_idle(steps(5), inp, budget_mb=worker.rss_mb() + 4096) is None and len(taken) == 5
 
 
 def test_the_warm_up_ranks_a_lead_and_a_reply_of_every_two_hand_game(monkeypatch):

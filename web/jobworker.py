@@ -118,15 +118,18 @@ def warm_steps():
     return warm_up(games, rounds=WARM_ROUNDS if rounds is None else rounds)
 
 
-def warm_while_idle(steps, inp):
+def warm_while_idle(steps, inp, budget_mb: "float | None" = None):
     """Take ``steps`` (an iterator) one at a time while nothing waits on ``inp``; return what is left of them, or
-    None once they are all taken (or one failed). A call arriving stops it between two steps: the longest a call
-    waits is one ranking (tens of milliseconds here).
+    None once they are all taken, one failed, or this process holds more than ``budget_mb`` MiB (the warm-up's
+    share of the memory: half of what retires a worker). A call arriving stops it between two steps: the longest a
+    call waits is one ranking (tens of milliseconds here).
 
     ``inp``'s own buffer is empty here: the parent writes a call only after the answer to the one before it, and
     this runs only between calls, so ``select`` on the pipe says whether a call came."""
     fd = inp.fileno()
     while not select.select([fd], [], [], 0)[0]:
+        if budget_mb is not None and rss_mb() > budget_mb:
+            return None
         try:
             next(steps)
         except StopIteration:
@@ -191,7 +194,7 @@ def main() -> int:
     limit = max_rss_mb()
     while True:
         if warm is not None:                    # idle: warm the advice's caches until a call comes
-            warm = warm_while_idle(warm, inp)
+            warm = warm_while_idle(warm, inp, limit / 2)
         call = read_frame(inp)
         if call is None:
             return 0

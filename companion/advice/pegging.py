@@ -1407,9 +1407,10 @@ def _groups_cached(avail: tuple[int, ...], k: int) -> dict:
 
 # --- warming the caches ---------------------------------------------------------------------
 
-WARM_ROUNDS = 8
-"""Rounds of :func:`warm_up`: in each, a lead and a dealer's reply of every two-hand game (bench/README.md,
-"Issue 25 item 3, warm worker")."""
+WARM_ROUNDS = 40
+"""Rounds of :func:`warm_up`: in each, a lead and a dealer's reply of each game (bench/README.md, "a warm
+worker"). The job worker stops sooner when its memory reaches half of what retires it (web/jobworker.py): about
+25 rounds of one game here, 8 on a 512 MiB Zero 2 W."""
 
 
 def warm_up(games: "Iterable[str | Ruleset] | None" = None, rounds: int = WARM_ROUNDS, seed: str = "warm-up"):
