@@ -794,8 +794,8 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         return _reply_two(g, st, mine, parts, a0, a1)
     if stats is None and (held <= 2 and len(mine) <= 1 or not mine or held == 1) and _ROWS:
         # every part ends in the endgame table (or the go goes on; after its last card the other holds none):
-        # what each rank leads to, kept per state
-        # without the cards played before (the endgame does not read them), serves every position reaching it
+        # what each rank leads to, kept per state without the cards played before (the endgame does not read
+        # them), serves every position reaching it
         row = _row(g, st, mine)
         for r, sub in parts.items():
             ent = row.get(r)
@@ -856,7 +856,7 @@ def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: i
             if st2 is None:
                 continue
             if tbl is not None:
-                s0, s1 = _ended(g, st2, mine, sub)
+                s0, s1 = _end_sum(g, tbl, st2, mine, sub)
             else:
                 s0, s1 = _walk(g, _step(g, st, r)[0], mine, sub)
             a0 += s0
