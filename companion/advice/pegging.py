@@ -806,12 +806,7 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
                 ws = sum(sub.values())
                 a0 += c0 * ws
                 a1 += c1 * ws
-            if tbl is not None:
-                s0, s1 = _end_sum(g, tbl, st2, mine, sub)
-            elif st2 is not None:           # not the endgame yet (a go): the walk, from the state itself
-                s0, s1 = _walk(g, _step(g, st, r)[0], mine, sub)
-            else:
-                continue
+            s0, s1 = _row_rest(g, tbl, st2, st, r, mine, sub)     # a go not ending the count: the walk
             a0 += s0
             a1 += s1
         return [a0, a1]
@@ -848,43 +843,40 @@ def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: i
         if ent is None:
             ent = row[r] = _row_entry(g, st, r, mine)
         c0, c1, tbl, st2 = ent
-        if st2 is None or tbl is not None or st2.turn != 0:     # over, the endgame already, or not your turn
-            if c0 or c1:
-                ws = sum(sub.values())
-                a0 += c0 * ws
-                a1 += c1 * ws
-            if st2 is None:
-                continue
-            if tbl is not None:
-                s0, s1 = _end_sum(g, tbl, st2, mine, sub)
-            else:
-                s0, s1 = _walk(g, _step(g, st, r)[0], mine, sub)
-            a0 += s0
-            a1 += s1
-            continue
-        # your turn, both of your cards still in hand: the policy reads the cards played (this one's state)
-        st2 = _mk(_State, (0, st2.seq, st2.count, st2.gone, st2.first_go, st2.last, st2.left,
-                           played + (1 << 3 * r) if r is not None else played, False))
-        y = choose(g, st2, 0, mine)
-        key = (r, y)
-        ent2 = row.get(key)
-        if ent2 is None:
-            rest = _remove(mine, y) if y is not None else mine
-            ent2 = row[key] = (rest,) + _row_entry(g, st2, y, rest)
-        rest, d0, d1, tbl, st3 = ent2
-        if c0 or c1 or d0 or d1:
+        base, play, hand = st, r, mine
+        if st2 is not None and tbl is None and st2.turn == 0:
+            # your turn, both of your cards still in hand: the policy reads the cards played (this one's state)
+            base = _mk(_State, (0, st2.seq, st2.count, st2.gone, st2.first_go, st2.last, st2.left,
+                                played + (1 << 3 * r) if r is not None else played, False))
+            play = choose(g, base, 0, mine)
+            key = (r, play)
+            ent2 = row.get(key)
+            if ent2 is None:
+                rest = _remove(mine, play) if play is not None else mine
+                ent2 = row[key] = (rest,) + _row_entry(g, base, play, rest)
+            hand, d0, d1, tbl, st2 = ent2
+            c0 += d0
+            c1 += d1
+        if c0 or c1:
             ws = sum(sub.values())
-            a0 += (c0 + d0) * ws
-            a1 += (c1 + d1) * ws
-        if st3 is None:
-            continue
-        if tbl is not None:
-            s0, s1 = _end_sum(g, tbl, st3, rest, sub)
-        else:
-            s0, s1 = _walk(g, _step(g, st2, y)[0], rest, sub)
+            a0 += c0 * ws
+            a1 += c1 * ws
+        s0, s1 = _row_rest(g, tbl, st2, base, play, hand, sub)
         a0 += s0
         a1 += s1
     return [a0, a1]
+
+
+def _row_rest(g: PegGame, tbl: "dict | None", st2: "_State | None", base: _State, r: "int | None",
+              mine: tuple[int, ...], group: Mapping[tuple[int, ...], int]) -> tuple[int, int]:
+    """What follows a row entry's play ``r`` at ``base`` (:func:`_row_entry`: ``tbl``, ``st2``), summed over the
+    group: nothing when it ended the phase, the endgame table's sum, or the walk from the state itself (its
+    cards played are this position's)."""
+    if st2 is None:
+        return 0, 0
+    if tbl is not None:
+        return _end_sum(g, tbl, st2, mine, group)
+    return _walk(g, _step(g, base, r)[0], mine, group)
 
 
 def _row(g: PegGame, st: _State, mine: tuple[int, ...]) -> dict:
