@@ -439,21 +439,37 @@ def policy_scores(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -
     player holds its h cards left drawn from the n cards not yet played (other than this
     card): integers, so ties are exact.
     """
-    pol = g.policies[p]
     q = 1 - p
-    replier = pol == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1
-    key = (p, st.seq, st.count, st.played if replier else None, st.left[q] if replier else 0)
+    if g.policies[p] == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1:
+        return _scores_at(g, p, st.seq, st.count, st.played, st.left[q], ranks)
+    return _scores_at(g, p, st.seq, st.count, st.played, 0, ranks)
+
+
+def _scores_at(g: PegGame, p: int, seq: tuple[int, ...], count: int, played: int, h: int,
+               ranks: Iterable[int]) -> dict[int, "int | None"]:
+    """:func:`policy_scores` of player ``p`` at ``count`` after ``seq`` with ``played``, the next player replying
+    with ``h`` cards (0: no reply to look ahead to, and the cards played are not read)."""
+    key = (p, seq, count, played if h else None, h)
     out = g._scores.get(key)
     if out is None:
         if len(g._scores) > 200_000:
             g._scores.clear()
         out = g._scores[key] = {}
     todo = [r for r in ranks if r not in out]
-    if not todo:
-        return out
-    fill_scores(out, todo, st.count, st.seq, st.played, st.left[q] if replier else 0, g.worth(p),
-                g.worth(q), -1)
+    if todo:
+        fill_scores(out, todo, count, seq, played, h, g.worth(p), g.worth(1 - p), -1)
     return out
+
+
+def _choose_two(g: PegGame, st: _State, played: int, a: int, b: int) -> "int | None":
+    """:func:`choose` for you (player 0) holding the ranks ``a <= b`` at ``st`` with the cards ``played`` (the
+    dealer's rows, :func:`_reply_two`: one call per part, so without choose's sets)."""
+    room = 31 - st.count
+    if _VAL[b] > room or a == b:             # values grow with rank: b does not fit, or one rank: no choice
+        return a if _VAL[a] <= room else None
+    lk = g.policies[0] == "lookahead" and st.left[1] > 0 and not st.gone & 2
+    scores = _scores_at(g, 0, st.seq, st.count, played, st.left[1] if lk else 0, (a, b))
+    return b if scores[b] >= scores[a] else a       # ties to the higher rank
 
 
 def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...], played: int, h: int, wp: int,
@@ -523,17 +539,37 @@ def preference(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> t
     if ranks is not _ALL:
         scores = policy_scores(g, st, p, ranks)
         return tuple(sorted((r for r in ranks if scores[r] is not None), key=lambda r: (scores[r], r), reverse=True))
+    return _preferred(g, st, p)[0]
+
+
+def _preferred(g: PegGame, st: _State, p: int) -> tuple[tuple[int, ...], dict]:
+    """:func:`preference` over every rank, with each rank's place in it (:func:`_places`), kept together per state."""
     q = 1 - p
     replier = g.policies[p] == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1
     key = (p, st.seq, st.count, st.played if replier else None, st.left[q] if replier else 0)
     hit = g._order.get(key)
     if hit is None:
         scores = policy_scores(g, st, p)
-        hit = tuple(sorted((r for r in scores if scores[r] is not None), key=lambda r: (scores[r], r), reverse=True))
+        order = tuple(sorted((r for r in scores if scores[r] is not None), key=lambda r: (scores[r], r), reverse=True))
         if len(g._order) > 200_000:
             g._order.clear()
-        g._order[key] = hit
+        hit = g._order[key] = (order, _places(order))
     return hit
+
+
+def _places(order: tuple[int, ...]) -> dict:
+    """Each rank's place in ``order``, 99 for a rank not in it (it does not fit), kept in ``_PLACE``: a dict of ints
+    (min(key=at.__getitem__) is 3x faster than with a tuple's or a list's __getitem__, and the collector never
+    tracks it)."""
+    at = _PLACE.get(order)
+    if at is None:
+        at = dict.fromkeys(range(14), 99)
+        for i, x in enumerate(order):
+            at[x] = i
+        if len(_PLACE) > 50_000:
+            _PLACE.clear()
+        _PLACE[order] = at
+    return at
 
 
 def choose(g: PegGame, st: _State, p: int, ranks: Iterable[int]) -> "int | None":
@@ -690,16 +726,9 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         else:
             scores = policy_scores(g, st, 1, held)
             order = tuple(sorted(held, key=lambda x: (scores[x], x), reverse=True))
+        at = _places(order)                 # each rank's place in the order; 99: it does not fit
     else:
-        order = preference(g, st, 1)
-    at = _PLACE.get(order)
-    if at is None:                          # each rank's place in the order; 99: it does not fit
-        at = dict.fromkeys(range(14), 99)   # a dict of ints: min(key=at.__getitem__) is 3x faster than with a
-        for i, x in enumerate(order):       # tuple's or a list's __getitem__, and the collector never tracks it
-            at[x] = i
-        if len(_PLACE) > 50_000:
-            _PLACE.clear()
-        _PLACE[order] = at
+        order, at = _preferred(g, st, 1)
     parts: dict = {}
     # each hand's favourite (its rank first in the order; min(hand, key=at.__getitem__), unrolled for the hand's
     # length: most of a ranking's time is this loop) and the hand less it (distinct hands less one r stay distinct)
@@ -846,15 +875,16 @@ def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: i
         base, play, hand = st, r, mine
         if st2 is not None and tbl is None and st2.turn == 0:
             # your turn, both of your cards still in hand: the policy reads the cards played (this one's state)
-            base = _mk(_State, (0, st2.seq, st2.count, st2.gone, st2.first_go, st2.last, st2.left,
-                                played + (1 << 3 * r) if r is not None else played, False))
-            play = choose(g, base, 0, mine)
+            now = played + (1 << 3 * r) if r is not None else played
+            play = _choose_two(g, st2, now, mine[0], mine[1])
             key = (r, play)
             ent2 = row.get(key)
             if ent2 is None:
                 rest = _remove(mine, play) if play is not None else mine
-                ent2 = row[key] = (rest,) + _row_entry(g, base, play, rest)
+                ent2 = row[key] = (rest,) + _row_entry(g, _with_played(st2, now), play, rest)
             hand, d0, d1, tbl, st2 = ent2
+            if tbl is None and st2 is not None:         # the walk goes on: from this position's state
+                base = _with_played(ent[3], now)
             c0 += d0
             c1 += d1
         if c0 or c1:
@@ -865,6 +895,11 @@ def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: i
         a0 += s0
         a1 += s1
     return [a0, a1]
+
+
+def _with_played(st: _State, played: int) -> _State:
+    """``st`` (your turn) with the cards ``played``."""
+    return _mk(_State, (0, st.seq, st.count, st.gone, st.first_go, st.last, st.left, played, False))
 
 
 def _row_rest(g: PegGame, tbl: "dict | None", st2: "_State | None", base: _State, r: "int | None",
@@ -945,11 +980,13 @@ def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, .
     look ahead to, so its policy scores only the points a card makes now: the rest depends on the count, its
     tail, the gos and who played last, and not on the cards played before. One table per game (keyed by those
     and the two hands) serves every branch of every walk that reaches it (most of a walk's leaves)."""
-    cr = g._cr
-    pts_last = g._last_card
     turn, seq, count, gone, first, last, (l0, l1), played, over = st
     if over:
         return 0, 0
+    if l0 <= 1 and l1 <= 1:
+        return _endgame_ones(g, turn, seq, count, gone, first, last, mine[0] if l0 else 0, theirs[0] if l1 else 0)
+    cr = g._cr
+    pts_last = g._last_card
     left = [l0, l1]
     hands = [mine, theirs]
     got = [0, 0]
@@ -992,6 +1029,50 @@ def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, .
         if g._single_count or not (left[0] or left[1]):      # the next count (_new_count), if any
             return got[0], got[1]
         turn = leader if left[leader] else 1 - leader
+        seq, count, gone, first, last = (), 0, 0, -1, -1
+
+
+def _endgame_ones(g: PegGame, turn: int, seq: tuple[int, ...], count: int, gone: int, first: int, last: int,
+                  m: int, t: int) -> tuple[int, int]:
+    """:func:`_endgame` when each player holds at most one card: ``m`` yours, ``t`` theirs (0: none). Nobody
+    chooses, so the loop needs neither hands nor cards played (most endgame tables' entries are these)."""
+    cr = g._cr
+    pts_last = g._last_card
+    hold = [m, t]
+    got = [0, 0]
+    while True:
+        p = turn
+        r = hold[p]
+        if r and _VAL[r] <= 31 - count:
+            hold[p] = 0
+            count, seq, pts = _PLAY.get((count, seq, r)) or _play(count, seq, r)
+            if count == 31:
+                got[cr[p]] += pts
+                leader = 1 - p
+            elif not (hold[0] or hold[1]):
+                got[cr[p]] += pts + pts_last        # the last card
+                return got[0], got[1]
+            elif (not hold[0] or gone & 1) and (not hold[1] or gone & 2):
+                got[cr[p]] += pts + pts_last        # every holder has said go: the go to this card's player
+                leader = p if g._go_last else first
+            else:
+                got[cr[p]] += pts
+                last = p
+                q = 1 - p
+                turn = q if hold[q] and not gone >> q & 1 else p
+                continue
+        else:                   # go
+            gone |= 1 << p
+            if first < 0:
+                first = p
+            if (hold[0] and not gone & 1) or (hold[1] and not gone & 2):
+                turn = 1 - p
+                continue
+            got[cr[last]] += pts_last
+            leader = last if g._go_last else first
+        if g._single_count or not (hold[0] or hold[1]):      # the next count (_new_count), if any
+            return got[0], got[1]
+        turn = leader if hold[leader] else 1 - leader
         seq, count, gone, first, last = (), 0, 0, -1, -1
 
 
