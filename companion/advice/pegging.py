@@ -602,6 +602,9 @@ def best_rank(scores: Mapping[int, "int | None"], ranks: Iterable[int]) -> "int 
 # --- the exact walk: the other player's hands as one weighted group -------------------------
 
 
+_FITS = [{x: 0 if _VAL[x] <= room else 99 for x in range(14)} for room in range(32)]   # a one-card split's places
+
+
 _REMOVED: dict = {}
 _PLACE: dict = {}           # a preference order -> each rank's place in it
 
@@ -719,7 +722,9 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
             a1 += c1 * wsum
     # the other player's turn: split the group by what each hand does
     room = 31 - st.count
-    if len(group) < 8:
+    if st.left[1] == 1:                     # one card: played if it fits, else go (no choice, so no order)
+        order, at = None, _FITS[room]
+    elif len(group) < 8:
         held = {x for hand in group for x in hand if _VAL[x] <= room}
         if len(held) <= 1:
             order = tuple(held)
