@@ -211,6 +211,7 @@ class PegGame:
         object.__setattr__(self, "_worth", tuple(self.goal[p] if cr[p] == p else -self.goal[cr[p]] for p in (0, 1)))
         object.__setattr__(self, "_scores", {})     # policy caches, per game (states hash fast; rules do not)
         object.__setattr__(self, "_order", {})
+        object.__setattr__(self, "_two", {})        # your choice between two cards in the dealer's rows (_choose_two)
         object.__setattr__(self, "_end", {})        # the endgame with at most one card each (_walk)
         object.__setattr__(self, "_rows", {})       # what each play of the other player leads to (_row_entry)
         object.__setattr__(self, "_single_count", self.rules.pegging_count == "single")
@@ -467,9 +468,17 @@ def _choose_two(g: PegGame, st: _State, played: int, a: int, b: int) -> "int | N
     room = 31 - st.count
     if _VAL[b] > room or a == b:             # values grow with rank: b does not fit, or one rank: no choice
         return a if _VAL[a] <= room else None
-    lk = g.policies[0] == "lookahead" and st.left[1] > 0 and not st.gone & 2
-    scores = _scores_at(g, 0, st.seq, st.count, played, st.left[1] if lk else 0, (a, b))
-    return b if scores[b] >= scores[a] else a       # ties to the higher rank
+    h = st.left[1] if g.policies[0] == "lookahead" and st.left[1] > 0 and not st.gone & 2 else 0
+    key = (st.seq, st.count, played if h else None, h, a, b)
+    hit = g._two.get(key)
+    if hit is None:                 # the choice alone is kept (not the scores: most of these states come once)
+        scores: dict = {}
+        fill_scores(scores, (a, b), st.count, st.seq, played, h, g._worth[0], g._worth[1], -1)
+        hit = b if scores[b] >= scores[a] else a        # ties to the higher rank
+        if len(g._two) > 200_000:
+            g._two.clear()
+        g._two[key] = hit
+    return hit
 
 
 def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...], played: int, h: int, wp: int,
