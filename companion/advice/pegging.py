@@ -611,6 +611,8 @@ def best_rank(scores: Mapping[int, "int | None"], ranks: Iterable[int]) -> "int 
 # --- the exact walk: the other player's hands as one weighted group -------------------------
 
 
+_ONE = [(x,) for x in range(14)]                                  # the hands less a card, made once (the splits
+_DUO = [[(x, y) for y in range(14)] for x in range(14)]           # keep them as keys: one tuple each, not one per hand)
 _FITS = [{x: 0 if _VAL[x] <= room else 99 for x in range(14)} for room in range(32)]   # a one-card split's places
 
 
@@ -753,9 +755,9 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         for hand, w in group.items():
             a, b = hand
             if at[a] <= at[b]:
-                r, rest = a, (b,)
+                r, rest = a, _ONE[b]
             else:
-                r, rest = b, (a,)
+                r, rest = b, _ONE[a]
             if at[r] == 99:
                 r, rest = None, hand
             sub = parts.get(r)
@@ -770,11 +772,11 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
             pb = at[b]
             pc = at[c]
             if pa <= pb and pa <= pc:
-                r, rest = a, (b, c)
+                r, rest = a, _DUO[b][c]
             elif pb <= pc:
-                r, rest = b, (a, c)
+                r, rest = b, _DUO[a][c]
             else:
-                r, rest = c, (a, b)
+                r, rest = c, _DUO[a][b]
             if at[r] == 99:
                 r, rest = None, hand
             sub = parts.get(r)
