@@ -557,8 +557,10 @@ def _preferred(g: PegGame, st: _State, p: int) -> tuple[tuple[int, ...], dict]:
     replier = g.policies[p] == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1
     key = (p, st.seq, st.count, st.played if replier else None, st.left[q] if replier else 0)
     hit = g._order.get(key)
-    if hit is None:
-        scores = policy_scores(g, st, p)
+    if hit is None:             # the order is kept, not the scores it came from (most of these states come once)
+        scores: dict = {}
+        fill_scores(scores, _ALL, st.count, st.seq, st.played, st.left[q] if replier else 0, g._worth[p],
+                    g._worth[q], -1)
         order = tuple(sorted((r for r in scores if scores[r] is not None), key=lambda r: (scores[r], r), reverse=True))
         if len(g._order) > 200_000:
             g._order.clear()
