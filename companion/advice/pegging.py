@@ -990,6 +990,14 @@ def _end_table(g: PegGame, st: _State, mine: tuple[int, ...]) -> dict:
     return _table(g._end, (st.turn, st.seq, st.count, st.gone, st.first_go, st.last, mine))
 
 
+_PAIRS = [[(a, b) for b in range(48)] for a in range(48)]
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    """``(a, b)``, one tuple for each pair of small points (the endgame tables hold tens of thousands of them)."""
+    return _PAIRS[a][b] if a < 48 and b < 48 else (a, b)
+
+
 def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
     """The points credited to (0, 1) from ``st`` when each player holds at most one card, or one holds none
     (``mine``, ``theirs``).
@@ -1034,7 +1042,7 @@ def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, .
                 leader = 1 - p
             elif not (left[0] or left[1]):
                 got[cr[p]] += pts + pts_last        # the last card
-                return got[0], got[1]
+                return _pair(got[0], got[1])
             elif (not left[0] or gone & 1) and (not left[1] or gone & 2):
                 got[cr[p]] += pts + pts_last        # every holder has said go: the go to this card's player
                 leader = p if g._go_last else first
@@ -1045,7 +1053,7 @@ def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, .
                 turn = q if left[q] and not gone >> q & 1 else p
                 continue
         if g._single_count or not (left[0] or left[1]):      # the next count (_new_count), if any
-            return got[0], got[1]
+            return _pair(got[0], got[1])
         turn = leader if left[leader] else 1 - leader
         seq, count, gone, first, last = (), 0, 0, -1, -1
 
@@ -1069,7 +1077,7 @@ def _endgame_ones(g: PegGame, turn: int, seq: tuple[int, ...], count: int, gone:
                 leader = 1 - p
             elif not (hold[0] or hold[1]):
                 got[cr[p]] += pts + pts_last        # the last card
-                return got[0], got[1]
+                return _pair(got[0], got[1])
             elif (not hold[0] or gone & 1) and (not hold[1] or gone & 2):
                 got[cr[p]] += pts + pts_last        # every holder has said go: the go to this card's player
                 leader = p if g._go_last else first
@@ -1089,7 +1097,7 @@ def _endgame_ones(g: PegGame, turn: int, seq: tuple[int, ...], count: int, gone:
             got[cr[last]] += pts_last
             leader = last if g._go_last else first
         if g._single_count or not (hold[0] or hold[1]):      # the next count (_new_count), if any
-            return got[0], got[1]
+            return _pair(got[0], got[1])
         turn = leader if hold[leader] else 1 - leader
         seq, count, gone, first, last = (), 0, 0, -1, -1
 
