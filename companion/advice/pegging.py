@@ -899,7 +899,7 @@ def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: i
             ent2 = row.get(key)
             if ent2 is None:
                 rest = _remove(mine, play) if play is not None else mine
-                ent2 = row[key] = (rest,) + _row_entry(g, _with_played(st2, now), play, rest)
+                ent2 = row[key] = (rest,) + _row_entry(g, st2, play, rest)   # st2 as kept: its cards played are not read
             hand, d0, d1, tbl, st2 = ent2
             if tbl is None and st2 is not None:         # the walk goes on: from this position's state
                 base = _with_played(ent[3], now)
