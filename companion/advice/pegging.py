@@ -723,7 +723,7 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
             return [a0 + e0, a1 + e1]
         if st.turn == 1:
             break
-        r = choose(g, st, 0, mine)
+        r = _choose_two(g, st, st.played, mine[0], mine[1]) if len(mine) == 2 else choose(g, st, 0, mine)
         if r is not None:
             m2 = _REM.get((mine, r))
             mine = _rem(mine, r) if m2 is None else m2
