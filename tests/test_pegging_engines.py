@@ -224,6 +224,35 @@ def test_the_two_hand_endgame_loop_plays_as_its_step_and_choose(game, options, d
     assert two._endgame(g, stv, hands[0], hands[1]) == tuple(want)
 
 
+@pytest.mark.parametrize("game,options", TWO, ids=[f"{g}{'-' + '-'.join(map(str, o.values())) if o else ''}"
+                                                  for g, o in TWO])
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_the_rows_choice_between_two_cards_is_choose_s(game, options, data):
+    """``pegging._choose_two`` (the dealer's rows and the walk: your choice between two cards, only the choice
+    kept) against ``choose`` (the policy's scores), at your turns with two cards left after random legal cards,
+    every pair of ranks you could hold there."""
+    rules = get_ruleset(game, **options)
+    g = two.game_for(rules, data.draw(st.integers(0, 1), label="seat"))
+    rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
+    deck = rng.sample(DECK, 2 * rules.held)
+    hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in (0, 1)]
+    s = two._State(turn=data.draw(st.integers(0, 1), label="leader"), left=(rules.held, rules.held))
+    while not s.over:
+        if s.turn == 0 and s.left[0] == 2:
+            for a in range(1, 14):
+                for b in range(a, 14):
+                    if (s.played >> 3 * a & 7) + (a == b) < 4 and (s.played >> 3 * b & 7) < 4:
+                        assert two._choose_two(g, s, s.played, a, b) == two.choose(g, s, 0, (a, b)), (a, b, s)
+        fits = [r for r in hands[s.turn] if two._VAL[r] <= 31 - s.count]
+        r = rng.choice(fits) if fits else None
+        if r is None:
+            s = two.step_go(g, s, [])
+        else:
+            hands[s.turn] = two._remove(hands[s.turn], r)
+            s = two.step_play(g, s, r, [])
+
+
 def test_a_ranking_leaves_no_reference_cycles_so_the_job_worker_may_freeze_what_it_keeps():
     """The job worker hides each call's leftovers (the caches) from the collector (web/jobworker.py,
     ``after_call``): that is only free while a ranking makes no reference cycles, which only the collector
