@@ -843,17 +843,17 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         # every part ends in the endgame table (or the go goes on; after its last card the other holds none):
         # what each rank leads to, kept per state without the cards played before (the endgame does not read
         # them), serves every position reaching it
-        row = _row(g, st, mine)
+        row = _row(g, st)
         for r, sub in parts.items():
             ent = row.get(r)
             if ent is None:
-                ent = row[r] = _row_entry(g, st, r, mine)
-            c0, c1, tbl, st2 = ent
+                ent = row[r] = _row_entry(g, st, r)
+            c0, c1, st2, end = ent
             if c0 or c1:
                 ws = sum(sub.values())
                 a0 += c0 * ws
                 a1 += c1 * ws
-            s0, s1 = _row_rest(g, tbl, st2, st, r, mine, sub)     # a go not ending the count: the walk
+            s0, s1 = _row_rest(g, end, st2, st, r, mine, sub)     # a go not ending the count: the walk
             a0 += s0
             a1 += s1
         return [a0, a1]
@@ -883,33 +883,35 @@ def _reply_two(g: PegGame, st: _State, mine: tuple[int, ...], parts: dict, a0: i
     the endgame follows. What r leads to and what (r, y) leads to are kept per state without the cards played
     before (:func:`_row_entry`), so a part costs your choice and the endgame table's sum. Parts that go another
     way (a go, the count ending, the walk going on) take the walk. Adds to ``a0``, ``a1``."""
-    row = _row(g, st, mine)
+    row = _row(g, st)
     played = st.played
     for r, sub in parts.items():
         ent = row.get(r)
         if ent is None:
-            ent = row[r] = _row_entry(g, st, r, mine)
-        c0, c1, tbl, st2 = ent
+            ent = row[r] = _row_entry(g, st, r)
+        c0, c1, st2, end = ent
         base, play, hand = st, r, mine
-        if st2 is not None and tbl is None and st2.turn == 0:
+        if st2 is not None and not end and st2.turn == 0:
             # your turn, both of your cards still in hand: the policy reads the cards played (this one's state)
             now = played + (1 << 3 * r) if r is not None else played
             play = _choose_two(g, st2, now, mine[0], mine[1])
             key = (r, play)
             ent2 = row.get(key)
-            if ent2 is None:
-                rest = _remove(mine, play) if play is not None else mine
-                ent2 = row[key] = (rest,) + _row_entry(g, st2, play, rest)   # st2 as kept: its cards played are not read
-            hand, d0, d1, tbl, st2 = ent2
-            if tbl is None and st2 is not None:         # the walk goes on: from this position's state
-                base = _with_played(ent[3], now)
+            if ent2 is None:        # from st2 as kept: its cards played are not read
+                ent2 = row[key] = _row_entry(g, st2, play)
+            d0, d1, st3, end = ent2
+            if play is not None:
+                hand = _remove(mine, play)
+            if not end and st3 is not None:             # the walk goes on: from this position's state
+                base = _with_played(st2, now)
+            st2 = st3
             c0 += d0
             c1 += d1
         if c0 or c1:
             ws = sum(sub.values())
             a0 += c0 * ws
             a1 += c1 * ws
-        s0, s1 = _row_rest(g, tbl, st2, base, play, hand, sub)
+        s0, s1 = _row_rest(g, end, st2, base, play, hand, sub)
         a0 += s0
         a1 += s1
     return [a0, a1]
@@ -920,22 +922,23 @@ def _with_played(st: _State, played: int) -> _State:
     return _mk(_State, (0, st.seq, st.count, st.gone, st.first_go, st.last, st.left, played, False))
 
 
-def _row_rest(g: PegGame, tbl: "dict | None", st2: "_State | None", base: _State, r: "int | None",
+def _row_rest(g: PegGame, end: bool, st2: "_State | None", base: _State, r: "int | None",
               mine: tuple[int, ...], group: Mapping[tuple[int, ...], int]) -> tuple[int, int]:
-    """What follows a row entry's play ``r`` at ``base`` (:func:`_row_entry`: ``tbl``, ``st2``), summed over the
-    group: nothing when it ended the phase, the endgame table's sum, or the walk from the state itself (its
-    cards played are this position's)."""
+    """What follows a row entry's play ``r`` at ``base`` (:func:`_row_entry`: ``st2``, ``end``), you holding
+    ``mine``, summed over the group: nothing when it ended the phase, the endgame table's sum, or the walk from the
+    state itself (its cards played are this position's)."""
     if st2 is None:
         return 0, 0
-    if tbl is not None:
-        return _end_sum(g, tbl, st2, mine, group)
+    if end:
+        return _end_sum(g, _end_table(g, st2, mine), st2, mine, group)
     return _walk(g, _step(g, base, r)[0], mine, group)
 
 
-def _row(g: PegGame, st: _State, mine: tuple[int, ...]) -> dict:
-    """The row of ``st`` (the other player's turn) with your cards ``mine``: what each of its plays leads to
-    (:func:`_row_entry`), keyed by the state without the cards played before."""
-    return _table(g._rows, (st.seq, st.count, st.gone, st.first_go, st.last, st.left, mine))
+def _row(g: PegGame, st: _State) -> dict:
+    """The row of ``st`` (the other player's turn): what each of its plays leads to (:func:`_row_entry`), keyed
+    by the state without the cards played before and without your cards (what a play leads to does not read
+    them: five times as many positions share a row as when they were in its key)."""
+    return _table(g._rows, (st.seq, st.count, st.gone, st.first_go, st.last, st.left))
 
 
 def _table(cache: dict, key: tuple) -> dict:
@@ -948,18 +951,16 @@ def _table(cache: dict, key: tuple) -> dict:
     return tbl
 
 
-def _row_entry(g: PegGame, st: _State, r: "int | None", mine: tuple[int, ...]) -> tuple:
-    """What the other player's play of ``r`` (None: go) at ``st`` leads to: ``(points credited to 0, to 1, the
-    endgame table of the state after it or None, that state or None when it is over)``; the state's played
-    cards are those of the first walk to get here (the endgame does not read them, and a walk that goes on
-    takes its own state)."""
+def _row_entry(g: PegGame, st: _State, r: "int | None") -> tuple:
+    """What the play of ``r`` (None: go) at ``st`` leads to: ``(points credited to 0, to 1, the state after it
+    or None when it is over, whether that state goes to the endgame table)``; the state's played cards are those
+    of the first walk to get here (the endgame does not read them, and a walk that goes on takes its own
+    state)."""
     st2, c0, c1 = _step(g, st, r)
     if st2.over:
-        return c0, c1, None, None
+        return c0, c1, None, False
     left = st2.left
-    if left[0] <= 1 and left[1] <= 1 or not left[0] or not left[1]:
-        return c0, c1, _end_table(g, st2, mine), st2
-    return c0, c1, None, st2
+    return c0, c1, st2, left[0] <= 1 and left[1] <= 1 or not left[0] or not left[1]
 
 
 _ROWS = True        # the per-state rows of the walk's last plays (_reply_two, _row_entry); False: the plain walk (tests)
