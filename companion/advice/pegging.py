@@ -1509,8 +1509,9 @@ def _groups_cached(avail: tuple[int, ...], k: int) -> dict:
 
 WARM_ROUNDS = 40
 """Rounds of :func:`warm_up`: in each, a lead and a dealer's reply of each game (bench/README.md, "a warm
-worker"). The job worker stops sooner when its memory reaches half of what retires it (web/jobworker.py): about
-25 rounds of one game here, 8 on a 512 MiB Zero 2 W."""
+worker"). The job worker stops sooner when its memory reaches half of what retires it (web/jobworker.py): all 40
+rounds of one game take a worker to 49 MiB here, so about as many fit on a 512 MiB Zero 2 W (48 MiB); of the
+bench's two games, 30 rounds fit in 80 MiB."""
 
 
 def warm_up(games: "Iterable[str | Ruleset] | None" = None, rounds: int = WARM_ROUNDS, seed: str = "warm-up"):
