@@ -1010,8 +1010,6 @@ def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, .
     turn, seq, count, gone, first, last, (l0, l1), played, over = st
     if over:
         return 0, 0
-    if l0 <= 1 and l1 <= 1:
-        return _endgame_ones(g, turn, seq, count, gone, first, last, mine[0] if l0 else 0, theirs[0] if l1 else 0)
     cr = g._cr
     pts_last = g._last_card
     left = [l0, l1]
@@ -1034,7 +1032,7 @@ def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, .
             got[cr[last]] += pts_last               # every holder has said go: the go to the last card's player
             leader = last if g._go_last else first
         else:
-            hands[p] = _remove(hand, r)
+            hands[p] = _remove(hand, r) if len(hand) > 1 else ()
             count, seq, pts = _PLAY.get((count, seq, r)) or _play(count, seq, r)
             left[p] -= 1
             played += 1 << 3 * r
@@ -1056,50 +1054,6 @@ def _endgame(g: PegGame, st: _State, mine: tuple[int, ...], theirs: tuple[int, .
         if g._single_count or not (left[0] or left[1]):      # the next count (_new_count), if any
             return _pair(got[0], got[1])
         turn = leader if left[leader] else 1 - leader
-        seq, count, gone, first, last = (), 0, 0, -1, -1
-
-
-def _endgame_ones(g: PegGame, turn: int, seq: tuple[int, ...], count: int, gone: int, first: int, last: int,
-                  m: int, t: int) -> tuple[int, int]:
-    """:func:`_endgame` when each player holds at most one card: ``m`` yours, ``t`` theirs (0: none). Nobody
-    chooses, so the loop needs neither hands nor cards played (most endgame tables' entries are these)."""
-    cr = g._cr
-    pts_last = g._last_card
-    hold = [m, t]
-    got = [0, 0]
-    while True:
-        p = turn
-        r = hold[p]
-        if r and _VAL[r] <= 31 - count:
-            hold[p] = 0
-            count, seq, pts = _PLAY.get((count, seq, r)) or _play(count, seq, r)
-            if count == 31:
-                got[cr[p]] += pts
-                leader = 1 - p
-            elif not (hold[0] or hold[1]):
-                got[cr[p]] += pts + pts_last        # the last card
-                return _pair(got[0], got[1])
-            elif (not hold[0] or gone & 1) and (not hold[1] or gone & 2):
-                got[cr[p]] += pts + pts_last        # every holder has said go: the go to this card's player
-                leader = p if g._go_last else first
-            else:
-                got[cr[p]] += pts
-                last = p
-                q = 1 - p
-                turn = q if hold[q] and not gone >> q & 1 else p
-                continue
-        else:                   # go
-            gone |= 1 << p
-            if first < 0:
-                first = p
-            if (hold[0] and not gone & 1) or (hold[1] and not gone & 2):
-                turn = 1 - p
-                continue
-            got[cr[last]] += pts_last
-            leader = last if g._go_last else first
-        if g._single_count or not (hold[0] or hold[1]):      # the next count (_new_count), if any
-            return _pair(got[0], got[1])
-        turn = leader if hold[leader] else 1 - leader
         seq, count, gone, first, last = (), 0, 0, -1, -1
 
 
