@@ -190,6 +190,25 @@ def test_the_multi_engines_one_deal_loop_plays_as_its_step_and_choose(game, opti
 TWO = [(g, o) for g, o in VARIANTS if get_ruleset(g, **o).players == 2]
 
 
+def two_hand_deal(game, options, data):
+    """A two-hand game's engine from a drawn seat, a seeded random source, both hands dealt as sorted ranks, and
+    the first state from a drawn leader."""
+    rules = get_ruleset(game, **options)
+    g = two.game_for(rules, data.draw(st.integers(0, 1), label="seat"))
+    rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
+    deck = rng.sample(DECK, 2 * rules.held)
+    hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in (0, 1)]
+    return g, rng, hands, two._State(turn=data.draw(st.integers(0, 1), label="leader"), left=(rules.held, rules.held))
+
+
+def two_hand_act(g, s, hands, r, credits):
+    """Play rank ``r`` (None: go) for ``s.turn`` by ``step_play``/``step_go``, taking it from ``hands``."""
+    if r is None:
+        return two.step_go(g, s, credits)
+    hands[s.turn] = two._remove(hands[s.turn], r)
+    return two.step_play(g, s, r, credits)
+
+
 @pytest.mark.parametrize("game,options", TWO, ids=[f"{g}{'-' + '-'.join(map(str, o.values())) if o else ''}"
                                                   for g, o in TWO])
 @settings(max_examples=40, deadline=None)
@@ -198,27 +217,15 @@ def test_the_two_hand_endgame_loop_plays_as_its_step_and_choose(game, options, d
     """``pegging._endgame`` (the two-hand walk's leaves, with the step inlined on plain variables) against
     ``step_play``, ``step_go`` and ``choose`` (pinned to the table above), from random legal cards until each
     player holds at most one card or one holds none."""
-    rules = get_ruleset(game, **options)
-    g = two.game_for(rules, data.draw(st.integers(0, 1), label="seat"))
-    rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
-    deck = rng.sample(DECK, 2 * rules.held)
-    hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in (0, 1)]
-    stv = two._State(turn=data.draw(st.integers(0, 1), label="leader"), left=(rules.held, rules.held))
-
-    def act(s, hands, r, credits):
-        if r is None:
-            return two.step_go(g, s, credits)
-        hands[s.turn] = two._remove(hands[s.turn], r)
-        return two.step_play(g, s, r, credits)
-
+    g, rng, hands, stv = two_hand_deal(game, options, data)
     while not stv.over and max(stv.left) > 1 and min(stv.left) > 0:
         fits = [r for r in hands[stv.turn] if two._VAL[r] <= 31 - stv.count]
-        stv = act(stv, hands, rng.choice(fits) if fits else None, [])
+        stv = two_hand_act(g, stv, hands, rng.choice(fits) if fits else None, [])
     want = [0, 0]
     ref, s = list(hands), stv
     while not s.over:
         credits: list = []
-        s = act(s, ref, two.choose(g, s, s.turn, ref[s.turn]), credits)
+        s = two_hand_act(g, s, ref, two.choose(g, s, s.turn, ref[s.turn]), credits)
         for who, pts, _ in credits:
             want[who] += pts
     assert two._endgame(g, stv, hands[0], hands[1]) == tuple(want)
@@ -232,12 +239,7 @@ def test_the_rows_choice_between_two_cards_is_choose_s(game, options, data):
     """``pegging._choose_two`` (the dealer's rows and the walk: your choice between two cards, only the choice
     kept) against ``choose`` (the policy's scores), at your turns with two cards left after random legal cards,
     every pair of ranks you could hold there."""
-    rules = get_ruleset(game, **options)
-    g = two.game_for(rules, data.draw(st.integers(0, 1), label="seat"))
-    rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
-    deck = rng.sample(DECK, 2 * rules.held)
-    hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in (0, 1)]
-    s = two._State(turn=data.draw(st.integers(0, 1), label="leader"), left=(rules.held, rules.held))
+    g, rng, hands, s = two_hand_deal(game, options, data)
     while not s.over:
         if s.turn == 0 and s.left[0] == 2:
             for a in range(1, 14):
@@ -245,12 +247,7 @@ def test_the_rows_choice_between_two_cards_is_choose_s(game, options, data):
                     if (s.played >> 3 * a & 7) + (a == b) < 4 and (s.played >> 3 * b & 7) < 4:
                         assert two._choose_two(g, s, s.played, a, b) == two.choose(g, s, 0, (a, b)), (a, b, s)
         fits = [r for r in hands[s.turn] if two._VAL[r] <= 31 - s.count]
-        r = rng.choice(fits) if fits else None
-        if r is None:
-            s = two.step_go(g, s, [])
-        else:
-            hands[s.turn] = two._remove(hands[s.turn], r)
-            s = two.step_play(g, s, r, [])
+        s = two_hand_act(g, s, hands, rng.choice(fits) if fits else None, [])
 
 
 def test_a_ranking_leaves_no_reference_cycles_so_the_job_worker_may_freeze_what_it_keeps():
