@@ -211,7 +211,7 @@ class PegGame:
         object.__setattr__(self, "_worth", tuple(self.goal[p] if cr[p] == p else -self.goal[cr[p]] for p in (0, 1)))
         object.__setattr__(self, "_scores", {})     # policy caches, per game (states hash fast; rules do not)
         object.__setattr__(self, "_order", {})
-        object.__setattr__(self, "_two", {})        # your choice between two cards in the dealer's rows (_choose_two)
+        object.__setattr__(self, "_two", {})        # your choice between two cards (_choose_two)
         object.__setattr__(self, "_end", {})        # the endgame with at most one card each (_walk)
         object.__setattr__(self, "_rows", {})       # what each play of the other player leads to (_row_entry)
         object.__setattr__(self, "_single_count", self.rules.pegging_count == "single")
@@ -464,7 +464,8 @@ def _scores_at(g: PegGame, p: int, seq: tuple[int, ...], count: int, played: int
 
 def _choose_two(g: PegGame, st: _State, played: int, a: int, b: int) -> "int | None":
     """:func:`choose` for you (player 0) holding the ranks ``a <= b`` at ``st`` with the cards ``played`` (the
-    dealer's rows, :func:`_reply_two`: one call per part, so without choose's sets)."""
+    dealer's rows, :func:`_reply_two`, and the walk's turns with two cards: without choose's sets, and only the
+    choice kept; pinned to :func:`choose` by tests/test_pegging_engines.py)."""
     room = 31 - st.count
     if _VAL[b] > room or a == b:             # values grow with rank: b does not fit, or one rank: no choice
         return a if _VAL[a] <= room else None
