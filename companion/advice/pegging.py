@@ -543,17 +543,9 @@ def _after_groups(count: int, seq: tuple[int, ...], r: int, wq: int) -> tuple:
     return tuple([(v, rs, 1 if r in rs else 0) for v, rs in _reply_groups(c2, s2, wq)])
 
 
-def preference(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> tuple[int, ...]:
-    """Return the ranks player ``p`` could play now, the policy's favourite first (ties: higher rank first);
-    only ``ranks`` (the ranks its possible hands hold: scoring the others would be wasted)."""
-    if ranks is not _ALL:
-        scores = policy_scores(g, st, p, ranks)
-        return tuple(sorted((r for r in ranks if scores[r] is not None), key=lambda r: (scores[r], r), reverse=True))
-    return _preferred(g, st, p)[0]
-
-
 def _preferred(g: PegGame, st: _State, p: int) -> tuple[tuple[int, ...], dict]:
-    """:func:`preference` over every rank, with each rank's place in it (:func:`_places`), kept together per state."""
+    """The ranks player ``p`` could play now, the policy's favourite first (ties: higher rank first), over every
+    rank, with each rank's place in it (:func:`_places`), kept together per state."""
     q = 1 - p
     replier = g.policies[p] == "lookahead" and st.left[q] > 0 and not st.gone >> q & 1
     key = (p, st.seq, st.count, st.played if replier else None, st.left[q] if replier else 0)
@@ -594,11 +586,6 @@ def choose(g: PegGame, st: _State, p: int, ranks: Iterable[int]) -> "int | None"
     if len(ranks) <= 1:
         return next(iter(ranks), None)
     return best_rank(policy_scores(g, st, p, ranks), ranks)
-
-
-def _choose(g: PegGame, st: _State, hand: tuple[int, ...]) -> "int | None":
-    """:func:`choose` for player ``st.turn`` holding the sorted ranks ``hand``."""
-    return choose(g, st, st.turn, hand)
 
 
 def best_rank(scores: Mapping[int, "int | None"], ranks: Iterable[int]) -> "int | None":
