@@ -277,12 +277,20 @@ class Wifi:
         return out.stdout
 
     def device(self) -> tuple[str | None, str | None]:
-        """Return ``(wifi device, its active connection)``; ``(None, None)`` without a Wi-Fi device."""
+        """Return ``(wifi device, its active connection)``; ``(None, None)`` without a Wi-Fi device.
+
+        The device is the one NetworkManager reports, never a fixed name: with several radios (a USB
+        dongle beside the Pi's own, or the simulated radios of the Wi-Fi check) the one with a
+        connection up is the board's, else the first listed. Taking the first radio whatever its state
+        would miss the hotspot to come back to, and a join would leave the board off its own Wi-Fi.
+        """
+        found: list[tuple[str, str | None]] = []
         for line in self._nm("-t", "-f", "DEVICE,TYPE,STATE,CONNECTION", "device", "status").splitlines():
             f = split_terse(line)
             if len(f) >= 4 and f[1] == "wifi":
-                return f[0], (f[3] or None) if f[2].startswith("connected") else None
-        return None, None
+                found.append((f[0], (f[3] or None) if f[2].startswith("connected") else None))
+        up = [d for d in found if d[1] is not None]
+        return (up or found or [(None, None)])[0]
 
     def address(self, device: str) -> str | None:
         """Return the IPv4 address of ``device`` (no prefix length), or None."""
@@ -417,7 +425,8 @@ class Wifi:
             self._forget(name)
             self.trial = {**self.trial, "ok": False, "error": _reason(ssid, str(exc))}
             log.info("wifi: %s", self.trial["error"])
-            self._back(before)
+            # a failed try never leaves the board with no Wi-Fi: back to what was up, or to its own Wi-Fi
+            self._back(before or (self.hotspot.profile if self.hotspot is not None else None))
             return
         self._nm("connection", "modify", "id", name, "connection.autoconnect", "yes")
         self.trial = {**self.trial, "ok": True, "address": address}

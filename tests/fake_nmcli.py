@@ -5,6 +5,7 @@ Run as ``python fake_nmcli.py --state FILE ARGS...``. FILE is JSON::
     {"device": "wlan0", "active": "landsend-hotspot",          # the connection up on the Wi-Fi device
      "profiles": {"landsend-hotspot": {"ssid": "Lands End 4F2A", "mode": "ap"}},
      "air": [{"ssid": "Pub", "signal": 70, "security": "WPA2", "password": "pint-of-best", "address": "192.168.1.23"}],
+     "other_radios": ["wlan1"],                                 # radios with nothing up, listed first
      "calls": [[...args...], ...]}                              # every command line asked, in order
 
 It behaves as NetworkManager 1.42 does in the cases the board meets: a wrong
@@ -53,7 +54,10 @@ def run(st: dict, args: list[str]) -> int:
     dev = st.get("device", "wlan0")
     if args == ["-t", "-f", "DEVICE,TYPE,STATE,CONNECTION", "device", "status"]:
         active = st.get("active")
+        for other in st.get("other_radios", []):                 # listed first, as a second radio may be
+            print(f"{other}:wifi:disconnected:")
         print(f"{dev}:wifi:{'connected' if active else 'disconnected'}:{esc(active or '')}")
+        print(f"p2p-dev-{dev}:wifi-p2p:disconnected:")
         print("lo:loopback:connected (externally):lo")
         return 0
     if args == ["-g", "IP4.ADDRESS", "device", "show", dev]:

@@ -137,6 +137,30 @@ def test_without_a_connection_to_go_back_to_the_board_stays_on_the_network_that_
     assert air.calls()[-1] == "connection modify id landsend Home connection.autoconnect yes"
 
 
+def test_with_a_second_radio_listed_first_the_join_still_comes_back_to_the_hotspot(tmp_path):
+    # NetworkManager lists every radio (a USB dongle, the Wi-Fi check's simulated ones): the board's is
+    # the one with its connection up, whatever its place in the list (the first radio used to be taken,
+    # so `before` was None and a working join left the board off its own Wi-Fi: trial.moved was true)
+    air = Air(tmp_path, other_radios=["wlan1"])
+    w = Wifi(SPOT, nmcli=air.command)
+    assert w.device() == ("wlan0", AP_ON)
+    w.join("Home", "kettle-on-please", background=False)
+    assert w.trial["moved"] is False and w.trial["address"] == "10.0.0.7"
+    assert [c for c in air.calls() if c.startswith("connection add")][0].startswith(
+        "connection add type wifi ifname wlan0 ")
+    assert air.state["active"] == AP_ON
+    w.move(background=False)
+    assert air.state["active"] == "landsend Home" and w.state()["mode"] == "client"
+
+
+def test_a_wrong_password_with_nothing_up_before_brings_the_boards_own_wifi_up(tmp_path):
+    air = Air(tmp_path, active=None)
+    w = Wifi(SPOT, nmcli=air.command)
+    w.join("Home", "not-the-password", background=False)
+    assert w.trial["ok"] is False and w.trial["error"] == "Home refused the password"
+    assert air.calls()[-1] == f"--wait 45 connection up id {AP_ON}" and air.state["active"] == AP_ON
+
+
 def test_bad_names_and_passwords_are_refused_before_nmcli_runs(wifi, air):
     for ssid, password, message in [("", "", "1 to 32 bytes"), ("x" * 33, "", "1 to 32 bytes"),
                                     ("Home", "short", "8 to 63"), ("Home", "x" * 64, "8 to 63"),
