@@ -20,7 +20,24 @@ from typing import Iterator
 
 from .errors import ConflictError, StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 4
+"""The layout of a table database, stamped in the file (``PRAGMA user_version``). Every released layout:
+
+1. ``events``, ``matches`` (the first table, 2026-11-21)
+2. + ``checkpoints``, ``closed``, and the events' derived columns ``steps``, ``depth``, ``undone``
+3. + ``meta`` (the page's secret key, who holds the table)
+4. + ``summaries`` (the season's one row per finished match); the first stamped in the file
+
+An older file is migrated forward in one transaction when it is opened (:data:`MIGRATIONS`); a newer one is
+refused with the versions named, never read. Files written before the stamp (layouts 1 to 4) are told apart by
+what they hold (:func:`schema_of`). ``tests/data/schemas/`` keeps a database made by each released layout's
+own code."""
+
+EVENT_VERSION = 1
+"""The format of a stored event's body (the ``version`` column of ``events``)."""
+
+APPLICATION_ID = 0x4C454E44
+"""``PRAGMA application_id`` of a Land's End table ("LEND"): a database of another program is told apart."""
 
 _SCHEMA = (
     # the events: the only truth; steps, depth and undone are derived data the table writes with them
@@ -250,32 +267,22 @@ class SQLiteStore:
                     _create(self.path)
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self._db.execute(f"PRAGMA busy_timeout={max(0, int(busy_timeout * 1000))}")
+            readable(self._db, str(path))      # another program's file, or a newer table's, is left untouched
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             # the page cache is what memory holds of the file: 2 MB (SQLite's default, said here as the bound
             # the daemon's memory relies on however long the match grows; bench/bench_memory.py)
             self._db.execute("PRAGMA cache_size=-2000")
-            # one transaction (one write to the disk) creates a new file's tables or adds what an
-            # older file lacks; a file that has them all is only read (it may be read-only)
-            self._db.execute("BEGIN")
-            try:
-                for sql in _SCHEMA:
-                    self._db.execute(sql)
-                have = {r[1] for r in self._db.execute("PRAGMA table_info(events)")}
-                for column, decl in (("steps", "TEXT"), ("depth", "INTEGER"), ("undone", "INTEGER NOT NULL DEFAULT 0")):
-                    if column not in have:     # a file written before the derived columns (the table fills them)
-                        self._db.execute(f"ALTER TABLE events ADD COLUMN {column} {decl}")
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+            self.schema_before = migrate(self._db, str(path))
             self._db.execute("SELECT seq FROM events LIMIT 1").fetchone()     # a damaged file fails here, in one read
         except (sqlite3.Error, OSError) as exc:
             if self._db is not None:
                 self._db.close()
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise StoreError(f"cannot open the table database {path}: {reason}") from exc
+        except StoreError:
+            self._db.close()
+            raise
 
     def append(self, match_id: str, seq: int, event: dict, *, client_id: str | None = None,
                steps: list | None = None, depth: int | None = None, checkpoint: bytes | None = None,
@@ -312,7 +319,7 @@ class SQLiteStore:
                     self._db.execute(
                         "INSERT INTO events (match_id, seq, type, version, client_id, body, steps, depth) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (match_id, seq, event.get("type", "?"), SCHEMA_VERSION, client_id, body,
+                        (match_id, seq, event.get("type", "?"), EVENT_VERSION, client_id, body,
                          None if steps is None else json.dumps(steps, separators=(",", ":")), depth),
                     )
                     if event.get("type") == "undo" and isinstance(event.get("undoes"), int):
@@ -508,6 +515,106 @@ class SQLiteStore:
             self._db.close()
 
 
+_CREATE = {sql.split("EXISTS ", 1)[1].split()[0]: sql for sql in _SCHEMA}
+"""Each table's ``CREATE`` by its name."""
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def schema_of(db: sqlite3.Connection) -> int:
+    """Return the layout a database holds: its stamp, or for a file from before the stamp what it holds.
+
+    0 is an empty database (no tables: a new table is made in it).
+
+    :raises StoreError: it is not a Land's End table (another program's database).
+    """
+    app = db.execute("PRAGMA application_id").fetchone()[0]
+    stamp = db.execute("PRAGMA user_version").fetchone()[0]
+    tables = _tables(db) - {"sqlite_sequence"}
+    columns = {r[1] for r in db.execute("PRAGMA table_info(events)")}
+    first = {"match_id", "seq", "type", "version", "client_id", "body"}       # layout 1's events
+    if app not in (0, APPLICATION_ID) or (tables and (not {"events", "matches"} <= tables or not first <= columns
+                                                      or not tables <= set(_CREATE))):
+        raise StoreError(f"it is not a Land's End table (it holds {', '.join(sorted(tables)) or 'no tables'}"
+                         f"{f', application id {app:#x}' if app else ''})")
+    if stamp:
+        return stamp
+    if not tables:
+        return 0
+    if "steps" not in columns:
+        return 1
+    return 2 if "meta" not in tables else 3 if "summaries" not in tables else 4
+
+
+def _to_2(db: sqlite3.Connection) -> None:
+    for column, decl in (("steps", "TEXT"), ("depth", "INTEGER"), ("undone", "INTEGER NOT NULL DEFAULT 0")):
+        db.execute(f"ALTER TABLE events ADD COLUMN {column} {decl}")     # derived: the table fills them
+    db.execute(_CREATE["checkpoints"])     # the table makes them again
+    db.execute(_CREATE["closed"])          # likewise
+
+
+MIGRATIONS = {
+    # from layout N to N + 1, in the one transaction of migrate(); each is what that release added
+    1: _to_2,
+    2: lambda db: db.execute(_CREATE["meta"]),
+    3: lambda db: db.execute(_CREATE["summaries"]),
+}
+assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION)), "one migration from every older layout"
+
+
+def readable(db: sqlite3.Connection, name: str) -> int:
+    """Return the layout an open database holds, when this code can read it (it writes nothing).
+
+    :raises StoreError: a newer layout (named, with the one this code reads), or another program's database.
+    """
+    try:
+        before = schema_of(db)
+    except StoreError as exc:
+        raise StoreError(f"cannot open the table database {name}: {exc}") from None
+    if before > SCHEMA_VERSION:
+        raise StoreError(f"cannot open the table database {name}: it holds schema {before}, made by a newer "
+                         f"version of Land's End; this version reads schemas 1 to {SCHEMA_VERSION}: update "
+                         f"the board's software to open it")
+    return before
+
+
+def migrate(db: sqlite3.Connection, name: str) -> int:
+    """Bring an open database to :data:`SCHEMA_VERSION` in one transaction; return the layout it held.
+
+    A file already at this layout is only read (it may be read-only); a layout from before the stamp that
+    needs nothing but the stamp is read as it is when the file cannot be written.
+
+    :raises StoreError: as :func:`readable`.
+    """
+    before = readable(db, name)
+    if before == SCHEMA_VERSION and db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+        return before
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if before == 0:                    # an empty database (``:memory:``, or one made outside _create)
+            for sql in _SCHEMA:
+                db.execute(sql)
+        else:
+            for n in range(before, SCHEMA_VERSION):
+                MIGRATIONS[n](db)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute("COMMIT")
+    except sqlite3.OperationalError as exc:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        if before == SCHEMA_VERSION and "readonly" in str(exc):
+            return before                  # an unstamped file of this layout, on a read-only card: read it
+        raise
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    return before
+
+
 def _create(path: Path) -> None:
     """Create an empty table database at ``path`` whole: built under another name, then linked in.
 
@@ -533,6 +640,8 @@ def _create(path: Path) -> None:
             db.execute("BEGIN")
             for sql in _SCHEMA:
                 db.execute(sql)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute("INSERT INTO meta (key, value) VALUES ('created', ?)", (_now(),))
             db.execute("COMMIT")
         finally:

@@ -119,7 +119,11 @@ def test_a_database_locked_by_another_writer_fails_clearly(tmp_path):
 
     path = tmp_path / "table.db"
     other = sqlite3.connect(str(path), isolation_level=None)
-    other.execute("CREATE TABLE x (a)")
+    # a table of the first layout (tests/data/schemas/schema-1.sql), not yet in WAL mode
+    other.execute("CREATE TABLE events (match_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, "
+                  "version INTEGER NOT NULL, client_id TEXT UNIQUE, body TEXT NOT NULL, "
+                  "PRIMARY KEY (match_id, seq)) WITHOUT ROWID")
+    other.execute("CREATE TABLE matches (ord INTEGER PRIMARY KEY AUTOINCREMENT, match_id TEXT NOT NULL UNIQUE)")
     other.execute("BEGIN EXCLUSIVE")             # another process mid-write, in rollback-journal mode
     with pytest.raises(StoreError, match=f"cannot open the table database {path}: database is locked"):
         Table.open(path, busy_timeout=0.01)

@@ -102,6 +102,8 @@ def older_database(path) -> None:
     t.close()
     db = sqlite3.connect(path)
     db.execute("DROP TABLE meta")
+    db.execute("PRAGMA user_version = 0")          # as layout 2 left its files: unstamped, no meta
+    db.execute("PRAGMA application_id = 0")
     db.commit()
     db.close()
 
