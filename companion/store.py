@@ -235,6 +235,10 @@ class MemoryStore:
         """Store ``value`` under ``key``."""
         self._meta[key] = str(value)
 
+    def event_count(self) -> int:
+        """Return how many events the store holds, of every match."""
+        return len(self._rows)
+
     def close(self) -> None:
         """Nothing to release."""
 
@@ -508,6 +512,11 @@ class SQLiteStore:
                     self._db.execute("ROLLBACK")
                 raise StoreError(f"table database {self.path}: could not store {what or key}: {exc}; "
                                  "nothing changed") from exc
+
+    def event_count(self) -> int:
+        """Return how many events the file holds, of every match (a backup's manifest counts them)."""
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
 
     def close(self) -> None:
         """Close the database file."""

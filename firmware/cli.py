@@ -136,8 +136,92 @@ def _run_card(args: argparse.Namespace, io: Any) -> int:
 CARD = Subcommand("card", "write the table card: the board's Wi-Fi and the page's address, with QR codes",
                   _configure_card, _run_card)
 
+def _configure_backup(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="FILE", help="the table's database (default: $LANDSEND_DB or the state dir)")
+    parser.add_argument("--out", metavar="FILE", help="where to write the backup (default: "
+                        "landsend-backup-<board>-<date>.landsend in this folder)")
+    parser.add_argument("--board", metavar="NAME", help="the board's name in the backup (default: its Wi-Fi's, "
+                        "else the host name)")
+
+
+def _board(args: argparse.Namespace) -> str:
+    from firmware.wifi import Hotspot
+    from web.backup import board_name
+    try:
+        spot = Hotspot.load()
+    except Exception:
+        spot = None
+    return args.board or board_name(spot)
+
+
+def _run_backup(args: argparse.Namespace, io: Any) -> int:
+    """Back the table up to one file, as the page's More → Board does (the daemon may keep running)."""
+    import datetime as dt
+    from pathlib import Path
+
+    from companion import backup
+    from companion.errors import StoreError
+    from firmware.daemon import default_db_path
+    db = Path(args.db) if args.db else default_db_path()
+    if not db.is_file():
+        io.stderr.write(f"landsend backup: no table database at {db}\n")
+        return 2
+    board = _board(args)
+    out = Path(args.out or backup.file_name(board, dt.datetime.now(dt.timezone.utc)))
+    try:
+        manifest = backup.take(db, out, board=board, reason="console")
+    except (StoreError, OSError, backup.BackupError) as exc:
+        io.stderr.write(f"landsend backup: {exc}\n")
+        return 1
+    io.stdout.write(f"{out}: {backup.describe(manifest)}\n")
+    return 0
+
+
+BACKUP = Subcommand("backup", "back the whole table up to one file (every match, night and payment)",
+                    _configure_backup, _run_backup)
+
+
+def _configure_restore(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("backup", metavar="BACKUP", help="a .landsend backup file")
+    parser.add_argument("--db", metavar="FILE", help="the table's database (default: $LANDSEND_DB or the state dir)")
+
+
+def _run_restore(args: argparse.Namespace, io: Any) -> int:
+    """Check a backup whole, then switch the stopped board's table to it (the table before is kept)."""
+    import tempfile
+    from pathlib import Path
+
+    from companion import backup
+    from companion.errors import StoreError
+    from firmware.daemon import _lock_database, default_db_path
+    db = Path(args.db) if args.db else default_db_path()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    lock = _lock_database(db)
+    if lock is None:
+        io.stderr.write(f"landsend restore: a landsend daemon is using {db.resolve()}: restore from the page "
+                        "(More → Board), or stop the daemon first\n")
+        return 1
+    try:
+        with tempfile.TemporaryDirectory(dir=db.parent, prefix=".check-") as work:
+            checked = backup.check(args.backup, work)
+            backup.stage(checked, db)
+        kept = backup.Kept(db.parent / "backups", board=checked.manifest.get("board") or "board")
+        done = backup.apply_staged(db, kept)
+    except (backup.BackupError, StoreError, OSError) as exc:
+        io.stderr.write(f"landsend restore: {exc}\n")
+        return 1
+    finally:
+        lock.close()
+    before = f"; the table before it is kept as {done['kept_before']}" if done.get("kept_before") else ""
+    io.stdout.write(f"{db}: restored from {backup.describe(done)}{before}\n")
+    return 0
+
+
+RESTORE = Subcommand("restore", "restore the table of a stopped board from a backup file", _configure_restore,
+                     _run_restore)
+
 #: The board's subcommands, added to companion's by :func:`main`.
-SUBCOMMANDS = (SERVE, SAY, RELEASE, CARD)
+SUBCOMMANDS = (SERVE, SAY, RELEASE, CARD, BACKUP, RESTORE)
 
 
 def main(argv: "list[str] | None" = None) -> int:

@@ -110,6 +110,8 @@ class Daemon:
     """The board's Wi-Fi (:class:`firmware.wifi.Wifi`), or None without NetworkManager."""
     late: "Callable[[], None] | None" = None
     """What :func:`build` left for :func:`serve` to do once the page answers (``buttons_late``): the buttons."""
+    restart: bool = False
+    """A restore was staged: :func:`run` starts the daemon again, which switches to the restored table."""
 
     def hotspot_button(self) -> None:
         """The menu button's longest hold: bring the board's own Wi-Fi back (a table can never lock itself out)."""
@@ -284,6 +286,10 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
                                 wifi=daemon.wifi)
         daemon.hub = daemon.app.hub
         closers.append(daemon.hub.close)
+        backups = daemon.app.extensions.get("landsend.backups")
+        if backups is not None:         # the board keeps its own backups: at every settle-up and once a night
+            backups.start()
+            closers.append(backups.close)
     return daemon
 
 
@@ -413,8 +419,9 @@ def serve(daemon: Daemon, *, host: str, port: int, notifier: Notifier | None = N
         stalled = False
         if interval:
             notifier.notify("WATCHDOG=1")
-    notifier.notify("STOPPING=1")
-    log.info("stopping")
+    # a restart (a restore) goes on in this same process (run() execs the daemon again): systemd hears a reload
+    notifier.notify("RELOADING=1" if daemon.restart else "STOPPING=1")
+    log.info("restarting (a restore waits)" if daemon.restart else "stopping")
     server.close()
     jobs = daemon.app.extensions.get("landsend.jobs")
     if jobs is not None:                # no job worker outlives the page (nor waits for the process's exit)
@@ -493,6 +500,15 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
     notices = setup_faults(Path(os.environ.get("LANDSEND_SETUP_STATUS") or STATUS))
     for notice in notices:
         log.warning("%s", notice)
+    restored = _apply_restore(db, stderr)
+    if restored is False:
+        return 2
+    if restored is not None:
+        lock.close()                    # the lock was on the file the restore replaced: take it on the new one
+        lock = _lock_database(db)
+        if lock is None:
+            stderr.write(f"landsend serve: another landsend daemon is already using {db.resolve()}\n")
+            return 1
     try:
         daemon = build(config, sim=args.sim, db=db, notices=notices, buttons_late=True)
     except StoreError as exc:   # a damaged, empty or unwritable database: nothing was started
@@ -502,18 +518,60 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
         where = exc.filename or db.resolve().parent
         stderr.write(f"landsend serve: cannot write in the state folder: {where}: {exc.strerror or exc}\n")
         return 2
+    if daemon.app is not None:
+        def restart() -> None:          # web.backup, once a restore is staged and its answer sent
+            daemon.restart = True
+            stop.set()
+        daemon.app.extensions["landsend.restart"] = restart
     terminal = None
     if args.sim and sys.stdin.isatty():
         from firmware.terminal import Terminal
         terminal = Terminal(daemon, stop)
         terminal.start()
     try:
-        return serve(daemon, host=args.host or config.web.host,
-                     port=args.port if args.port is not None else config.web.port, stop=stop, started=started,
-                     prestart=PRESTART_DELAY)
+        status = serve(daemon, host=args.host or config.web.host,
+                       port=args.port if args.port is not None else config.web.port, stop=stop, started=started,
+                       prestart=PRESTART_DELAY)
     finally:
         if terminal is not None:
             terminal.close()
+    if daemon.restart:
+        lock.close()
+        _exec_again()
+    return status
+
+
+def _apply_restore(db: Path, stderr: Any) -> "dict | None | bool":
+    """Switch to a restore staged by the page (:func:`companion.backup.apply_staged`), before the table opens.
+
+    Returns what was restored, None when nothing waited, False when the switch failed (said on ``stderr``).
+    """
+    from companion import backup
+    if not backup.staged_path(db).exists():
+        return None
+    from web.backup import board_name
+    from firmware.wifi import Hotspot
+    try:
+        spot = Hotspot.load()
+    except Exception:
+        spot = None
+    kept = backup.Kept(db.parent / "backups", board=board_name(spot))
+    try:
+        done = backup.apply_staged(db, kept)
+    except (OSError, StoreError, backup.BackupError) as exc:
+        stderr.write(f"landsend serve: cannot switch to the restored table: {exc}\n")
+        return False
+    log.info("restored the table from %s; the table before it is kept as %s", backup.describe(done or {}),
+             (done or {}).get("kept_before"))
+    return done
+
+
+def _exec_again() -> None:
+    """Start this daemon again in the same process (same pid for systemd; every file and socket closes)."""
+    log.info("starting again")
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
 
 
 def _lock_database(db: Path):

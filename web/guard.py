@@ -5,7 +5,8 @@ must come from this origin: its ``Origin`` header, or failing that its
 ``Referer``, must be ``http(s)://<the Host it was sent to>``; a request with
 neither is refused. All of them except the simulator's button press must also
 carry the session's CSRF token in ``X-CSRF-Token`` and a JSON body
-(``Content-Type: application/json``, which a cross-site form cannot send).
+(``Content-Type: application/json``, which a cross-site form cannot send); a
+piece of an uploaded backup (:data:`RAW_BODY`) is raw bytes with the token.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .security import new_token, same_origin
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 NO_CSRF = frozenset({"commands.sim_press"})       # the physical-button stand-in: open in --sim only
+RAW_BODY = frozenset({"backup.upload_piece"})      # a piece of a file: raw bytes, with the CSRF token all the same
 
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
        "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; "
@@ -140,7 +142,10 @@ def _check_change() -> None:
         abort(403, "cross-origin request refused (Origin must be this page's own address)")
     if request.endpoint in NO_CSRF:
         return
-    if not request.is_json:
+    if request.endpoint in RAW_BODY:
+        if request.mimetype != "application/octet-stream":
+            abort(415, "send the file's bytes (Content-Type: application/octet-stream)")
+    elif not request.is_json:
         abort(415, "send JSON (Content-Type: application/json)")
     token = request.headers.get("X-CSRF-Token", "")
     expected = session.get("csrf")

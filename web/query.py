@@ -116,6 +116,9 @@ QUERY: dict[str, dict[str, Form]] = {
     "season.get_race": {"game": whole(1, 9_999), "match": pattern(r"[0-9a-f]{1,32}", "a match's id (hex digits)")},
     "season.get_games": {"offset": whole(0, 10_000_000), "limit": whole(1, 200)},
     "jobs.get_job": {},
+    "backup.list_backups": {},
+    "backup.download_backup": {},
+    "backup.download_kept": {},
 }
 """Every GET endpoint and the query parameters it takes (docs/api.md says what each means)."""
 
