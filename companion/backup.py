@@ -310,12 +310,45 @@ def _checkpoint(database: Path) -> None:
         Path(extra).unlink(missing_ok=True)
 
 
-def apply_staged(database: "str | os.PathLike[str]", kept: "Kept | None" = None) -> dict | None:
+def _carry(database: Path, staged: Path, prefixes: tuple[str, ...]) -> None:
+    """Write the newest value of every ``meta`` key of ``database`` starting with one of ``prefixes`` into the
+    staged table (appended: the newest row of a key is its value), so what belongs to the board and not to the
+    table (the page's secret key, who hosts it, its phones) stays as it was across a restore."""
+    if not prefixes or not database.exists():
+        return
+    src = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        rows = src.execute("SELECT key, value FROM meta WHERE id IN (SELECT MAX(id) FROM meta GROUP BY key) "
+                           "ORDER BY id").fetchall()
+    except sqlite3.OperationalError:
+        rows = []                                        # a table from before meta: nothing to carry
+    finally:
+        src.close()
+    rows = [(k, v) for k, v in rows if k.startswith(prefixes)]
+    if not rows:
+        return
+    dst = sqlite3.connect(str(staged), isolation_level=None)
+    try:
+        dst.execute("PRAGMA journal_mode=DELETE")       # no -wal beside the staged file: it is renamed whole
+        dst.execute("PRAGMA synchronous=FULL")
+        dst.execute("BEGIN IMMEDIATE")
+        dst.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", rows)
+        dst.execute("COMMIT")
+    finally:
+        dst.close()
+
+
+def apply_staged(database: "str | os.PathLike[str]", kept: "Kept | None" = None, *,
+                 carry: tuple[str, ...] = ()) -> dict | None:
     """Switch to a staged restore, if one waits: keep the current table as a backup, then one ``rename``.
 
     Called at the daemon's start, before the table is opened. Safe to run again after a power cut at any
     step: the staged file is removed only by the rename that puts it in place. Returns the restored backup's
     manifest (with ``"kept_before"``: the name of the backup of the table it replaced), or None.
+
+    :param carry: prefixes of the ``meta`` keys that belong to the board rather than the table (the page's:
+        ``("web.",)``): their values in the current table are written into the restored one, so the phones
+        that hold the board (its host among them) keep it.
     """
     database = Path(database)
     staged = staged_path(database)
@@ -331,6 +364,7 @@ def apply_staged(database: "str | os.PathLike[str]", kept: "Kept | None" = None)
     kept_name = None
     if database.exists() and kept is not None:
         kept_name = kept.take(database, reason="before-restore").get("file")
+    _carry(database, staged, carry)
     _checkpoint(database)
     os.replace(staged, database)
     _fsync_dir(database.parent)

@@ -206,7 +206,8 @@ def _run_restore(args: argparse.Namespace, io: Any) -> int:
             checked = backup.check(args.backup, work)
             backup.stage(checked, db)
         kept = backup.Kept(db.parent / "backups", board=checked.manifest.get("board") or "board")
-        done = backup.apply_staged(db, kept)
+        from firmware.daemon import BOARD_META
+        done = backup.apply_staged(db, kept, carry=BOARD_META)
     except (backup.BackupError, StoreError, OSError) as exc:
         io.stderr.write(f"landsend restore: {exc}\n")
         return 1

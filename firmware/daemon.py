@@ -541,6 +541,11 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
     return status
 
 
+BOARD_META = ("web.",)
+"""What a table's database keeps for the board rather than the table (the page's secret key, who hosts it, its
+phones' seats and notes): kept across a restore, so the host that restored the table still holds the board."""
+
+
 def _apply_restore(db: Path, stderr: Any) -> "dict | None | bool":
     """Switch to a restore staged by the page (:func:`companion.backup.apply_staged`), before the table opens.
 
@@ -557,7 +562,7 @@ def _apply_restore(db: Path, stderr: Any) -> "dict | None | bool":
         spot = None
     kept = backup.Kept(db.parent / "backups", board=board_name(spot))
     try:
-        done = backup.apply_staged(db, kept)
+        done = backup.apply_staged(db, kept, carry=BOARD_META)
     except (OSError, StoreError, backup.BackupError) as exc:
         stderr.write(f"landsend serve: cannot switch to the restored table: {exc}\n")
         return False

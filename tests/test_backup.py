@@ -497,12 +497,28 @@ def test_the_daemon_switches_to_a_staged_restore_before_it_opens_the_table(playe
 
     from firmware.daemon import _apply_restore
     db_src, out, _ = played
+    other = tmp_path / "other.db"                 # a backup of another board, with that board's page state
+    other.write_bytes(db_src.read_bytes())
+    t = Table.open(other)
+    t.store.put_meta("web.secret_key", "theirs")
+    t.store.put_meta("web.access", '{"host": "their-host"}')
+    t.close()
+    backup_file = tmp_path / "theirs.landsend"
+    bk.take(other, backup_file, board="theirs")
     live = tmp_path / "landsend.db"
-    Table.open(live).close()
+    t = Table.open(live)
+    t.store.put_meta("web.secret_key", "ours")
+    t.store.put_meta("web.access", '{"host": "our-host"}')
+    t.close()
     work = tmp_path / "work"
     work.mkdir()
-    bk.stage(bk.check(out, work), live)
+    bk.stage(bk.check(backup_file, work), live)
     err = _io.StringIO()
     done = _apply_restore(live, err)
     assert done and err.getvalue() == "" and view(live) == view(db_src)
+    assert not Path(f"{live}.restore-wal").exists() and not bk.staged_path(live).exists()
+    s = SQLiteStore(live)
+    # the page's state belongs to this board: the host who restored the table still holds it
+    assert (s.get_meta("web.secret_key"), s.get_meta("web.access")) == ("ours", '{"host": "our-host"}')
+    s.close()
     assert _apply_restore(live, err) is None

@@ -89,11 +89,11 @@ def test_whole_page_is_under_160_kb(app):
     assert total < 160 * 1024
     # what the page loads only when it is needed, counted apart: the host's Wi-Fi panel (wifi.js), discard
     # practice with the hand review (practice.js and its stylesheet, the first time the Count tab's practice or
-    # the History tab is opened), and the night and the season (season.js)
+    # the History tab is opened), the night and the season (season.js), and the host's backups (backup.js)
     own = {ref.rsplit("/", 1)[1] for ref in refs}
     lazy = {name for ref in refs if ref.endswith(".js") for name in imports_of(WEB / ref.lstrip("/"), lazy=True)}
     lazy -= own
-    assert lazy == {"wifi.js", "practice.js", "season.js"}
+    assert lazy == {"wifi.js", "practice.js", "season.js", "backup.js"}
     assert all(set(imports_of(WEB / "static" / name)) <= own for name in lazy)    # nothing more behind them
     styles = {name for ref in refs if ref.endswith(".js") for name in LAZY_STYLE.findall((WEB / ref.lstrip("/")).read_text())}
     assert styles == {"practice.css"} and not styles & own
@@ -110,13 +110,15 @@ def test_whole_page_is_under_160_kb(app):
     # every open night can be viewed and settled and every game's score race is in History (issue 27, season.js,
     # loaded only when opened: main was already 55 bytes over 187 KB); 195 KB since a long answer is a job with its
     # progress and Cancel (more.js, 1.7 KB, issue 25 item 4); 197 KB since a phone's notes are kept for it, a
-    # dropped entry the table took is offered for undo, and each view keeps its own state (issue 26, 1.6 KB); what
-    # every phone loads is still under 160 KB
+    # dropped entry the table took is offered for undo, and each view keeps its own state (issue 26, 1.6 KB); 204 KB
+    # since the host keeps the season (backup.js, 4.7 KB, loaded on the host's phone only; its panel's markup
+    # 1.4 KB); what every phone loads is still under 160 KB
     assert later < 52 * 1024
-    assert total + later < 197 * 1024
-    # everything the server could ever send the page (icons, manifest) fits the budget with that room
+    assert total + later < 204 * 1024
+    # everything the server could ever send the page (icons, manifest) fits the budget with that room (210 KB
+    # since backup.js)
     everything = len(html) + sum(p.stat().st_size for p in ASSET_FILES if p.parent.name == "static")
-    assert everything < 197 * 1024
+    assert everything < 210 * 1024
 
 
 IMPORT = re.compile(r'^import\s+(?:\{[^}]*\}\s+from\s+)?"\./([\w-]+\.js)";$', re.M)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from typing import Any, Callable
@@ -59,6 +60,7 @@ class Hub:
         self.broadcaster = Broadcaster(settle=SETTLE)     # a change's thread lets the phones' streams write first
         self.slots = StreamSlots()
         self.owns_table = owns_table
+        self.boot = os.urandom(6).hex()      # this start of the board: a phone waiting out a restart sees it change
         self._store_fault: str | None = None
         self._fault_lock = threading.Lock()
         self._unsubscribe: Callable[[], None] | None = table.subscribe(self._on_state)

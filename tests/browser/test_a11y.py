@@ -133,6 +133,7 @@ def test_every_screen_has_no_serious_or_critical_violation(board_server, phone, 
     found["history"] = violations(page)
     page.click("[data-tab=more]")
     page.wait_for_selector("#board-settings:not([hidden])")
+    page.wait_for_selector("#keep:not([hidden])")          # the host's backups (keep the season)
     found["settings"] = violations(page)
     page.click("[data-tab=table]")
     server.table.submit({"type": "peg", "side": "p1", "points": 16})

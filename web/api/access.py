@@ -28,6 +28,7 @@ def session_info() -> dict:
         "board": h.board is not None,
         "faults": list(h.faults),
         "epoch": h.access.epoch,
+        "boot": h.boot,
     }
     names = players(h)
     info["seats"] = h.seats.taken(names)        # a visitor is asked whose phone it joins as: the seats taken

@@ -23,7 +23,26 @@ export function connect() {
   // an amend moved some phone's entries: that phone finds it in its session's notes
   es.addEventListener("moved", function () { lastMsg = Date.now(); refreshSession(); });
   es.addEventListener("ping", function () { lastMsg = Date.now(); setConn(true); });
+  // the host restored a backup: the board starts again on it, and every phone reloads when it is back
+  es.addEventListener("restoring", function () { lastMsg = Date.now(); restoring(); });
   es.onerror = function () { setConn(false); };
+}
+// the board is about to start again on a restored table: say so, and reload once it answers again
+var waiting = false;
+export function restoring() {
+  if (waiting) return;
+  waiting = true;
+  $("restoring").hidden = false;
+  var was = S.session.boot;
+  setTimeout(function poll() {
+    // the board answers again once it has started anew (its boot differs): only then is the page whole there
+    fetch("/api/session", { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+      return r.ok ? r.json() : null;
+    }).then(function (s) {
+      if (s && s.boot !== was) location.reload();
+      else setTimeout(poll, 1000);
+    }, function () { setTimeout(poll, 1000); });
+  }, 1000);
 }
 var connTimer = null;
 function setConn(ok) {

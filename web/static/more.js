@@ -13,6 +13,13 @@ function withWifi(fn) {
   wifi.then(fn, function () {});
 }
 
+// the host's backups of the whole table (backup.js): likewise on the host's phone only
+var keep = null;
+function withBackup(fn) {
+  if (!keep) keep = import("./backup.js").then(function (m) { m.init(); return m; });
+  keep.then(fn, function () {});
+}
+
 // the night and the season (season.js) load the first time the More tab or a score race is opened
 var season = null;
 export function withSeason(fn) {
@@ -100,6 +107,7 @@ export function renderMore() {
   var here = location.origin + "/";
   if ($("address-url").textContent !== here) { $("address-url").textContent = here; $("address-url").setAttribute("href", here); }
   if (wifi || s.role === "host") withWifi(function (m) { m.renderWifi(); });
+  if (keep || s.role === "host") withBackup(function (m) { m.renderBackup(); });
   show($("share"), joined() && !!s.join_code);
   if (joined() && s.join_code) {
     $("share-code").textContent = s.join_code;

@@ -1,0 +1,124 @@
+"""Keep the season on the host's phone in Chromium at 390x844: download a backup, see the board's kept ones,
+restore another table from a file, and every phone (the host's and a player's) reloads on the restored table.
+
+The board's restart is what the daemon does (firmware.daemon: ``landsend.restart`` stops the page, the next
+start switches to the staged table by one rename with the board's own page state carried over, and the page
+answers again at the same address)."""
+
+import json
+import threading
+import time
+import zipfile
+
+from playwright.sync_api import expect
+
+from conftest import claim, join_link, until
+
+from companion import backup as bk
+from companion.table import Table
+from firmware.daemon import BOARD_META
+
+
+def test_the_host_downloads_a_backup_and_restores_another_table_and_every_phone_reloads(tmp_path, phones):
+    from web import create_app, create_server
+
+    # the backup to restore: another evening (Ann 7 - Bob 0 in a cribbage match, three matches kept)
+    other = tmp_path / "other.db"
+    t = Table.open(other, default_match=None)
+    t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "stake": 2, "first_dealer": "Bob"})
+    t.submit({"type": "peg", "side": "p2", "points": 16})
+    t.submit({"type": "new_match", "game": "cribbage", "players": ["Ann", "Bob"], "first_dealer": "Ann"})
+    t.submit({"type": "peg", "side": "p1", "points": 7})
+    t.close()
+    backup_file = tmp_path / "landsend-backup-other-2026-11-28.landsend"
+    bk.take(other, backup_file, board="Other board")
+
+    state = tmp_path / "state"
+    state.mkdir()
+    db = state / "landsend.db"
+    cfg = {"TESTING": True, "STATE_DIR": str(state), "TRUSTED_HOSTS": ["127.0.0.1"], "SSE_HEARTBEAT": 1.0}
+    box = {}
+
+    def start(port):
+        table = Table.open(db)
+        app = create_app(cfg, table=table)
+        app.extensions["landsend.restart"] = restart
+        server = create_server(app, host="127.0.0.1", port=port, threads=8)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        box.update(table=table, app=app, server=server, thread=thread, port=port)
+        return server
+
+    def stop():
+        hub = box["app"].extensions["landsend"]
+        hub.broadcaster.close()
+        for _ in range(100):
+            if hub.broadcaster.streams == 0:
+                break
+            time.sleep(0.02)
+        box["server"].close()
+        box["thread"].join(timeout=5)
+        hub.close()
+        box["table"].close()
+
+    restarted = threading.Event()
+
+    def restart():                        # the daemon: stop, switch at the next start, answer again
+        def again():
+            port = box["port"]
+            stop()
+            bk.apply_staged(db, bk.Kept(state / "backups", board="b"), carry=BOARD_META)
+            start(port)
+            restarted.set()
+        threading.Thread(target=again, daemon=True).start()
+
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start(port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        box["table"].submit({"type": "peg", "side": "p1", "points": 4})
+        host = phones(url)
+        claim(host)
+        code = box["app"].extensions["landsend"].access.join_code
+        player = join_link(phones, url, code)
+
+        host.click("nav.tabs [data-tab='more']")
+        expect(host.locator("#keep")).to_be_visible()
+        expect(host.locator("#keep-version")).to_contain_text("table schema 4")
+        expect(host.locator("#keep-list")).to_contain_text("None yet")
+        with host.expect_download() as got:
+            host.click("#keep-download")
+        dl = got.value
+        assert dl.suggested_filename.startswith("landsend-backup-") and dl.suggested_filename.endswith(".landsend")
+        with zipfile.ZipFile(dl.path()) as z:
+            assert json.loads(z.read("manifest.json"))["matches"] == 1
+        player.click("nav.tabs [data-tab='more']")
+        expect(player.locator("#keep")).to_be_hidden()                   # the host's alone
+
+        loads = {id(host): 0, id(player): 0}
+        for page in (host, player):
+            page.on("load", lambda p=page: loads.__setitem__(id(p), loads[id(p)] + 1))
+        host.set_input_files("#keep-file", str(backup_file))
+        expect(host.locator("#keep-msg")).to_contain_text("It replaces every match, night and payment")
+        host.click("#keep-go")
+        expect(host.locator("#restoring")).to_be_visible()
+        expect(player.locator("#restoring")).to_be_visible()              # heard on its stream
+        assert restarted.wait(20)
+        # both phones reload on the restored table: cribbage, Ann 7 - Bob 0; the host still hosts the board
+        for page in (host, player):
+            until(page, lambda: loads[id(page)] >= 1, timeout=30)
+            page.wait_for_selector("#conn.ok")
+            expect(page.locator("#restoring")).to_be_hidden()
+        expect(host.locator("#role")).to_have_text("host")
+        expect(player.locator("#role")).to_have_text("player")
+        assert [s["score"] for s in box["table"].snapshot()["sides"]] == [7, 0]
+        assert box["table"].snapshot()["game"] == "cribbage"
+        host.click("nav.tabs [data-tab='more']")
+        expect(host.locator("#keep-last")).to_contain_text("from Other board")
+        expect(host.locator("#keep-list")).to_contain_text("before a restore")
+        assert host.errors == [] and player.errors == []
+    finally:
+        stop()
