@@ -57,6 +57,10 @@ def test_the_host_downloads_a_backup_and_restores_another_table_and_every_phone_
                 break
             time.sleep(0.02)
         box["server"].close()
+        # the process ends at a real restart: every open connection goes with it (a phone's keep-alive
+        # connection must not reach the old app)
+        for channel in list(box["server"]._map.values()):
+            channel.close()
         box["thread"].join(timeout=5)
         hub.close()
         box["table"].close()
