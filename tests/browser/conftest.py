@@ -65,6 +65,8 @@ class Server:
                 break
             time.sleep(0.02)
         self.server.close()
+        for channel in list(self.server._map.values()):   # connections a proxy or a phone still holds open
+            channel.close()
         self.thread.join(timeout=5)
 
 
