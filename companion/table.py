@@ -143,6 +143,7 @@ class Table:
         self._loaded_from = -1           # seq of the checkpoint the last refold started from
         self._snapshot: dict | None = None
         self._past_ledger: dict[str, float] = {}
+        self._last_at: _dt.datetime | None = None   # the newest stored event's time (no event is stamped before it)
         ids = store.matches(last=2)
         if ids:
             if len(ids) == 2:
@@ -233,6 +234,19 @@ class Table:
         self._state, self._depth, self._top, self._seq = state, depth, top["seq"], seq
         self._top_event = top
         self._first = self._event(match_id, 0)
+        self._last_at = _parse_at(self._event(match_id, seq).get("at"))
+
+    def _now(self) -> str:
+        """Return the time to stamp an event with: the clock's, but never before the newest stored event's.
+
+        A board without a real-time clock (a Pi) can start on a clock set back (systemd's build date after a
+        power cut, before the network or a phone sets it): its events keep the order they were entered in, and
+        the nights the season splits them into stay in order (a night is never dated before the one it follows).
+        """
+        now = self.clock()
+        if self._last_at is not None and now < self._last_at:
+            now = self._last_at
+        return now.isoformat(timespec="seconds")
 
     def _rebuild(self, match_id: str) -> tuple[MatchState, int, dict]:
         """Fold ``match_id`` from its first event and record its derived data (once, for a file
@@ -390,7 +404,7 @@ class Table:
                 seen = self.store.find_client(client_id)
                 if seen is not None:
                     return {**seen, "duplicate": True}
-            ctx = Context(rng=self.rng, now=self.clock().isoformat(timespec="seconds"))
+            ctx = Context(rng=self.rng, now=self._now())
             if "if_seq" in command:
                 self._check_fresh(command, ctx)
             change = TABLE_COMMANDS.get(kind, Table._verify_rule)(self, command, ctx)
@@ -406,6 +420,7 @@ class Table:
                     self._state.seq = self._seq
                 raise
             self._take(change, saved=checkpoint is not None)
+            self._last_at = _parse_at(ctx.now) or self._last_at
             published = self._published()
         self._notify(*published)
         return copy.deepcopy(event) if change.first else {
@@ -531,6 +546,9 @@ class Table:
             self._state, self._depth, self._top, self._seq = state, len(stack), stack[-1]["seq"], state.seq
             self._top_event = stack[-1]
             self._saved = self._top
+            adopted = _parse_at(events[-1].get("at"))
+            if adopted is not None and (self._last_at is None or adopted > self._last_at):
+                self._last_at = adopted
             self._refresh()
             published = self._published()
         self._notify(*published)
@@ -637,6 +655,17 @@ TABLE_COMMANDS: dict[str, Callable[[Table, dict, Context], Change]] = {
     "undo": Table._verify_undo,
     "new_match": Table._verify_new_match,
 }
+
+
+def _parse_at(text: Any) -> "_dt.datetime | None":
+    """Return a stored event's ``at`` as an aware datetime, or None (an event from before times were kept)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        when = _dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=_dt.timezone.utc)
 
 
 def _kind_of(command: Any, client_id: Any) -> str | None:

@@ -311,3 +311,24 @@ def test_first_dealer_is_matched_like_the_player_names():
     assert snap["players"] == ["Ann", long[:24]] and snap["dealer"] == long[:24]
     t.submit({"type": "new_match", "game": "cribbage", "players": ["Ann", "Bob"], "first_dealer": " Ann "})
     assert t.snapshot()["dealer"] == "Ann"
+
+
+def test_no_event_is_stamped_before_the_one_before_it_whatever_the_clock_says(tmp_path):
+    """A Pi has no real-time clock: after a power cut it may start on a time set back (systemd's build date)
+    until the network or a phone sets it. Events keep their order in time, across a restart too, so the
+    season never dates a night before the one it follows."""
+    import datetime as dt
+    now = [dt.datetime(2026, 11, 28, 21, 0, tzinfo=dt.timezone.utc)]
+    path = tmp_path / "t.db"
+    t = Table.open(path, clock=lambda: now[0])
+    a = t.submit({"type": "peg", "side": "p1", "points": 1})["at"]
+    now[0] = dt.datetime(2026, 4, 27, 8, 0, tzinfo=dt.timezone.utc)          # the clock went back
+    b = t.submit({"type": "peg", "side": "p1", "points": 1})["at"]
+    t.close()
+    t = Table.open(path, clock=lambda: now[0])                                # and stays back after a restart
+    c = t.submit({"type": "undo"})["at"]
+    d = t.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})["at"]
+    assert a == b == c == d == "2026-11-28T21:00:00+00:00"
+    now[0] = dt.datetime(2026, 11, 29, 1, 30, tzinfo=dt.timezone.utc)        # set right again: it moves on
+    assert t.submit({"type": "peg", "side": "p2", "points": 2})["at"] == "2026-11-29T01:30:00+00:00"
+    t.close()
