@@ -236,6 +236,10 @@ class Table:
         self._first = self._event(match_id, 0)
         self._last_at = _parse_at(self._event(match_id, seq).get("at"))
 
+    def last_at(self) -> "_dt.datetime | None":
+        """Return the newest stored event's time (the board's clock is checked against it), or None."""
+        return self._last_at
+
     def _now(self) -> str:
         """Return the time to stamp an event with: the clock's, but never before the newest stored event's.
 

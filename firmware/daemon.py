@@ -286,6 +286,8 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
                                 wifi=daemon.wifi)
         daemon.hub = daemon.app.hub
         closers.append(daemon.hub.close)
+        from firmware.clock import make_clock
+        daemon.app.extensions["landsend.clock"] = make_clock(sim=sim, table=table)   # None in --sim
         backups = daemon.app.extensions.get("landsend.backups")
         if backups is not None:         # the board keeps its own backups: at every settle-up and once a night
             backups.start()

@@ -237,7 +237,7 @@ def test_install_script_refuses_unknown_options_and_needs_root_to_install_for_re
     assert (ROOT / "firmware" / "default_config.toml").exists()
 
 
-def test_the_polkit_rule_grants_the_service_user_five_networkmanager_actions_and_nothing_else():
+def test_the_polkit_rule_grants_the_service_user_its_wifi_and_clock_actions_and_nothing_else():
     # polkitd itself loads it in scripts/pi-check.sh (and pkcheck asks it); here: what it says
     text = POLKIT.read_text()
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
@@ -245,7 +245,9 @@ def test_the_polkit_rule_grants_the_service_user_five_networkmanager_actions_and
         "org.freedesktop.NetworkManager.network-control", "org.freedesktop.NetworkManager.wifi.scan",
         "org.freedesktop.NetworkManager.settings.modify.system",
         # the hotspot is a shared connection: bringing it back after a join needs the share actions
-        "org.freedesktop.NetworkManager.wifi.share.protected", "org.freedesktop.NetworkManager.wifi.share.open"]
+        "org.freedesktop.NetworkManager.wifi.share.protected", "org.freedesktop.NetworkManager.wifi.share.open",
+        # the board's clock from a phone's (firmware/clock.py): timedated, never a capability of the daemon's
+        "org.freedesktop.timedate1.set-time", "org.freedesktop.timedate1.set-ntp"]
     assert re.findall(r"polkit\.Result\.(\w+)", code) == ["NOT_HANDLED", "YES", "NOT_HANDLED"]
     assert 'subject.user !== "landsend"' in code and SERVICE["User"] == "landsend"
     assert code.count("{") == code.count("}") and code.count("(") == code.count(")")

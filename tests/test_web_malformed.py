@@ -70,7 +70,7 @@ POST_ROUTES = {"/api/claim": "code", "/api/join": "code", "/api/command": "card"
                "/api/sim/press": "button", "/api/settings": "voice", "/api/settings/voice/test": "text",
                "/api/seat": "seat", "/api/wifi/scan": "ssid", "/api/wifi/join": "ssid", "/api/wifi/move": "ssid",
                "/api/wifi/hotspot": "on", "/api/season/event": "name", "/api/jobs": "args",
-               "/api/notes/read": "upto", "/api/restore": "sha256"}
+               "/api/notes/read": "upto", "/api/restore": "sha256", "/api/clock": "now"}
 """Every POST route that takes JSON, and the field of its body the nesting cases put the deep value in."""
 RAW_POST_ROUTES = {"/api/restore/upload"}
 """POST routes whose body is raw bytes (a piece of an uploaded backup: tests/test_backup.py sends it bad ones)."""
@@ -228,7 +228,8 @@ GET_URLS = {"pages.index": "/", "pages.join_link": "/join/123456", "pages.qr": "
             "season.get_season_csv": "/api/season.csv", "season.get_race": "/api/race",
             "season.get_games": "/api/games", "jobs.get_job": "/api/jobs/0123456789abcdef",
             "backup.list_backups": "/api/backups", "backup.download_backup": "/api/backup",
-            "backup.download_kept": "/api/backups/landsend-backup-x-2026-11-28.landsend"}
+            "backup.download_kept": "/api/backups/landsend-backup-x-2026-11-28.landsend",
+            "clock.get_clock": "/api/clock"}
 """A URL of every GET route (GET_URLS and web.query.QUERY must both name every one)."""
 
 

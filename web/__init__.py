@@ -167,8 +167,9 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.register_blueprint(season.bp)
     app.register_blueprint(jobs.bp)
     app.register_blueprint(wifi_views.bp)
-    from . import backup
+    from . import backup, clock
     app.register_blueprint(backup.bp)
+    app.register_blueprint(clock.bp)
     backup.init_app(app, table, wifi)
     _register_errors(app)
     return app

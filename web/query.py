@@ -119,6 +119,7 @@ QUERY: dict[str, dict[str, Form]] = {
     "backup.list_backups": {},
     "backup.download_backup": {},
     "backup.download_kept": {},
+    "clock.get_clock": {},
 }
 """Every GET endpoint and the query parameters it takes (docs/api.md says what each means)."""
 

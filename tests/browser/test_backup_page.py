@@ -126,3 +126,31 @@ def test_the_host_downloads_a_backup_and_restores_another_table_and_every_phone_
         assert host.errors == [] and player.errors == []
     finally:
         stop()
+
+
+def test_a_joined_phone_sets_a_board_whose_clock_is_behind_and_the_host_sees_it(make_server, phones):
+    """A Pi after a power cut at a pub starts on a clock set back (systemd's build date): the first joined phone
+    sets it (firmware.clock's rules), and the host's More tab says the board's time and who set it."""
+    import datetime as dt
+
+    from firmware.clock import BoardClock
+    server = make_server()
+    board = {"at": dt.datetime(2026, 4, 27, 8, 0, tzinfo=dt.timezone.utc).timestamp(), "sets": []}
+
+    def settime(t):
+        board["sets"].append(t)
+        board["at"] = t
+    server.app.extensions["landsend.clock"] = BoardClock(now=lambda: board["at"], settime=settime,
+                                                          synced=lambda: False)
+    host = phones(server.url)
+    assert board["sets"] == []                          # a visitor's clock is never taken
+    claim(host)
+    until(host, lambda: len(board["sets"]) == 1)
+    assert abs(board["sets"][0] - time.time()) < 60     # the phone's own clock
+    host.click("nav.tabs [data-tab='more']")
+    expect(host.locator("#clock-now")).to_contain_text("set from the host's phone's clock at " +
+                                                        dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"))
+    board["at"] -= 3600                                 # the host corrects it to their phone's time
+    host.click("#clock-set")
+    until(host, lambda: len(board["sets"]) == 2)
+    assert host.errors == []

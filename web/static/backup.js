@@ -46,9 +46,18 @@ function draw() {
   if (info.error) say(info.error, true);
 }
 
+// the board's time (the nights are dated by it): what it says, and the host may set it to this phone's
+function drawClock(c) {
+  show($("clock-box"), !!c);
+  if (!c) return;
+  $("clock-now").textContent = "The board's time: " + when(c.board) + (c.synced ? " (from the network)" : "") +
+    (c.last ? "; set from " + c.last.by + "'s clock at " + when(c.last.to) : "") + (c.reason && c.set === false ? " (" + c.reason + ")" : "");
+}
+
 export function renderBackup() {
   if (S.session.role !== "host") { show($("keep"), false); return; }
   if (B.loading) return;
+  call("GET", "/api/clock").then(drawClock, function () { drawClock(null); });
   B.loading = true;
   call("GET", "/api/backups").then(function (info) { B.info = info; B.loading = false; draw(); },
     function () { B.loading = false; show($("keep"), false); });
@@ -102,5 +111,8 @@ export function init() {
     draw();
   });
   $("keep-go").addEventListener("click", restore);
+  $("clock-set").addEventListener("click", function () {
+    call("POST", "/api/clock", { now: Date.now(), force: true }).then(drawClock, function (e) { say(e.message, true); });
+  });
   $("keep-cancel").addEventListener("click", function () { $("keep-file").value = ""; B.file = null; say(""); draw(); });
 }

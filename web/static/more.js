@@ -100,9 +100,14 @@ export function followJob(box, job) {
   });
 }
 
+// a joined phone offers its clock once: a board with no clock of its own (a Pi after a power cut, at a pub with no
+// network) takes it when it is behind (firmware/clock.py's rules), so the nights are dated right
+var clockOffered = false;
+
 // ---- more: share, ledger, simulator, settings ----
 export function renderMore() {
   var s = S.session, t = S.table;
+  if (!clockOffered && joined()) { clockOffered = true; call("POST", "/api/clock", { now: Date.now() }).catch(function () {}); }
   // the page's address, as this phone opened it (its QR code is /qr/page.svg, made for the same address)
   var here = location.origin + "/";
   if ($("address-url").textContent !== here) { $("address-url").textContent = here; $("address-url").setAttribute("href", here); }
