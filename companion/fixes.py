@@ -50,9 +50,37 @@ def offer_amend(state: MatchState, command: dict, ctx: Context, exc: RulesError)
     back = exc.data.get("undo_to")
     if back is None or "amend" in exc.data:
         return
-    fix = amend_fixing(state, command, ctx, back)
+    false_go = exc.data.get("false_go")
+    if false_go is not None:        # a go the card shows false: its removal or nothing (issue 36 item 7)
+        fix = go_removal(state, command, ctx, false_go["seq"], false_go["player"])
+    else:
+        fix = amend_fixing(state, command, ctx, back)
     if fix is not None:
         exc.data["amend"] = fix
+
+
+def go_removal(state: MatchState, command: dict, ctx: Context, seq: int, player: str) -> dict | None:
+    """Return the amend that removes ``player``'s go, entered as event ``seq``, when ``command`` is taken
+    after it and every card entered since stays with the player it was entered for; else None.
+
+    Never another player's go, and never a go implied by another entry (removing that entry would remove
+    a card or someone else's go): then the refusal's undo back to the event is the fix. A card entered for
+    whoever was to play that would move to the go's player is no fix either: the hand would credit it to
+    the wrong player.
+    """
+    log = state.hand_log if state.hand_key == (state.game_no, state.hand_no) else []
+    ev = next((e for e in log if e["seq"] == seq), None)
+    if ev is None or ev["type"] != "go" or ev.get("player") != player:
+        return None
+    amend = {"type": "amend", "seq": seq, "remove": True}
+    try:
+        redo = COMMANDS["amend"].verify(state, amend, ctx)["redo"]
+    except RulesError:
+        return None
+    was = {e["seq"]: e["player"] for e in log if e["type"] == "play"}
+    if any(r["type"] == "play" and r["player"] != was.get(r.get("seq")) for r in redo):
+        return None
+    return amend if _passes(state, amend, command, ctx) else None
 
 
 def amend_fixing(state: MatchState, command: dict, ctx: Context, first: int | None = None) -> dict | None:
