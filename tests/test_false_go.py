@@ -4,10 +4,17 @@ names that go with its own count and the count now, and offers no fix but that g
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies
 
 from companion import IllegalAction
-from engine_play import new_table
+from companion.cards import parse_card
+from companion.rulesets import get_ruleset
+from engine_play import GAMES, RandomPlayer, new_table
+from reference import reference_peg_points
 
 
 def play(card, player=None):
@@ -114,3 +121,208 @@ def test_a_go_removal_that_would_move_a_card_entered_for_the_player_to_play_is_n
     assert t.snapshot()["count"] == 23 and t.submit(play("AC"))["player"] == "Cy"          # 24
     exc = refusal(t, play("4S", "Bob"))
     assert exc.data == {"undo_to": 6, "false_go": {"seq": 6, "player": "Bob"}}, exc.data
+
+
+# --- the property: random hands with one false go each, every preset with a matching phase -------------------
+
+
+PEGGING = [(g, p, o, tm) for g, p, o, tm in GAMES if get_ruleset(g, **o).pegging]
+MODES = [("counting", {}), ("claims", {"claim_mode": True})]
+PRESETS = [(f"{g}-{mode}", g, p, {**o, **extra, "target": 121}, tm)   # 121: no hand ends its game
+           for g, p, o, tm in PEGGING for mode, extra in MODES]
+
+
+def referee(state, order: list[tuple[str, str]]) -> list[int]:
+    """Return each side's points of a matching phase played in ``order`` ((player, card) pairs), counted
+    the plain way: a card that does not fit starts a new count after a go to the last card's player; 31 scores
+    and starts one; the last card scores for last unless it made 31 (a single-count game's order is its one
+    count, stopped at 31 or where nobody could go on). Sharing no code with companion.deal.pegging or
+    companion.scoring."""
+    rules = state.rules
+    pts = [0] * len(state.sides)
+
+    def credit(player: str, n: int) -> None:
+        seat = state.seats.index(player)
+        own = state.seat_side[seat]
+        side = own
+        if rules.pegging_credit != "self":
+            side = next(state.seat_side[s] for s in (state.next_seat(seat, steps=k) for k in range(1, 9))
+                        if state.seat_side[s] != own)
+        pts[side] += n
+
+    count: list = []
+    last = None
+    for player, text in order:
+        card = parse_card(text)
+        if sum(c.value for c in count) + card.value > 31:
+            credit(last, rules.last_card)               # nobody could go on: the go
+            count = []
+        count.append(card)
+        credit(player, reference_peg_points(count))
+        last = player
+        if sum(c.value for c in count) == 31:
+            count = []
+    if order and count:                                 # the last card, or the single count's stop, not at 31
+        credit(last, rules.last_card)
+    return pts
+
+
+class FalseGo(Exception):
+    """The table took a card or a show that the false go should have refused, or refused a legal entry."""
+
+
+class FalseGoPlayer(RandomPlayer):
+    """Plays a hand at random, legally but for one false go: at a turn where the player to play holds a card
+    that fits and the table cannot tell it (its ``can_go``), that player says go (by name, for the player to
+    play, or implied by naming the next player's card). The others play on as the table then stands. Every
+    entry is checked: the first one that shows the go false (that player's card that fitted at the go's count,
+    or a show holding one) is refused naming the go, its count and the count now, with the go's removal as the
+    only fix offered; the fix is taken (or the undo back to the go) and the hand goes on; nothing else is
+    refused."""
+
+    def __init__(self, table, rng):
+        super().__init__(table, rng, muggins=False)
+        self.false = None           # (player, count, event) of the false go while it stands
+        self.caught = None          # how it was caught: "amend", "undo" (or None)
+        self.pegged = None          # each side's matching-phase points, read before the first show
+        self.base = None
+        self.order: list = []
+        self.gos: list = []
+        self.injected = False
+
+    def peg_step(self) -> None:
+        st, rng = self.st, self.rng
+        hand, snap = st.hand, self.table.snapshot()
+        turn = hand.turn
+        name = st.seats[turn]
+        fits = [c for c in self.hands[name] if c.value <= 31 - hand.count]
+        if self.caught is None and self.false is None and fits and snap["hand"]["can_go"] and rng.random() < 0.75:
+            self.say_false_go(turn, name)
+            return
+        super().peg_step()
+
+    def say_false_go(self, turn: int, name: str) -> None:
+        st, hand = self.st, self.st.hand
+        count = hand.count
+        later = None
+        for k in range(1, len(st.seats)):              # the next player who can play, every one between unable
+            s = st.next_seat(turn, steps=k)
+            if hand.left(s) == 0 or s in hand.gone:
+                continue
+            cards = [c for c in self.hands[st.seats[s]] if c.value <= 31 - count]
+            later = (s, self.rng.choice(cards) if cards else None)      # a card, or that player's own go
+            break
+        form = self.rng.choice(["named", "turn", "implied"] if later else ["named", "turn"])
+        if form == "implied":                           # the next player's card, or go, entered by name
+            s, card = later
+            if card is None:
+                ev = self.table.submit({"type": "go", "player": st.seats[s]})
+            else:
+                self.hands[st.seats[s]].remove(card)
+                ev = self.table.submit({"type": "play", "card": str(card), "player": st.seats[s]})
+            assert ev["gos"][0] == name, ev
+        else:
+            ev = self.table.submit({"type": "go"} if form == "turn" else {"type": "go", "player": name})
+            assert ev["player"] == name
+        self.commands.append(ev)
+        self.false = (name, count, ev["seq"])
+        self.injected = True
+        self.claim_points()
+
+    def shown_fit(self, cmd: dict) -> bool:
+        """Whether a show entry holds a card the false go's player held, unplayed, where it fitted."""
+        name, count, _ = self.false
+        hand = self.st.hand
+        who = cmd.get("player") or hand.expect_player(self.st)
+        return who == name and any(parse_card(c).value <= 31 - count for c in cmd.get("cards", [])
+                                   if c not in self.table.snapshot()["hand"]["plays"][name])
+
+    def send(self, cmd: dict):
+        st = self.st
+        if cmd["type"] == "turnup":
+            ev = super().send(cmd)
+            self.base = [s.score for s in st.sides]         # after the turn-up (its heels): the phase starts
+            return ev
+        if cmd["type"] == "show" and not st.hand.shows:     # the matching phase as the table ended it
+            hand = self.table.snapshot()["hand"]
+            self.pegged = [s.score - b for s, b in zip(st.sides, self.base)]
+            self.order = [(x["player"], x["card"]) for x in hand["order"]]
+            self.gos = hand["gos"]
+        who = (cmd.get("player") or st.seats[st.hand.turn]) if cmd["type"] == "play" else None
+        due = False                                         # the entry that must be refused, naming the go
+        if self.false is not None:
+            name, count, _ = self.false
+            if who is not None:
+                due = who == name and parse_card(cmd["card"]).value <= 31 - count
+            elif cmd["type"] == "show":
+                due = self.shown_fit(cmd)
+        try:
+            ev = super().send(cmd)
+            assert who is None or ev["player"] == who, (cmd, ev)       # the card went to its holder
+        except IllegalAction as exc:
+            if not due:
+                raise FalseGo(f"a legal entry refused: {cmd}: {exc}") from None
+            return self.fix(cmd, exc)
+        if due:
+            raise FalseGo(f"the false go {self.false} let {cmd} in")
+        return ev
+
+    def fix(self, cmd: dict, exc: IllegalAction):
+        name, count, seq = self.false
+        now = self.table.snapshot()["count"]
+        words = str(exc)
+        assert f"{name} said go at a count of {count} " in words, words
+        if cmd["type"] == "play" and now != count:
+            assert f"the count is {now} now" in words, words
+        assert exc.data["undo_to"] == seq and exc.data["false_go"] == {"seq": seq, "player": name}, exc.data
+        removal = {"type": "amend", "seq": seq, "remove": True}
+        assert exc.data.get("amend", removal) == removal, exc.data
+        self.false = None
+        if "amend" in exc.data:
+            plays = self.table.snapshot()["hand"]["plays"]
+            self.table.submit(exc.data["amend"])
+            assert self.table.snapshot()["hand"]["plays"] == plays      # every card stays with its player
+            self.caught = "amend"
+            return self.send(cmd)                                       # taken now, the false go gone
+        self.caught = "undo"
+        undo_back(self.table, seq)
+        plays = self.table.snapshot()["hand"]["plays"]
+        self.hands = {n: [c for c in self.kept[n] if str(c) not in plays[n]] for n in self.kept}
+        while not self.st.over and self.st.hand.stage == "pegging":
+            self.peg_step()
+        return None         # the hand went on from the go; the shows are asked again in their order
+
+
+def false_gos(p: FalseGoPlayer) -> list[dict]:
+    """Return the gos of the hand the table ended with that a player said holding a card that fitted, judged
+    from the cards each player kept and the referee's own count."""
+    counts, total = [], 0
+    for _, text in p.order:
+        v = parse_card(text).value
+        total = (0 if total + v > 31 or total == 31 else total) + v
+        counts.append(total)
+    out = []
+    for g in p.gos:
+        at = counts[g["after"] - 1] if g["after"] else 0
+        played = {c for who, c in p.order[:g["after"]] if who == g["player"]}
+        if any(c.value <= 31 - at for c in p.kept[g["player"]] if str(c) not in played):
+            out.append(g)
+    return out
+
+
+@pytest.mark.parametrize("label, game, players, options, teams", PRESETS, ids=[c[0] for c in PRESETS])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=strategies.integers(0, 2**31))
+def test_a_false_go_is_refused_at_the_first_card_that_shows_it_and_its_fix_gives_the_referees_hand(
+        label, game, players, options, teams, seed):
+    t = new_table(game, players, seed=seed, options=options, teams=teams)
+    p = FalseGoPlayer(t, random.Random(seed))
+    p.deal_hand()
+    assert p.false is None, f"the false go {p.false} was never refused"
+    assert t.state.hand_no == 2 and not t.state.over            # the hand was played to its end
+    # the hand as the table ended it: every card with the player who held it, no false go left, and the
+    # matching phase's points as the referee counts them
+    assert all(parse_card(c) in p.kept[who] for who, c in p.order)
+    assert false_gos(p) == []
+    assert p.pegged == referee(t.state, p.order), (p.order, p.gos)
+    event(f"false go caught by {p.caught}" if p.caught else "false go said" if p.injected else "no false go")
