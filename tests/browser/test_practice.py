@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.advice.discard import advise
-from conftest import shot, until
+from conftest import phone_at, shot, until
 
 
 def signed(x) -> str:
@@ -308,14 +308,7 @@ def test_a_cancelled_or_failed_job_clears_its_progress_and_says_so(server, brows
     """Issue 36 item 4: Cancel left "counting every turn-up…" on the practice screen for good (the worker is
     killed and replaced, the page never cleared its line). Cancelled, the line says "Cancelled."; a job that
     fails says why; and neither leaves a bar, a Cancel button or a waiting line behind."""
-    ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True)
-    try:
-        page = ctx.new_page()
-        page.set_default_timeout(15000)
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url)
-        page.wait_for_selector("#conn.ok")
+    with phone_at(browser, server.url, viewport) as page:
         page.click("[data-tab=count]")
         page.click("[data-pr-mode=practice]")
         page.select_option("#pr-game", "lands-end")
@@ -362,6 +355,4 @@ def test_a_cancelled_or_failed_job_clears_its_progress_and_says_so(server, brows
         expect(page.locator("#pr-job .job-wait")).to_contain_text("busy")
         expect(result.locator("[role=alert]")).to_have_text("no such cards")
         assert len(posts) == 2 and page.locator(still).count() == 0
-        assert errors == []
-    finally:
-        ctx.close()
+        assert page.errors == []

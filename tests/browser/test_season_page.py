@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import claim, shot
+from conftest import claim, phone_at, shot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))     # tests/: the hand-counted database
 from season_db import Clock, build  # noqa: E402
@@ -44,16 +44,8 @@ def test_the_night_the_season_and_the_race(make_server, browser, viewport):
     clock = Clock()
     from companion.table import Table
     server = make_server(table=build(Table.memory(clock=clock, default_match=None), clock))
-    ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True)
-    if AXE.exists():
-        ctx.add_init_script(path=str(AXE))
-    try:
-        page = ctx.new_page()
-        page.set_default_timeout(15000)
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url)
-        page.wait_for_selector("#conn.ok")
+    with phone_at(browser, server.url, viewport, script=AXE) as page:
+        errors = page.errors
         claim(page)
         # the night on the More tab: the hand-counted standing and its three payments
         page.click("[data-tab=more]")
@@ -135,8 +127,7 @@ def test_the_night_the_season_and_the_race(make_server, browser, viewport):
         assert lines(page, "#h-games-race") == {"Ann": [0, 1, 11, 16, 16], "Bob": [0, 1, 6, 6, 6]}
         fits(page, viewport)
         assert errors == []
-    finally:
-        ctx.close()
+
 
 
 @pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 360, "height": 740}],
@@ -152,16 +143,8 @@ def test_one_night_shows_its_bars_and_the_wide_table_says_it_scrolls(make_server
     t.clock = clock
     import_record(t, HAND_29)                      # Ann's 29 and her peg out at 31: Ann pays Bob x4
     server = make_server(table=t)
-    ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True)
-    if AXE.exists():
-        ctx.add_init_script(path=str(AXE))
-    try:
-        page = ctx.new_page()
-        page.set_default_timeout(15000)
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url)
-        page.wait_for_selector("#conn.ok")
+    with phone_at(browser, server.url, viewport, script=AXE) as page:
+        errors = page.errors
         claim(page)
         page.click("[data-tab=more]")
         page.click("#season-open")
@@ -195,5 +178,4 @@ def test_one_night_shows_its_bars_and_the_wide_table_says_it_scrolls(make_server
                 .filter(v => v.impact === "serious" || v.impact === "critical").map(v => v.id + ": " + v.help)""")
             assert found == []
         assert errors == []
-    finally:
-        ctx.close()
+
