@@ -3,7 +3,8 @@
 Every refusal is a :class:`RulesError` (a ``ValueError``) carrying one human
 sentence, and in :attr:`RulesError.data` what a program needs from it as fields
 (``undo_to``: the event to undo back to, from which on every live entry is undone,
-when the refusal says a card went to the wrong player; ``amend``: the amend command that fixes it;
+when the refusal says a card went to the wrong player or a go was false; ``false_go``: that go's event and
+player, ``{"seq", "player"}``; ``amend``: the amend command that fixes it;
 ``meanwhile``: what a late command missed; ``entry``: the entry an amend no longer fits); ``web/`` maps them to
 HTTP 400 with the fields beside ``error``, the CLI to one line on stderr.
 """

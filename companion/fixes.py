@@ -5,7 +5,8 @@ amend (:mod:`companion.amend`): a card credited to the wrong player, a go that
 should not be there. :func:`amend_fixing` tries the likely amends on a copy
 of the state (the suspects from event N on first) and returns the first after
 which the refused command goes through, as a command the page offers in one
-tap. :func:`stale_note` explains a command refused because the table moved on
+tap; a refusal that proves a go false (its ``false_go``) is offered only that
+go's removal (:func:`go_removal`) or nothing. :func:`stale_note` explains a command refused because the table moved on
 since its phone saw it (``if_seq``): what was entered meanwhile, and the amend
 that puts the late card where it belongs before those entries.
 
@@ -50,9 +51,41 @@ def offer_amend(state: MatchState, command: dict, ctx: Context, exc: RulesError)
     back = exc.data.get("undo_to")
     if back is None or "amend" in exc.data:
         return
-    fix = amend_fixing(state, command, ctx, back)
+    false_go = exc.data.get("false_go")
+    if false_go is not None:        # a go the card shows false: its removal or nothing (issue 36 item 7)
+        fix = go_removal(state, command, ctx, false_go["seq"], false_go["player"])
+    else:
+        fix = amend_fixing(state, command, ctx, back)
     if fix is not None:
         exc.data["amend"] = fix
+
+
+def go_removal(state: MatchState, command: dict, ctx: Context, seq: int, player: str) -> dict | None:
+    """Return the amend that removes ``player``'s go, entered as event ``seq``, when ``command`` is taken
+    after it and every card entered since stays with the player it was entered for; else None.
+
+    Never another player's go, and never a go implied by another entry (removing that entry would remove
+    a card or someone else's go): then the refusal's undo back to the event is the fix. A removal after
+    which a later card or go entered for whoever was to play would pass to another player is no fix either:
+    right if the go was only tapped by mistake, wrong if it was said and the others played on as it stood,
+    and the table cannot tell which (issue 36).
+    """
+    log = state.hand_log if state.hand_key == (state.game_no, state.hand_no) else []
+    ev = next((e for e in log if e["seq"] == seq), None)
+    if ev is None or ev["type"] != "go" or ev.get("player") != player:
+        return None
+    amend = {"type": "amend", "seq": seq, "remove": True}
+    try:
+        redo = COMMANDS["amend"].verify(state, amend, ctx)["redo"]
+    except RulesError:
+        return None
+
+    def who(e: dict) -> tuple:
+        return e["type"], e.get("player"), tuple(e.get("gos", ()))
+    was = {e["seq"]: who(e) for e in log}
+    if any(who(r) != was.get(r.get("seq")) for r in redo if r["type"] in ("play", "go")):
+        return None
+    return amend if _passes(state, amend, command, ctx) else None
 
 
 def amend_fixing(state: MatchState, command: dict, ctx: Context, first: int | None = None) -> dict | None:

@@ -195,7 +195,9 @@ def test_every_refusal_after_a_mistake_offers_the_fix_that_brings_back_the_right
     enters the truth. Every later refusal names an event to undo back to and carries the amend; taking each
     offered amend ends the hand on the scores of the hand entered right; and a refusal that speaks of the count
     now says the count on the screen. (Before this audit, a go said in an earlier count, a card over 31 after a
-    guessed credit and a go with no card left were refused with no repair.)"""
+    guessed credit and a go with no card left were refused with no repair.) A refusal naming a go that the true
+    card shows false offers that go's removal or nothing but the undo back to it (issue 36 item 7: another fix
+    would be right after one mistake and wrong after another, test_false_go); it names the card's player."""
     fixed = 0
     for seed in range(24):
         rng = random.Random(seed)
@@ -215,6 +217,15 @@ def test_every_refusal_after_a_mistake_offers_the_fix_that_brings_back_the_right
                             break
                         for m in NOW.finditer(str(exc)):
                             assert int(next(g for g in m.groups() if g)) == t.snapshot()["count"], str(exc)
+                        named = exc.data.get("false_go")
+                        if named is not None:     # a go this true card shows false: its removal, or the undo back
+                            assert named["player"] == cmd.get("player", t.snapshot()["turn"]), str(exc)
+                            assert exc.data["undo_to"] == named["seq"]
+                            removal = {"type": "amend", "seq": named["seq"], "remove": True}
+                            assert exc.data.get("amend", removal) == removal, str(exc)
+                            if "amend" not in exc.data:
+                                caught = True       # the go was implied (or its removal would move a card)
+                                break
                         assert exc.data.get("undo_to") is not None and "amend" in exc.data, (seed, kind, str(exc))
                         t.submit(exc.data["amend"])
                         fixed += 1

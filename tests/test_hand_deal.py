@@ -149,7 +149,7 @@ def test_a_go_the_engine_cannot_see_is_caught_at_the_players_next_card_that_woul
                         "fitted (31): if Bob's go was a mistake, undo back to event 5")
     # Ann's 4S was entered as hers (not by turn), so taking the go out alone would only imply it again: no single
     # amend repairs it, and the refusal offers the undo back to the go (test_amend covers the go removed by amend)
-    assert exc.data == {"undo_to": 5}
+    assert exc.data == {"undo_to": 5, "false_go": {"seq": 5, "player": "Bob"}}
 
 
 def test_a_go_said_while_holding_a_card_never_played_is_caught_at_the_show():

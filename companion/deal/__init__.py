@@ -151,6 +151,30 @@ class DealHand(EntryHand):
             out.append((step, replace(self, peg=value, window=window)))
         return out, replace(self, peg=final, window=window, stage="show" if final.done else self.stage)
 
+    def check_gos(self, state: MatchState, seat: int, card) -> None:
+        """Refuse ``card`` for ``seat`` when ``seat`` said go earlier in the hand while holding it and it
+        fitted then: that go was false (a mistake, or said at the table), caught at this card before more
+        entries are made on top of it. Every go of ``seat`` in the hand is judged, in this count or an
+        earlier one, whatever gos the card implies for the others (they never include ``seat``'s own, and a
+        count they close would otherwise hide the go: issue 36 item 6). The first such go is named, with its
+        own count and the count now; the refusal's ``false_go`` is its event and player, and the only fix
+        offered for it is that go's removal (:mod:`companion.fixes`).
+
+        :raises IllegalAction: naming the go (``undo_to``: its event).
+        """
+        name = state.seats[seat]
+        own = [g for g in self.peg.goes if g.seat == seat]
+        for g in own:
+            if card.value > 31 - g.count:
+                continue
+            if seat in self.gone and g == own[-1] and g.count == self.count:    # this count's, nothing since
+                words = f"{name} said go at a count of {g.count} (event {g.seq}), but {card} fits"
+            else:
+                words = (f"{name} said go at a count of {g.count} (event {g.seq}; the count is {self.count} "
+                         f"now) while holding {card}, which fitted ({g.count + card.value})")
+            raise IllegalAction(f"{words}: if {name}'s go was a mistake, undo back to event {g.seq}",
+                                undo_to=g.seq, false_go={"seq": g.seq, "player": name})
+
     def implied(self, state: MatchState, seat: int, what: str) -> tuple[list[int], pegging.Pegging]:
         """Return the gos implied before ``seat`` can ``what``, and the matching phase then.
 
@@ -218,19 +242,7 @@ class DealHand(EntryHand):
             note, back = self.suspect_note(state, seat)
             raise IllegalAction(f"{name} has played all {self.peg.held} cards "
                                 f"({', '.join(str(c) for c in self.plays[seat])}){note}", undo_to=back)
-        said = [g for g in self.peg.goes if g.seat == seat][-1:] if seat in self.gone else []
-        if said and self.count + card.value <= 31:     # a go said by mistake: told at the count on the screen
-            g = said[0]
-            raise IllegalAction(f"{name} said go at a count of {self.count} (event {g.seq}), but {card} fits: "
-                                f"if {name}'s go was a mistake, undo back to event {g.seq}", undo_to=g.seq)
-        # a go said in an earlier count while holding this card, which fitted then (what the show would refuse,
-        # caught at the card: fixed before more entries are made on top of it)
-        for g in self.peg.goes:
-            if g.seat == seat and seat not in self.gone and card.value <= 31 - g.count:
-                raise IllegalAction(f"{name} said go at a count of {g.count} (event {g.seq}; the count is "
-                                    f"{self.count} now) while holding {card}, which fitted "
-                                    f"({g.count + card.value}): if {name}'s go was a mistake, undo back to event "
-                                    f"{g.seq}", undo_to=g.seq)
+        self.check_gos(state, seat, card)
         gos, sim = self.implied(state, seat, f"play {card}")
         if sim.count + card.value > 31:
             # the count may still be going on only because a card the table guessed went to the wrong player

@@ -75,7 +75,8 @@ def verify_show(hand: DealHand, state: MatchView, cmd: dict) -> dict:
             if c not in before and c.value <= 31 - g.count:
                 raise IllegalAction(f"{name} said go at a count of {g.count} while holding {c}, "
                                     f"which fits ({g.count + c.value}): undo back to the go "
-                                    f"(event {g.seq}) and fix it", undo_to=g.seq)
+                                    f"(event {g.seq}) and fix it", undo_to=g.seq,
+                                    false_go={"seq": g.seq, "player": name})
     total = score_hand(cards, hand.turnup, game=state.rules).total if state.rules.claim_mode else 0
     claimed = claim_of(state, cmd, total, name)
     ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}

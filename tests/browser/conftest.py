@@ -11,6 +11,7 @@ import tempfile
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -145,6 +146,31 @@ def phones(browser):
     yield phone
     for ctx in contexts:
         ctx.close()
+
+
+@contextmanager
+def phone_at(browser, url: str, viewport: dict, *, script: Path | None = None):
+    """Yield a fresh phone of ``viewport`` (its own cookies) on the page at ``url``, connected, with ``errors``
+    (the page's uncaught errors) and ``script`` (axe-core) injected into every page when it exists; closed
+    after."""
+    ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True)
+    if script is not None and script.exists():
+        ctx.add_init_script(path=str(script))
+    try:
+        yield open_page(ctx, url)
+    finally:
+        ctx.close()
+
+
+def open_page(ctx, url: str):
+    """Return a new page of browser context ``ctx`` at ``url``, connected, with ``errors`` (its uncaught errors)."""
+    page = ctx.new_page()
+    page.set_default_timeout(15000)
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(url)
+    page.wait_for_selector("#conn.ok")
+    return page
 
 
 def shot(page, name: str) -> None:

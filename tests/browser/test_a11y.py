@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PHONE, claim, shot, until
+from conftest import PHONE, claim, open_page, shot, until
 
 AXE = Path(__file__).resolve().parents[2] / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -35,13 +35,7 @@ def phone(browser):
         ctx.add_init_script(path=str(AXE))
         if large:
             ctx.add_init_script("try { localStorage.setItem('le.large', '1'); } catch (e) {}")
-        page = ctx.new_page()
-        page.set_default_timeout(15000)
-        page.errors = []
-        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-        page.goto(url)
-        page.wait_for_selector("#conn.ok")
-        return page
+        return open_page(ctx, url)
 
     yield open_
     for ctx in contexts:

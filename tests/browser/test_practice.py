@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect
 
 from companion.advice.discard import advise
-from conftest import shot, until
+from conftest import phone_at, shot, until
 
 
 def signed(x) -> str:
@@ -296,3 +298,61 @@ def test_practice_and_review_have_no_serious_accessibility_violation(server, bro
         assert violations(page) == []
     finally:
         ctx.close()
+
+
+VIEWPORTS = [{"width": 390, "height": 844}, {"width": 360, "height": 740}]
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["390x844", "360x740"])
+def test_a_cancelled_or_failed_job_clears_its_progress_and_says_so(server, browser, viewport):
+    """Issue 36 item 4: Cancel left "counting every turn-up…" on the practice screen for good (the worker is
+    killed and replaced, the page never cleared its line). Cancelled, the line says "Cancelled."; a job that
+    fails says why; and neither leaves a bar, a Cancel button or a waiting line behind."""
+    with phone_at(browser, server.url, viewport) as page:
+        page.click("[data-tab=count]")
+        page.click("[data-pr-mode=practice]")
+        page.select_option("#pr-game", "lands-end")
+        held = []                                # the board's answers about the job, held here: it stays running
+        page.route("**/api/jobs/*", lambda route: held.append(route) if route.request.method == "GET"
+                   else route.continue_())
+        pick(page, ["5H", "5S", "6D", "JC", "4C", "KD"])
+        result, job = page.locator("#pr-result"), page.locator("#pr-job .job")
+        expect(job).to_contain_text("Cancel")
+        expect(result).to_have_text("counting every turn-up\u2026")
+        job_id = job.get_attribute("data-job")
+        with page.expect_request(lambda r: r.method == "DELETE" and r.url.endswith(f"/api/jobs/{job_id}")):
+            page.click("#pr-job .job-cancel")
+        expect(result).to_have_text("Cancelled.")
+        assert result.locator("[role=status]").count() == 1
+        still = "#view-count .job, #view-count progress, #view-count .job-cancel, #view-count .job-wait"
+        assert page.locator(still).count() == 0
+        page.unroute("**/api/jobs/*")
+        # a job that fails on the board (its worker gone): the reason, in place of the progress line
+        page.route("**/api/jobs/*", lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps({
+                "id": "x", "kind": "advise", "state": "failed", "error": "the advice worker stopped",
+                "status": 500, "progress": {"done": 0, "of": 1, "what": "starting"}, "elapsed": 0.2,
+                "url": "/api/jobs/x"})) if route.request.method == "GET" else route.continue_())
+        page.fill("#pr-scores", "5,5")
+        page.press("#pr-scores", "Tab")             # asked again
+        expect(result.locator("[role=alert]")).to_have_text("the advice worker stopped")
+        assert "counting" not in result.inner_text() and page.locator(still).count() == 0
+        page.unroute("**/api/jobs/*")
+        # the board busy with other phones' answers (503: "waiting…"), then refusing the question: the waiting
+        # line goes with the wait, the reason stays
+        posts = []
+
+        def answer(route):
+            posts.append(route)
+            if len(posts) == 1:
+                route.fulfill(status=503, content_type="application/json",
+                              body=json.dumps({"error": "two long answers are running: try again in a moment"}))
+            else:
+                route.fulfill(status=400, content_type="application/json", body=json.dumps({"error": "no such cards"}))
+        page.route("**/api/jobs", answer)
+        page.fill("#pr-scores", "6,5")
+        page.press("#pr-scores", "Tab")
+        expect(page.locator("#pr-job .job-wait")).to_contain_text("busy")
+        expect(result.locator("[role=alert]")).to_have_text("no such cards")
+        assert len(posts) == 2 and page.locator(still).count() == 0
+        assert page.errors == []

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import claim, shot
+from conftest import claim, phone_at, shot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))     # tests/: the hand-counted database
 from season_db import Clock, build  # noqa: E402
@@ -44,16 +44,8 @@ def test_the_night_the_season_and_the_race(make_server, browser, viewport):
     clock = Clock()
     from companion.table import Table
     server = make_server(table=build(Table.memory(clock=clock, default_match=None), clock))
-    ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True)
-    if AXE.exists():
-        ctx.add_init_script(path=str(AXE))
-    try:
-        page = ctx.new_page()
-        page.set_default_timeout(15000)
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url)
-        page.wait_for_selector("#conn.ok")
+    with phone_at(browser, server.url, viewport, script=AXE) as page:
+        errors = page.errors
         claim(page)
         # the night on the More tab: the hand-counted standing and its three payments
         page.click("[data-tab=more]")
@@ -135,5 +127,55 @@ def test_the_night_the_season_and_the_race(make_server, browser, viewport):
         assert lines(page, "#h-games-race") == {"Ann": [0, 1, 11, 16, 16], "Bob": [0, 1, 6, 6, 6]}
         fits(page, viewport)
         assert errors == []
-    finally:
-        ctx.close()
+
+
+
+@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 360, "height": 740}],
+                         ids=["390x844", "360x740"])
+def test_one_night_shows_its_bars_and_the_wide_table_says_it_scrolls(make_server, browser, viewport):
+    """Issue 36 item 5: a season of one night drew only the money chart's axis (a line needs two nights); the
+    12-column season table scrolled inside its box with nothing to say so."""
+    from companion.replay import import_record
+    from companion.table import Table
+    from season_db import HAND_29
+    clock = Clock()
+    t = Table.memory(clock=clock, default_match=None)
+    t.clock = clock
+    import_record(t, HAND_29)                      # Ann's 29 and her peg out at 31: Ann pays Bob x4
+    server = make_server(table=t)
+    with phone_at(browser, server.url, viewport, script=AXE) as page:
+        errors = page.errors
+        claim(page)
+        page.click("[data-tab=more]")
+        page.click("#season-open")
+        page.wait_for_selector("#season svg.chart")
+        # the night as a bar per player, its value the running total of the table beside it; the caption says so
+        bars = page.eval_on_selector_all("#season svg.chart rect[data-series]",
+                                         "rs => rs.map(r => [r.dataset.series, Number(r.dataset.values), "
+                                         "r.getBoundingClientRect().height])")
+        assert [b[:2] for b in bars] == [["Bob", 4], ["Ann", -4]] and all(b[2] > 20 for b in bars)
+        assert cells(page, "#season .money-table") == [["N1 2026-11-20", "+4", "-4"]]
+        expect(page.locator("#season figcaption")).to_contain_text("one night so far (N1)")
+        assert page.locator("#season polyline").count() == 0
+        # the season table is wider than the screen: "scroll →" over it and a shadow on its right edge, until
+        # its last column is scrolled into view
+        wide = page.locator("#season .season-table")
+        assert wide.evaluate("t => t.scrollWidth > t.clientWidth")
+        hint = page.locator("#season .scroll-box:has(.season-table) .scroll-hint")
+        expect(hint).to_be_visible()
+        assert hint.inner_text() == "scroll \u2192"
+        fade = "t => { const s = getComputedStyle(t.parentNode, '::after'); return [s.visibility, s.backgroundImage]; }"
+        seen, image = wide.evaluate(fade)
+        assert seen == "visible" and image.startswith("linear-gradient")
+        wide.evaluate("t => { t.scrollLeft = t.scrollWidth; }")
+        expect(hint).to_be_hidden()
+        assert wide.evaluate(fade)[0] == "hidden"
+        # a table that fits says nothing
+        expect(page.locator("#night .scroll-box:has(.night-table) .scroll-hint")).to_be_hidden()
+        fits(page, viewport)
+        if AXE.exists():
+            found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => v.impact === "serious" || v.impact === "critical").map(v => v.id + ": " + v.help)""")
+            assert found == []
+        assert errors == []
+

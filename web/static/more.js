@@ -45,8 +45,12 @@ export function longAnswer(box, kind, query) {
       if (mark.parentNode) mark.parentNode.removeChild(mark);
       return followJob(box, job);
     }, function (e) {
-      // the board is busy with other phones' answers: wait our turn while the question is still on the page
-      if (e.status !== 503 || (mark.parentNode && !mark.isConnected)) throw e;
+      // the board is busy with other phones' answers: wait our turn while the question is still on the page;
+      // any other answer ends the wait, and its line goes with it
+      if (e.status !== 503 || (mark.parentNode && !mark.isConnected)) {
+        if (mark.parentNode) mark.parentNode.removeChild(mark);
+        throw e;
+      }
       if (!mark.parentNode) { mark.textContent = "The board is busy with other answers: waiting\u2026"; box.appendChild(mark); }
       return new Promise(function (res) { setTimeout(res, 1000); }).then(function () {
         if (!mark.isConnected) { var c = new Error("left the page"); c.cancelled = true; throw c; }

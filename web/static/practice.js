@@ -141,12 +141,16 @@ function liveNote() {
     box.appendChild(h("div", { id: "pr-peg-live", "aria-live": "polite" }));
   }
 }
-function fail(box) { return function (e) { clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message })); }; }
-function quiet(fn) { return function (e) { if (!e.cancelled) fn(e); }; }     // a job cancelled here says nothing
+// a job cancelled or failed: its progress line in `box` says which (`rest`: what the answer shown leaves out)
+function stopped(box, e, rest) {
+  clear(box).appendChild(e.cancelled
+    ? h("p", { cls: "muted pr-stopped", role: "status", text: "Cancelled" + (rest || "") + "." })
+    : h("p", { cls: "pr-error", role: "alert", text: e.message + (rest || "") }));
+}
 function askPeg(text) {
   var box = clear($("pr-peg-live"));
   longAnswer(box, "lead", "cards=" + encodeURIComponent(text.trim()) + "&player=" + encodeURIComponent(P.player))
-    .then(function (a) { drawPlays(clear(box), a, a.played.length); }, quiet(fail(box)));
+    .then(function (a) { drawPlays(clear(box), a, a.played.length); }, function (e) { stopped(box, e); });
 }
 
 function ask() {
@@ -177,10 +181,11 @@ function ask() {
       P.result = full;
       P.sel = Math.max(0, full.discards.map(function (x) { return x.discard.join(","); }).indexOf(sel));
       draw();
+    }, function (e) {
+      if (token === P.asked) stopped($("pr-job"), e, ": the ranking above leaves out the matching phase");
     });
   }).catch(function (e) {
-    if (token !== P.asked || e.cancelled) return;
-    clear(box).appendChild(h("p", { cls: "pr-error", role: "alert", text: e.message }));
+    if (token === P.asked) stopped(box, e);    // "counting every turn-up…" goes: cancelled, or why it failed
   });
 }
 
@@ -263,7 +268,7 @@ function leads(d, x) {
   var box = $("pr-leads");
   if (d.seat !== 1) return box.appendChild(h("p", { cls: "muted", text: d.dealer ? "The other player leads." : "The dealer's left leads." }));
   longAnswer(box, "lead", "cards=" + x.keep.join(",") + "&game=" + d.game + "&seat=1&seen=" + x.discard.join(","))
-    .then(function (a) { if ($("pr-leads") === box) drawPlays(box, a); }, quiet(fail(box)));
+    .then(function (a) { if ($("pr-leads") === box) drawPlays(box, a); }, function (e) { if ($("pr-leads") === box) stopped(box, e); });
 }
 function drawPlays(box, a, mid) {
   box.appendChild(h("h3", { text: mid ? "Your next card, best first" : "Your leads, best first" }));
@@ -299,9 +304,12 @@ function review() {
     var job = clear($("review-job"));
     longAnswer(job, "review", (q ? q + "&" : "") + "pegging=1").then(function (r2) {
       if (gen === P.reviewGen && r2.hand_no === r.hand_no) drawReview(r2);
-    }, function () {});
+    }, function (e) {
+      if (gen === P.reviewGen) stopped(job, e, ": the review above leaves out the matching phase");
+    });
   }, function (e) {
-    if (gen !== P.reviewGen || e.cancelled) return;
+    if (gen !== P.reviewGen) return;
+    if (e.cancelled) { stopped($("review-job"), e); return; }
     if (e.status === 400 && q) { P.thrown = {}; review(); return; }     // taps from an earlier hand: start again
     clear(box).hidden = true;
   });

@@ -38,26 +38,43 @@ function signed(v) { return (v > 0 ? "+" : "") + v; }
 function cells(tag, list, cls) { return list.map(function (x) { return h(tag, { cls: cls, text: String(x) }); }); }
 function table(caption, head, rows, cls) {
   // wide tables scroll sideways on a small phone: focusable, so a keyboard can scroll them too
-  return h("table", { cls: "ledger chart-table" + (cls ? " " + cls : ""), tabindex: "0" }, h("caption", { text: caption }),
+  return scrolls(h("table", { cls: "ledger chart-table" + (cls ? " " + cls : ""), tabindex: "0" }, h("caption", { text: caption }),
     h("thead", null, h("tr", null, cells("th", head))),
-    h("tbody", null, rows.map(function (r) { return h("tr", null, cells("td", r)); })));
+    h("tbody", null, rows.map(function (r) { return h("tr", null, cells("td", r)); }))));
 }
+// a table wider than the screen says so until its last column is in view: "scroll →" and a fading edge (app.css)
+function scrolls(tbl) {
+  var box = h("div", { cls: "scroll-box" }, h("p", { cls: "scroll-hint muted", "aria-hidden": "true", text: "scroll \u2192" }), tbl);
+  box.look = function () {
+    var over = tbl.scrollWidth > tbl.clientWidth + 1;
+    box.classList.toggle("scrolls", over);
+    box.classList.toggle("at-end", over && tbl.scrollLeft + tbl.clientWidth >= tbl.scrollWidth - 1);
+  };
+  tbl.addEventListener("scroll", box.look, { passive: true });
+  requestAnimationFrame(box.look);
+  return box;
+}
+window.addEventListener("resize", function () {
+  Array.prototype.forEach.call(document.querySelectorAll(".scroll-box"), function (b) { b.look(); });
+});
 
-// a line chart: labels along x, one line per series ({name, values, marks: [shape per point]}), 320 x 190 units
-// scaled to the phone's width; the y axis from the lowest to the highest value (0 always shown)
-export function lineChart(title, labels, series) {
-  var W = 320, H = 190, L = 34, R = 8, T = 10, B = 26;
+var W = 320, H = 190, L = 34, R = 8;      // a chart's units, scaled to the phone's width
+// the y axis from T to H - B units down, from the lowest value to the highest (0 always shown): [y(value), its lines]
+function yAxis(series, T, B) {
   var all = [0];
   series.forEach(function (s) { all = all.concat(s.values); });
   var lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
   if (hi === lo) hi = lo + 1;
+  function y(v) { return T + (H - T - B) * (hi - v) / (hi - lo); }
+  return [y, [el("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), stroke: "#5b6675", "stroke-width": 1 })].concat([lo, hi].map(function (v) {
+    return el("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#9aa5b1" }, [String(v)]);
+  }))];
+}
+// a line chart: labels along x, one line per series ({name, values, marks: [shape per point]})
+export function lineChart(title, labels, series) {
+  var a = yAxis(series, 10, 26), y = a[0], g = a[1];
   var n = Math.max(labels.length - 1, 1);
   function x(i) { return L + (W - L - R) * i / n; }
-  function y(v) { return T + (H - T - B) * (hi - v) / (hi - lo); }
-  var g = [el("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), stroke: "#5b6675", "stroke-width": 1 })];
-  [lo, hi].forEach(function (v) {
-    g.push(el("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#9aa5b1" }, [String(v)]));
-  });
   var step = Math.ceil(labels.length / 8);
   labels.forEach(function (lab, i) {
     if (i % step === 0 || i === labels.length - 1) {
@@ -82,6 +99,19 @@ export function lineChart(title, labels, series) {
     return h("span", null, svgSwatch(c, DASH[k % 4]), " " + s.name);
   }));
   return h("figure", { cls: "chart-box" }, h("figcaption", { text: title }), svg, legend);
+}
+// one night: a bar per player, its value over it (or under it) and its name under the chart
+function nightBars(title, label, series) {
+  var a = yAxis(series, 18, 40), y = a[0], g = a[1], slot = (W - L - R) / series.length, bw = Math.min(44, slot * 0.6);
+  series.forEach(function (s, k) {
+    var c = colours()[k % 4], v = s.values[0], mid = L + slot * (k + 0.5), top = Math.min(y(v), y(0)), tall = Math.max(Math.abs(y(v) - y(0)), 2);
+    g.push(el("rect", { x: mid - bw / 2, y: top, width: bw, height: tall, fill: c, "data-series": s.name, "data-values": v }),
+      el("text", { x: mid, y: v < 0 ? top + tall + 12 : top - 4, "text-anchor": "middle", "font-size": 11, fill: "#e9ecef" }, [signed(v)]),
+      el("text", { x: mid, y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#9aa5b1" }, [s.name]));
+  });
+  return h("figure", { cls: "chart-box" }, h("figcaption", { text: title + ": one night so far (" + label + ")" }),
+    el("svg", { viewBox: "0 0 " + W + " " + H, width: "100%", role: "img", "aria-label": title + ", " + label +
+      ": one night so far (the table below has the same numbers)", "class": "chart" }, g));
 }
 function svgSwatch(c, dash) {
   return el("svg", { viewBox: "0 0 24 8", width: 24, height: 8 },
@@ -206,8 +236,9 @@ function drawSeason(d) {
     p.by_night.forEach(function (x) { by[x.night] = x.total; });
     return { name: p.name, values: nights.map(function (k) { if (by[k] !== undefined) total = by[k]; return total; }) };
   });
-  box.appendChild(lineChart("Money over the nights (running total" + (people.length > 4 ? ", the top four" : "") + ")",
-    nights.map(function (k) { return "N" + k; }), series));
+  var money = "Money over the nights (running total" + (people.length > 4 ? ", the top four" : "") + ")";
+  box.appendChild(nights.length === 1 ? nightBars(money, "N" + nights[0], series)
+    : lineChart(money, nights.map(function (k) { return "N" + k; }), series));
   box.appendChild(table("Running total after each night", ["night"].concat(series.map(function (s) { return s.name; })),
     nights.map(function (k, i) { return ["N" + k + " " + d.nights[i].date].concat(series.map(function (s) { return signed(s.values[i]); })); }),
     "money-table"));
