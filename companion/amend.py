@@ -66,6 +66,10 @@ def as_entered(ev: dict) -> dict:
         cmd["player"] = ev["player"]
         if not ev.get("from_plays"):
             cmd["cards"] = list(ev["cards"])
+        if ev.get("named"):
+            # the cards a doubt was settled for, each as credited when re-derived: a later amend that moves one
+            # is the newer word (companion.deal.show: a list re-derives, a dict is an answer checked)
+            cmd["named"] = sorted(ev["named"])
     elif kind in ("pocket", "layout"):
         cmd.update({k: copy.deepcopy(v) for k, v in ev.items() if k in ("cards", "crib")})
     elif kind == "turnup":

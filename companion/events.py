@@ -236,6 +236,7 @@ class Show(Event):
     cards: tuple[str, ...]
     from_plays: bool = False        #: confirmed from the plays (an amend re-derives the cards)
     claimed: int | None = None      #: claim mode: what its player claimed
+    named: dict | None = None       #: who played each card the table had guessed, as answered (issue 36)
 
 
 @_event
