@@ -59,6 +59,8 @@ def as_entered(ev: dict) -> dict:
             cmd["player"] = ev["player"]
         if ev.get("by_seat"):
             cmd["by_seat"] = True
+        if ev.get("doubt") is not None:
+            cmd["doubt"] = ev["doubt"]
     elif kind == "go":
         if not ev.get("by_turn"):
             cmd["player"] = ev["player"]
@@ -85,6 +87,8 @@ def as_entered(ev: dict) -> dict:
             cmd["side"] = ev["caller"]
     elif kind == "peg":
         cmd.update(side=ev["side"], points=ev["points"])
+    elif kind == "doubt":
+        cmd.update({k: copy.deepcopy(ev[k]) for k in ("fix", "settle") if ev.get(k) is not None})
     if kind in ("show", "pocket") and ev.get("claimed") is not None:
         cmd["claimed"] = ev["claimed"]
     return cmd

@@ -75,6 +75,7 @@ class EntryHand:
     window: Window | None = None                # claim mode: the last card's or go's points, open to claims
     claims_log: tuple = ()                      # matching-phase or grid-line claims, with their position
     extra_n: int = 0                            # order of pegs, claims and muggins within the hand
+    doubts: tuple = ()                          # fixes dismissed, kept with the hand (``doubt`` events, issue 36)
 
     @staticmethod
     def carried(state: MatchState) -> dict:
@@ -146,6 +147,7 @@ class EntryHand:
                 "seen": sorted((str(c) for c in self.seen), key=_card_sort),
                 "muggins_calls": muggins_calls(self, state),
                 "claim_open": claim_open(self, state),
+                "doubts": _doubts_now(state) if self.doubts else [],
                 "previous": self._veiled_previous(state)}
 
     def _veiled_previous(self, state: MatchState) -> dict | None:
@@ -162,6 +164,12 @@ class EntryHand:
     def under_claim(self, state: MatchState) -> dict | None:
         """The under-claim muggins would take now (:func:`companion.claims.under_claim`; not for the page)."""
         return under_claim(self, state)
+
+
+def _doubts_now(state: MatchState) -> list[dict]:
+    """The fixes dismissed in this hand that still apply (:func:`companion.commands.open_doubts`)."""
+    from .commands import open_doubts          # the commands read the hands: asked for here, not imported above
+    return [{k: d[k] for k in ("seq", "fix", "card", "entry", "text")} for d in open_doubts(state)]
 
 
 def current_hand(state: MatchState) -> EntryHand:

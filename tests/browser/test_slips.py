@@ -16,8 +16,12 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from conftest import join_link, shot, until
+from conftest import claim, join_link, shot, until
 from test_table_page import VIEWPORTS, VP_IDS, box, pick
+
+
+def plays(server) -> dict:
+    return server.table.snapshot()["hand"]["plays"]
 
 
 def session_seat(page) -> "str | None":
@@ -62,4 +66,59 @@ def test_the_host_says_whose_phone_it_is_with_the_tap_that_starts_the_game(serve
     hand = server.table.snapshot()["hand"]
     assert hand["plays"] == {"Ann": ["8S"], "Bob": ["5H"]}
     assert [c["guess"] for c in hand["credits"]] == [False, False]
+    assert a.errors == [] and b.errors == []
+
+
+@pytest.fixture
+def proxy(server):
+    from conftest import StallingProxy
+    p = StallingProxy(server.port)
+    yield p
+    p.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
+def test_a_dismissed_fix_is_kept_with_the_hand_and_the_same_card_again_asks_which_was_meant(
+        server, phones, proxy, viewport):
+    a = phones(server.url)
+    a.set_viewport_size(viewport)
+    claim(a)
+    server.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob",
+                         "stake": 1})
+    server.table.submit({"type": "turnup", "card": "KD"})
+    a.click("[data-tab=table]")
+    b = join_link(phones, proxy.url, server.app.extensions["landsend"].access.join_code, viewport=viewport)
+    pick(a, "8S")                                        # Ann 8♠: Bob to play at 8
+    expect(b.locator("#count")).to_have_text("8")
+    proxy.stall()
+    expect(b.locator("#conn")).to_have_text("offline")
+    pick(b, "5H")                                        # Bob's 5♥, from the phone out of range
+    expect(b.locator("#pending-retry")).to_be_visible()
+    pick(a, "10D")                                       # meanwhile the host's phone: 10♦ for the player to play
+    until(a, lambda: plays(server) == {"Ann": ["8S"], "Bob": ["10D"]})
+    proxy.resume()
+    expect(b.locator("#fix-text")).to_contain_text("Meanwhile 10\u2666 for Bob (from the host's phone) was entered")
+    expect(b.locator("#amend-fix")).to_have_text("Fix: enter 5\u2665 before event 3")
+    b.click("#fix-dismiss")                              # one careless tap: the fix is kept with the hand
+    expect(b.locator("#fix")).to_be_hidden()
+    until(a, lambda: [d["card"] for d in server.table.snapshot()["hand"]["doubts"]] == ["5H"])
+    # the host's phone entered the 10♦ the dismissed fix would move: it is told, and keeps the note until read
+    expect(a.locator("#moved-text")).to_contain_text("Your 10\u2666 for Bob is in doubt: phone 2 dismissed a fix "
+                                                     "that would change it (5\u2665 entered before event 3)")
+    expect(b.locator("#moved")).to_be_hidden()
+    shot(a, f"doubt-told-{viewport['width']}")
+    # 5♥ again: before, it went to Ann (the player to play) and the hands were swapped without a word
+    pick(b, "5H")
+    expect(b.locator("#fix-text")).to_contain_text("5\u2665 again: its fix was dismissed")
+    expect(b.locator("#fix-text")).to_contain_text("which did you mean, the fix, or 5\u2665 entered now as it stands?")
+    expect(b.locator("#fix-again")).to_have_text("Enter 5\u2665 now, as it stands")
+    assert plays(server) == {"Ann": ["8S"], "Bob": ["10D"]}
+    for sel in ("#amend-fix", "#fix-again", "#fix-dismiss"):
+        bx, vp = box(b, sel), b.viewport_size
+        assert bx["x"] >= 0 and bx["x"] + bx["width"] <= vp["width"] and bx["y"] + bx["height"] <= vp["height"]
+    shot(b, f"doubt-again-{viewport['width']}")
+    b.click("#amend-fix")                                # the fix after all: 5♥ Bob's, 10♦ Ann's
+    until(a, lambda: plays(server) == {"Ann": ["8S", "10D"], "Bob": ["5H"]})
+    expect(b.locator("#fix")).to_be_hidden()
+    assert server.table.snapshot()["hand"]["doubts"] == []
     assert a.errors == [] and b.errors == []
