@@ -24,6 +24,7 @@ from playwright.sync_api import expect
 from companion.errors import IllegalAction
 from companion.table import Table
 from conftest import claim, join_link, shot, until
+from test_slips import axe_clean
 from test_table_page import VIEWPORTS, VP_IDS, box, pick, two_phones
 
 
@@ -91,6 +92,7 @@ def test_the_wrong_answer_near_31_is_named_at_the_show_and_fixed_by_one_amend(se
         bx = box(a, sel)
         assert bx["y"] + bx["height"] <= vp["height"] and bx["x"] + bx["width"] <= vp["width"]
     shot(a, f"show-doubt-{vp['width']}")
+    axe_clean(a)
     # the table judges, whatever a phone sends: a bare yes is refused, naming the card in doubt
     with pytest.raises(IllegalAction, match="2D went to Bob at 29, where Bob might have said go: say who played it"):
         server.table.submit({"type": "show"})

@@ -17,7 +17,17 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import claim, join_link, shot, until
+from test_a11y import AXE, violations
 from test_table_page import VIEWPORTS, VP_IDS, box, pick
+
+
+def axe_clean(page) -> None:
+    """Assert axe-core finds no serious or critical violation on the page as it is now (./test.sh installs it)."""
+    if not AXE.exists():
+        pytest.skip(f"{AXE} is missing (./test.sh installs axe-core with npm)")
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.evaluate(AXE.read_text())
+    assert violations(page) == []
 
 
 def plays(server) -> dict:
@@ -49,6 +59,7 @@ def test_the_host_says_whose_phone_it_is_with_the_tap_that_starts_the_game(serve
     bx, vp = box(a, "[data-ng-seat='Ann']"), a.viewport_size
     assert bx["x"] >= 0 and bx["x"] + bx["width"] <= vp["width"]
     shot(a, f"start-whose-{vp['width']}")
+    axe_clean(a)
     a.click("[data-ng-seat='Ann']")                     # tap 2: the answer starts the game, as Start did
     a.wait_for_selector("#view-table:not([hidden])")
     until(a, lambda: session_seat(a) == "Ann")
@@ -107,6 +118,7 @@ def test_a_dismissed_fix_is_kept_with_the_hand_and_the_same_card_again_asks_whic
                                                      "that would change it (5\u2665 entered before event 3)")
     expect(b.locator("#moved")).to_be_hidden()
     shot(a, f"doubt-told-{viewport['width']}")
+    axe_clean(a)
     # 5♥ again: before, it went to Ann (the player to play) and the hands were swapped without a word
     pick(b, "5H")
     expect(b.locator("#fix-text")).to_contain_text("5\u2665 again: its fix was dismissed")
@@ -117,6 +129,7 @@ def test_a_dismissed_fix_is_kept_with_the_hand_and_the_same_card_again_asks_whic
         bx, vp = box(b, sel), b.viewport_size
         assert bx["x"] >= 0 and bx["x"] + bx["width"] <= vp["width"] and bx["y"] + bx["height"] <= vp["height"]
     shot(b, f"doubt-again-{viewport['width']}")
+    axe_clean(b)
     b.click("#amend-fix")                                # the fix after all: 5♥ Bob's, 10♦ Ann's
     until(a, lambda: plays(server) == {"Ann": ["8S", "10D"], "Bob": ["5H"]})
     expect(b.locator("#fix")).to_be_hidden()
