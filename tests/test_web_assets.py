@@ -111,12 +111,14 @@ def test_whole_page_is_under_160_kb(app):
     # loaded only when opened: main was already 55 bytes over 187 KB); 195 KB since a long answer is a job with its
     # progress and Cancel (more.js, 1.7 KB, issue 25 item 4); 197 KB since a phone's notes are kept for it, a
     # dropped entry the table took is offered for undo, and each view keeps its own state (issue 26, 1.6 KB); what
-    # every phone loads is still under 160 KB
+    # every phone loads is still under 160 KB; 202 KB since the show asks who played a card in doubt, a dismissed
+    # fix is kept with the hand and asked again, and the phone that starts a game says whose it is (issue 36, 5 KB
+    # of entry.js, header.js and newgame.js: main was 0.5 KB under 197 KB)
     assert later < 52 * 1024
-    assert total + later < 197 * 1024
+    assert total + later < 202 * 1024
     # everything the server could ever send the page (icons, manifest) fits the budget with that room
     everything = len(html) + sum(p.stat().st_size for p in ASSET_FILES if p.parent.name == "static")
-    assert everything < 197 * 1024
+    assert everything < 202 * 1024
 
 
 IMPORT = re.compile(r'^import\s+(?:\{[^}]*\}\s+from\s+)?"\./([\w-]+\.js)";$', re.M)
