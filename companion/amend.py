@@ -61,6 +61,8 @@ def as_entered(ev: dict) -> dict:
             cmd["by_seat"] = True
         if ev.get("doubt") is not None:
             cmd["doubt"] = ev["doubt"]
+        if ev.get("answered"):
+            cmd["answered"] = True
     elif kind == "go":
         if not ev.get("by_turn"):
             cmd["player"] = ev["player"]
@@ -181,6 +183,8 @@ def _change(cmd: dict, old: dict | None) -> tuple[list[dict], dict]:
         raise IllegalAction(f"a {old['type']} entry can change " + (" or ".join(allowed) or "nothing")
                             + f", not {', '.join(wrong)} (remove it or insert one before it instead)")
     new = {**old, **fields}
+    if old["type"] == "play" and "player" in fields:
+        new.pop("answered", None)          # the amend names the player: no answer to "whose card?" is left in doubt
     if old["type"] == "place" and fields.get("crib"):
         new.pop("row", None)
         new.pop("col", None)

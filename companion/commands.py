@@ -79,6 +79,8 @@ def verify_entry(kind: str, state: MatchState, cmd: dict, ctx: Context) -> dict:
     if hand.doubts:
         _ask_again(kind, state, hand, cmd, ack)
     ev = rule[0](hand, state, cmd)
+    if kind == "play" and cmd.get("answered") is True and not (ev.get("gos") or ev.get("by_seat") or ev.get("by_turn")):
+        ev["answered"] = True      # the player to play, tapped as the answer to "whose card?": the show names it again
     if ack is not None and kind in ("play", "place") and "doubt" in cmd:
         ev["doubt"] = ack          # entered as it stands over that doubt: an amend re-derives it so
     return ev

@@ -216,6 +216,7 @@ class Play(Event):
     by_turn: bool = False           #: entered for whoever was to play (an amend re-derives the player)
     by_seat: bool = False           #: entered on the player's own phone: never a guess (issue 26)
     doubt: int | None = None        #: entered as it stands over the dismissed fix of that doubt event (issue 36)
+    answered: bool = False          #: its player tapped as the answer to "whose card?": a doubt until the show (issue 36)
 
 
 @_event

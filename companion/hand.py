@@ -147,7 +147,7 @@ class EntryHand:
                 "seen": sorted((str(c) for c in self.seen), key=_card_sort),
                 "muggins_calls": muggins_calls(self, state),
                 "claim_open": claim_open(self, state),
-                "doubts": _doubts_now(state) if self.doubts else [],
+                "doubts": [],           # the fixes kept in doubt that still apply: filled in by the table
                 "previous": self._veiled_previous(state)}
 
     def _veiled_previous(self, state: MatchState) -> dict | None:
@@ -164,12 +164,6 @@ class EntryHand:
     def under_claim(self, state: MatchState) -> dict | None:
         """The under-claim muggins would take now (:func:`companion.claims.under_claim`; not for the page)."""
         return under_claim(self, state)
-
-
-def _doubts_now(state: MatchState) -> list[dict]:
-    """The fixes dismissed in this hand that still apply (:func:`companion.commands.open_doubts`)."""
-    from .commands import open_doubts          # the commands read the hands: asked for here, not imported above
-    return [{k: d[k] for k in ("seq", "fix", "card", "entry", "text")} for d in open_doubts(state)]
 
 
 def current_hand(state: MatchState) -> EntryHand:

@@ -60,7 +60,7 @@ BEFORE_31 = [TURNUP, {"type": "play", "card": "10S"}, {"type": "play", "card": "
              {"type": "play", "card": "9H"}]
 AFTER_31 = [{"type": "play", "card": c} for c in ("8C", "5H", "4S", "3C")]   # each for the player to play
 RIGHT_31 = {"type": "play", "card": "2D", "player": "Ann"}                  # Bob said go at 29
-WRONG_31 = {"type": "play", "card": "2D", "player": "Bob"}                  # the wrong button
+WRONG_31 = {"type": "play", "card": "2D", "player": "Bob", "answered": True}   # the wrong button of "whose card?"
 
 
 def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend():

@@ -33,8 +33,8 @@ class DealHand(EntryHand):
     shows: tuple[dict, ...] = ()
     listed: int = 0                             # shows entered with their cards listed (not confirmed from the plays)
     named: frozenset = frozenset()              # the guessed cards a show's answer said who played (issue 36)
-    asked: frozenset = frozenset()              # cards entered naming the player to play, not on their phone: the
-                                                # page's answer to "whose card?", a doubt until the show (issue 36)
+    asked: frozenset = frozenset()              # cards whose player was the answer to "whose card?" (``answered``),
+                                                # a doubt until the show (issue 36)
     pocket: dict | None = None
 
     @classmethod
@@ -258,7 +258,7 @@ class DealHand(EntryHand):
         final, scored = pegging.play(state, hand.peg, hand.seen, seat, card, seq=state.seq,
                                      sure=ev.get("by_seat", False), implied=bool(ev.get("gos")))
         hand = replace(hand, seen=hand.seen.plus({card: f"played by {ev['player']}"}))
-        if not (ev.get("by_turn") or ev.get("by_seat") or ev.get("gos")):
+        if ev.get("answered"):
             hand = replace(hand, asked=hand.asked | {str(card)})
         steps, hand = hand.pegged(scored, final)
         return Outcome(hand, tuple(out + steps))

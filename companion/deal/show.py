@@ -39,8 +39,8 @@ def show_order(state: MatchView) -> tuple[int, ...]:
 def show_doubt(hand: DealHand) -> list:
     """Return the guessed cards the next show must settle, as ``(card, credit)`` (``[]``: none).
 
-    A card entered naming the player to play where that player might have said go (a guessed credit,
-    ``Credit.guess``, answered on a phone that belongs to nobody: the page's "whose card?" question) leaves
+    A card entered for the player to play where that player might have said go (a guessed credit,
+    ``Credit.guess``) as the answer to the page's "whose card?" (the play's ``answered``) leaves
     the cards entered by turn after it in doubt too, so a show is not confirmed from the plays by a yes
     (issue 36): it names who played each guessed card (``named``: a wrong name is
     refused with the amend that moves the card, and every later card entered by turn with it), or lists its

@@ -66,10 +66,11 @@ function playEntry(box, t, hd) {
       p, left !== undefined ? h("small", { cls: "left" }, " " + left, h("span", { cls: "sr", text: left === 1 ? " card left" : " cards left" })) : null));
   });
   if (!mightGo) row.appendChild(goBtn);
-  var play = function (card, player) {
+  var play = function (card, player, answered) {
     E.whose = null;
     var cmd = { type: "play", card: card };
     if (player) cmd.player = player;
+    if (answered) cmd.answered = true;      // the answer to "whose card?": the table keeps it in doubt till the show
     command(cmd).then(function () { E.player = null; render(); }, function () {});
   };
   // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
@@ -242,7 +243,7 @@ function whoseEl(card, turn, play, head) {
   (hand().may_play || []).forEach(function (p) {
     var note = between.length ? between.join(" and ") + " said go at " + at : p + " played on " + at;
     btns.unshift(h("button", { type: "button", "data-whose": p, cls: "big",
-      onclick: function () { play(card, p); } }, cardWords(p + "'s " + card + ": " + note)));
+      onclick: function () { play(card, p, true); } }, cardWords(p + "'s " + card + ": " + note)));
     between.push(p);
   });
   row.appendChild(h("button", { type: "button", id: "whose-cancel", onclick: function () { E.whose = null; render(); } }, "Cancel"));
