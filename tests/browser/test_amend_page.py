@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 
 from companion.errors import IllegalAction
 from companion.table import Table
-from conftest import claim, join_link, shot, until
+from conftest import shot, until
 from test_slips import axe_clean
 from test_table_page import VIEWPORTS, VP_IDS, box, pick, two_phones
 
@@ -195,14 +195,6 @@ def test_a_seat_phones_cards_are_its_own_and_its_mistaken_go_gets_its_fix(server
     assert a.errors == [] and b.errors == []
 
 
-@pytest.fixture
-def proxy(server):
-    from conftest import StallingProxy
-    p = StallingProxy(server.port)
-    yield p
-    p.close()
-
-
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_a_phone_out_of_range_says_so_keeps_its_fix_and_the_phone_whose_card_moved_is_told(
         server, phones, proxy, viewport):
@@ -212,14 +204,7 @@ def test_a_phone_out_of_range_says_so_keeps_its_fix_and_the_phone_whose_card_mov
     again, does not lose it); the host's phone, whose 10♦ the fix moves, is told, even after a reload. Then a
     7♣ reaches the table but its answer does not come back: dropped, it is offered for undo once in range.
     Every wait is on a condition (the page's own 3 s watchdog included), never a sleep."""
-    a = phones(server.url)
-    a.set_viewport_size(viewport)
-    claim(a)
-    server.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob",
-                         "stake": 1})
-    server.table.submit({"type": "turnup", "card": "KD"})
-    a.click("[data-tab=table]")
-    b = join_link(phones, proxy.url, server.app.extensions['landsend'].access.join_code, viewport=viewport)
+    a, b = two_phones(server, phones, viewport, via=proxy.url)
     pick(a, "8S")                                        # Ann 8♠: Bob to play at 8
     expect(b.locator("#count")).to_have_text("8")
     proxy.stall()

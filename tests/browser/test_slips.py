@@ -16,9 +16,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from conftest import claim, join_link, shot, until
+from conftest import join_link, shot, until
 from test_a11y import AXE, violations
-from test_table_page import VIEWPORTS, VP_IDS, box, pick
+from test_table_page import VIEWPORTS, VP_IDS, box, pick, two_phones
 
 
 def axe_clean(page) -> None:
@@ -80,25 +80,10 @@ def test_the_host_says_whose_phone_it_is_with_the_tap_that_starts_the_game(serve
     assert a.errors == [] and b.errors == []
 
 
-@pytest.fixture
-def proxy(server):
-    from conftest import StallingProxy
-    p = StallingProxy(server.port)
-    yield p
-    p.close()
-
-
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=VP_IDS)
 def test_a_dismissed_fix_is_kept_with_the_hand_and_the_same_card_again_asks_which_was_meant(
         server, phones, proxy, viewport):
-    a = phones(server.url)
-    a.set_viewport_size(viewport)
-    claim(a)
-    server.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob",
-                         "stake": 1})
-    server.table.submit({"type": "turnup", "card": "KD"})
-    a.click("[data-tab=table]")
-    b = join_link(phones, proxy.url, server.app.extensions["landsend"].access.join_code, viewport=viewport)
+    a, b = two_phones(server, phones, viewport, via=proxy.url)
     pick(a, "8S")                                        # Ann 8♠: Bob to play at 8
     expect(b.locator("#count")).to_have_text("8")
     proxy.stall()
