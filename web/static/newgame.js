@@ -63,8 +63,13 @@ export function renderStart() {
 // the phone that starts a game says whose phone it is with the same tap (issue 36): a seat of the new game, or
 // the whole table's; nothing is chosen for it (each answer is its own Start, none primary)
 function renderWhose() {
-  var box = clear($("ng-seats")), s = S.session || {}, taken = s.seats || {}, mine = s.seat;
+  var box = $("ng-seats"), s = S.session || {}, taken = s.seats || {}, mine = s.seat;
   show(box, joined());
+  // drawn again only when the names or the seats taken change (a redraw under a finger would lose its tap)
+  var want = joined() + "|" + ngNames().join(",") + "|" + JSON.stringify(taken) + "|" + mine + "|" + s.shared_seats;
+  if (box.dataset.drawn === want) return;
+  box.dataset.drawn = want;
+  clear(box);
   if (!joined()) return;
   ngNames().forEach(function (n) {
     if (!n) return;
