@@ -70,7 +70,7 @@ function playEntry(box, t, hd) {
     E.whose = null;
     var cmd = { type: "play", card: card };
     if (player) cmd.player = player;
-    if (answered) cmd.answered = true;      // the answer to "whose card?": the table keeps it in doubt till the show
+    if (answered) cmd.answered = true;      // the answer to "whose card?": in doubt till the show
     command(cmd).then(function () { E.player = null; render(); }, function () {});
   };
   // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
@@ -149,9 +149,7 @@ function noButton(name, exp, t) {
     onclick: function () { E.showEnter = name + ":" + t.seq; E.tray = []; E.trayFor = exp + name; render(); } },
     "No: enter " + name + "'s cards");
 }
-// a card the table guessed near 31 (the answer to "whose card?" on a phone of nobody's) is settled at the show
-// only by an answer that names who played it, never by a yes (issue 36): one tap per card in doubt, the same
-// words as the question it answers; a wrong name is refused by the table with the fix that moves the card
+// a card in doubt (issue 36) is settled by naming who played it, never by a yes: the table checks the name
 function namedEntry(box, t, hd, name, key, withClaim) {
   if (!E.named || E.named.key !== key) E.named = { key: key, who: {} };
   var doubt = (hd.credits || []).filter(function (c) { return (hd.in_doubt || []).indexOf(c.card) >= 0; });

@@ -16,8 +16,7 @@ export function toast(msg, kind, data, cmd) {
   if ((data && data.amend) || back != null) {
     t.hidden = true;
     pending = { msg: msg, amend: data.amend || null, back: data.amend ? null : Number(back), cmd: cmd || null, again: null };
-    // a fix dismissed before and kept with the hand (issue 36): the table asks again which was meant, for the same
-    // card entered again (the entry as it stands is sent over that doubt) or before the show (kept as entered)
+    // a fix kept with the hand (issue 36) asked again: the same card (sent as it stands) or the show (kept as entered)
     if (data.doubt != null) {
       pending.kept = true;
       if (data.again && cmd) pending.again = Object.assign({}, cmd, { doubt: data.doubt, client_id: null, if_seq: undefined });
@@ -68,8 +67,7 @@ function renderFix() {
       send({ type: "doubt", settle: p.settle });
     }) : null,
     btn("fix-dismiss", p.keep || "Dismiss", function () {
-      // a refusal's fix dismissed is kept with the hand: the table asks again, and the phone whose entry it
-      // would change is told (the undo of an entry this phone dropped is this phone's own: nothing is kept)
+      // a refusal's fix dismissed is kept with the hand (not the undo of an entry this phone dropped)
       var keep = p.amend && p.amend.type === "amend" && !p.kept && !p.keep ? p.amend : null;
       pending = null; renderFix();
       if (keep) command({ type: "doubt", fix: keep }).catch(function () {});

@@ -53,7 +53,6 @@ export function renderNew() {
     opts.appendChild(o.type === "bool" ? h("label", { cls: "opt" }, input, text) : h("label", { cls: "opt" }, text, input));
   });
 }
-// the start buttons: the question's answers for a joined phone, one disabled button for a visitor
 export function renderStart() {
   $("ng-start").disabled = !joined();
   $("ng-start").textContent = joined() ? "This phone enters for the whole table" : "Join the table to start a game";
@@ -65,7 +64,7 @@ export function renderStart() {
 function renderWhose() {
   var box = $("ng-seats"), s = S.session || {}, taken = s.seats || {}, mine = s.seat;
   show(box, joined());
-  // drawn again only when the names or the seats taken change (a redraw under a finger would lose its tap)
+  // drawn again only when they change (a redraw under a finger loses its tap)
   var want = joined() + "|" + ngNames().join(",") + "|" + JSON.stringify(taken) + "|" + mine + "|" + s.shared_seats;
   if (box.dataset.drawn === want) return;
   box.dataset.drawn = want;
