@@ -136,6 +136,8 @@ def describe(cmd: dict) -> str:
         return f"the claim of {cmd.get('claimed')}"
     if kind == "muggins":
         return f"muggins called by {cmd['side']}" if cmd.get("side") else "muggins"
+    if kind == "doubt":
+        return "a fix kept as entered" if cmd.get("settle") is not None else "a fix kept in doubt"
     return f"a peg of {cmd.get('points')} for {cmd.get('side')}"
 
 

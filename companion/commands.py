@@ -155,6 +155,8 @@ def verify_doubt(state: MatchState, cmd: dict, ctx: Context) -> dict:
     if cmd.get("settle") is not None:
         n = cmd["settle"]
         d = next((d for d in getattr(hand, "doubts", ()) if d["seq"] == n and not d.get("settled")), None)
+        if isinstance(n, bool) or not isinstance(n, int):
+            d = None
         if d is None:
             raise IllegalAction(f"event {n} is not a fix kept in doubt in this hand")
         return {"type": "doubt", "settle": n, "text": f"kept as entered ({d['text']})"}

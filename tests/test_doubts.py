@@ -159,3 +159,12 @@ def test_bad_doubt_commands_are_refused_and_change_nothing():
                        ({"type": "doubt", "fix": {**fix, "seq": 99}}, "event 99 is not an entry of this hand"),
                        ({"type": "doubt", "settle": 3}, "event 3 is not a fix kept in doubt")):
         assert words in str(refused(t, cmd))
+
+
+def test_a_late_entry_after_a_kept_doubt_names_it_among_what_was_entered_meanwhile():
+    t, fix = stale_table()
+    made = t.snapshot()["seq"]
+    t.submit({"type": "doubt", "fix": fix})
+    exc = refused(t, {"type": "play", "card": "9C", "if_seq": made})
+    assert exc.data["meanwhile"] == [{"seq": 4, "text": "a fix kept in doubt"}]
+    assert "is not a fix kept in doubt" in str(refused(t, {"type": "doubt", "settle": True}))
