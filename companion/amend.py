@@ -59,6 +59,10 @@ def as_entered(ev: dict) -> dict:
             cmd["player"] = ev["player"]
         if ev.get("by_seat"):
             cmd["by_seat"] = True
+        if ev.get("doubt") is not None:
+            cmd["doubt"] = ev["doubt"]
+        if ev.get("answered"):
+            cmd["answered"] = True
     elif kind == "go":
         if not ev.get("by_turn"):
             cmd["player"] = ev["player"]
@@ -66,6 +70,10 @@ def as_entered(ev: dict) -> dict:
         cmd["player"] = ev["player"]
         if not ev.get("from_plays"):
             cmd["cards"] = list(ev["cards"])
+        if ev.get("named"):
+            # the cards a doubt was settled for, each as credited when re-derived: a later amend that moves one
+            # is the newer word (companion.deal.show: a list re-derives, a dict is an answer checked)
+            cmd["named"] = sorted(ev["named"])
     elif kind in ("pocket", "layout"):
         cmd.update({k: copy.deepcopy(v) for k, v in ev.items() if k in ("cards", "crib")})
     elif kind == "turnup":
@@ -81,6 +89,8 @@ def as_entered(ev: dict) -> dict:
             cmd["side"] = ev["caller"]
     elif kind == "peg":
         cmd.update(side=ev["side"], points=ev["points"])
+    elif kind == "doubt":
+        cmd.update({k: copy.deepcopy(ev[k]) for k in ("fix", "settle") if ev.get(k) is not None})
     if kind in ("show", "pocket") and ev.get("claimed") is not None:
         cmd["claimed"] = ev["claimed"]
     return cmd
@@ -126,6 +136,8 @@ def describe(cmd: dict) -> str:
         return f"the claim of {cmd.get('claimed')}"
     if kind == "muggins":
         return f"muggins called by {cmd['side']}" if cmd.get("side") else "muggins"
+    if kind == "doubt":
+        return "a fix kept as entered" if cmd.get("settle") is not None else "a fix kept in doubt"
     return f"a peg of {cmd.get('points')} for {cmd.get('side')}"
 
 
@@ -173,6 +185,8 @@ def _change(cmd: dict, old: dict | None) -> tuple[list[dict], dict]:
         raise IllegalAction(f"a {old['type']} entry can change " + (" or ".join(allowed) or "nothing")
                             + f", not {', '.join(wrong)} (remove it or insert one before it instead)")
     new = {**old, **fields}
+    if old["type"] == "play" and "player" in fields:
+        new.pop("answered", None)          # the amend names the player: no answer to "whose card?" is left in doubt
     if old["type"] == "place" and fields.get("crib"):
         new.pop("row", None)
         new.pop("col", None)

@@ -13,6 +13,8 @@ the undone ones; the table's ``new_match`` starts a new match id and verifies he
 
 from __future__ import annotations
 
+import copy
+import random
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable
@@ -22,7 +24,7 @@ from dataclasses import replace
 from . import amend, claims, host, match
 from .deal import DealHand
 from .deal import show
-from .errors import IllegalAction
+from .errors import IllegalAction, RulesError
 from .grid import GridHand
 from .grid import count, placement
 from .hand import ENTRY_COMMANDS, current_hand, next_hand, note_entry
@@ -67,12 +69,117 @@ HAND_RULES: dict[str, dict[str, tuple[Callable, Callable]]] = {
 
 
 def verify_entry(kind: str, state: MatchState, cmd: dict, ctx: Context) -> dict:
-    """Verify card-entry command ``kind`` against the hand in progress."""
+    """Verify card-entry command ``kind`` against the hand in progress (and the fixes kept in doubt in it)."""
     hand = current_hand(state)
     rule = HAND_RULES[hand.kind].get(kind)
     if rule is None:
         raise IllegalAction(hand.wrong_command(state, kind))
-    return rule[0](hand, state, cmd)
+    ack = cmd.get("doubt")
+    ack = ack if isinstance(ack, int) and not isinstance(ack, bool) else None
+    if hand.doubts:
+        _ask_again(kind, state, hand, cmd, ack)
+    ev = rule[0](hand, state, cmd)
+    if kind == "play" and cmd.get("answered") is True and not (ev.get("gos") or ev.get("by_seat") or ev.get("by_turn")):
+        ev["answered"] = True      # the player to play, tapped as the answer to "whose card?": the show names it again
+    if ack is not None and kind in ("play", "place") and "doubt" in cmd:
+        ev["doubt"] = ack          # entered as it stands over that doubt: an amend re-derives it so
+    return ev
+
+
+# --- fixes dismissed, kept with the hand (issue 36) --------------------------------------------------------
+
+def open_doubts(state: MatchState) -> list[dict]:
+    """Return the fixes dismissed in the current hand (``doubt`` events) that still apply: not settled, and
+    the amend still taken as it stands now (a dry run; nothing changes)."""
+    hand = state.hand
+    if not getattr(hand, "doubts", ()) or state.over:
+        return []
+    ctx = Context(rng=random.Random(0))
+    out = []
+    for d in hand.doubts:
+        if d.get("settled"):
+            continue
+        try:
+            COMMANDS["amend"].verify(state, copy.deepcopy(d["fix"]), ctx)
+        except RulesError:
+            continue
+        out.append(d)
+    return out
+
+
+def _card_of(cmd: dict) -> str | None:
+    try:
+        return str(match.parse_command_card(cmd.get("card")))
+    except RulesError:
+        return None
+
+
+def _ask_again(kind: str, state: MatchState, hand, cmd: dict, ack: int | None) -> None:
+    """Refuse, asking which was meant, an entry that meets a fix kept in doubt: the same card entered again
+    (unless the command says it is entered as it stands over that doubt: ``doubt``), or the hand's show
+    while the fix still applies. The refusal carries the fix (``amend``) and the doubt's event (``doubt``)."""
+    if kind in ("play", "place"):
+        card = _card_of(cmd)
+        for d in open_doubts(state) if card is not None else ():
+            if d.get("card") == card and ack != d["seq"]:
+                raise IllegalAction(f"{card} again: its fix was dismissed (event {d['seq']}: {d['text']}) and still "
+                                    f"applies: which did you mean, the fix, or {card} entered now as it stands?",
+                                    amend=copy.deepcopy(d["fix"]), doubt=d["seq"], again=True)
+    elif kind in ("show", "pocket") or (kind == "claim" and hand.stage in ("show", "pocket")):
+        for d in open_doubts(state):
+            raise IllegalAction(f"before the show: the fix dismissed at event {d['seq']} still applies "
+                                f"({d['text']}): take the fix, or keep the entries as they stand",
+                                amend=copy.deepcopy(d["fix"]), doubt=d["seq"], settle=True)
+
+
+def _fix_words(fix: dict) -> str:
+    seq = fix.get("seq")
+    if fix.get("remove"):
+        return f"remove event {seq}"
+    ins = fix.get("insert")
+    if isinstance(ins, dict) and ins.get("card") is not None:
+        return f"{ins['card']}{' for ' + str(ins['player']) if ins.get('player') else ''} entered before event {seq}"
+    if isinstance(ins, dict):
+        return f"{amend.describe(ins)} entered before event {seq}"
+    return f"event {seq}: " + ", ".join(f"{k} {v}" for k, v in fix.items() if k not in ("type", "seq", "if_seq"))
+
+
+def verify_doubt(state: MatchState, cmd: dict, ctx: Context) -> dict:
+    """``doubt {fix}``: a refusal's fix dismissed is kept with the hand: the same card entered again, or the
+    hand's show while the fix still applies, asks again which was meant. ``doubt {settle: N}``: the doubt
+    kept by event N is settled as the entries stand."""
+    hand = state.hand
+    log = state.hand_log if state.hand_key == (state.game_no, state.hand_no) else []
+    if hand is None or not log:
+        raise IllegalAction("nothing to keep in doubt: no entry in the current hand")
+    if cmd.get("settle") is not None:
+        n = cmd["settle"]
+        d = next((d for d in getattr(hand, "doubts", ()) if d["seq"] == n and not d.get("settled")), None)
+        if isinstance(n, bool) or not isinstance(n, int):
+            d = None
+        if d is None:
+            raise IllegalAction(f"event {n} is not a fix kept in doubt in this hand")
+        return {"type": "doubt", "settle": n, "text": f"kept as entered ({d['text']})"}
+    fix = cmd.get("fix")
+    seq = fix.get("seq") if isinstance(fix, dict) else None
+    if not isinstance(fix, dict) or fix.get("type") != "amend" or not isinstance(seq, int) or isinstance(seq, bool):
+        raise IllegalAction('fix is the amend a refusal offered, e.g. {"type": "amend", "seq": 3, "player": "Ann"}')
+    entry = next((e for e in log if e.get("seq") == seq), None)
+    if entry is None:
+        raise IllegalAction(f"event {seq} is not an entry of this hand")
+    fix = {k: copy.deepcopy(v) for k, v in fix.items() if k != "if_seq"}
+    card = _card_of(fix["insert"]) if isinstance(fix.get("insert"), dict) else _card_of(fix) or entry.get("card")
+    return {"type": "doubt", "fix": fix, "entry": seq, "card": card, "text": _fix_words(fix)}
+
+
+def apply_doubt(state: MatchState, ev: dict) -> None:
+    hand = state.hand
+    if ev.get("settle") is not None:
+        doubts = tuple({**d, "settled": True} if d["seq"] == ev["settle"] else d for d in hand.doubts)
+    else:
+        doubts = hand.doubts + ({"seq": state.seq, "fix": ev["fix"], "entry": ev["entry"], "card": ev.get("card"),
+                                 "text": ev["text"]},)
+    state.hand = replace(hand, doubts=doubts)
 
 
 def apply_entry(state: MatchState, ev: dict) -> None:
@@ -99,6 +206,7 @@ COMMANDS: dict[str, Command] = {
     "new_match": Command(match.verify_new_match, partial(match.apply_new_match, hands=hand_class), needs_match=False),
     "new_game": Command(match.verify_new_game, match.apply_new_game),
     "peg": Command(match.verify_peg, match.apply_peg),
+    "doubt": Command(verify_doubt, apply_doubt),
     **{kind: Command(partial(verify_entry, kind), apply_entry) for kind in ENTRY_COMMANDS},
     # the host's events about people and nights: facts the season reads, nothing in the match (companion.host)
     **{kind: Command(verify, host.HOST_APPLY[kind]) for kind, verify in host.HOST_COMMANDS.items()},

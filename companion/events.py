@@ -215,6 +215,8 @@ class Play(Event):
     gos: tuple[str, ...] = ()       #: the players between the turn and ``player``, who said go
     by_turn: bool = False           #: entered for whoever was to play (an amend re-derives the player)
     by_seat: bool = False           #: entered on the player's own phone: never a guess (issue 26)
+    doubt: int | None = None        #: entered as it stands over the dismissed fix of that doubt event (issue 36)
+    answered: bool = False          #: its player tapped as the answer to "whose card?": a doubt until the show (issue 36)
 
 
 @_event
@@ -236,6 +238,7 @@ class Show(Event):
     cards: tuple[str, ...]
     from_plays: bool = False        #: confirmed from the plays (an amend re-derives the cards)
     claimed: int | None = None      #: claim mode: what its player claimed
+    named: dict | None = None       #: who played each card the table had guessed, as answered (issue 36)
 
 
 @_event
@@ -245,6 +248,19 @@ class Pocket(Event):
     kind: ClassVar[str] = "pocket"
     cards: tuple[str, ...]
     claimed: int | None = None
+
+
+@_event
+class Doubt(Event):
+    """A refusal's fix dismissed, kept with the hand (``fix``: the amend; ``entry``: the entry it would move;
+    ``card``: the card it is about), or a doubt settled as entered (``settle``: the doubt event's seq)."""
+
+    kind: ClassVar[str] = "doubt"
+    text: str
+    fix: dict | None = None
+    entry: int | None = None
+    card: str | None = None
+    settle: int | None = None
 
 
 # --- card entry: tabletop ------------------------------------------------------------------------
@@ -358,7 +374,7 @@ class Settle(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls for cls in (NewMatch, NewGame, Peg, Undo, Turnup, Play, Go, Show, Pocket, Place, Layout,
-                              Claim, Muggins, Amend, Rename, Merge, NewEvening, Settle)}
+                              Claim, Muggins, Amend, Doubt, Rename, Merge, NewEvening, Settle)}
 """Every kind of event, by its stored ``type``."""
 
 

@@ -75,6 +75,7 @@ class EntryHand:
     window: Window | None = None                # claim mode: the last card's or go's points, open to claims
     claims_log: tuple = ()                      # matching-phase or grid-line claims, with their position
     extra_n: int = 0                            # order of pegs, claims and muggins within the hand
+    doubts: tuple = ()                          # fixes dismissed, kept with the hand (``doubt`` events, issue 36)
 
     @staticmethod
     def carried(state: MatchState) -> dict:
@@ -146,6 +147,7 @@ class EntryHand:
                 "seen": sorted((str(c) for c in self.seen), key=_card_sort),
                 "muggins_calls": muggins_calls(self, state),
                 "claim_open": claim_open(self, state),
+                "doubts": [],           # the fixes kept in doubt that still apply: filled in by the table
                 "previous": self._veiled_previous(state)}
 
     def _veiled_previous(self, state: MatchState) -> dict | None:

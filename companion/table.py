@@ -43,7 +43,7 @@ from typing import Any, Callable
 from . import events
 from . import fixes as _fixes
 from .announce import said
-from .commands import COMMANDS, apply_event
+from .commands import COMMANDS, apply_event, open_doubts
 from .errors import IllegalAction, RulesError, StaleCommand, StoreError
 from .host import follow_names
 from .match import Context, MatchState, _num
@@ -606,6 +606,10 @@ class Table:
                               "ledger": dict(self._past_ledger)}
             return
         snap = self._state.snapshot()
+        if isinstance(snap.get("hand"), dict) and getattr(self._state.hand, "doubts", ()):
+            # the fixes kept in doubt that still apply (a dry run of each: companion.commands.open_doubts)
+            snap["hand"]["doubts"] = [{k: d[k] for k in ("seq", "fix", "card", "entry", "text")}
+                                      for d in open_doubts(self._state)]
         snap["ledger"] = self._add_money(dict(self._past_ledger), self._state)
         snap["can_undo"] = self._depth > 1
         snap["said"] = self._said(snap)

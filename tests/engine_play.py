@@ -103,6 +103,9 @@ class RandomPlayer:
                 cmd["cards"] = [str(c) for c in self.kept[name]]
             if rng.random() < 0.3:
                 cmd["player"] = name
+            doubt = self.table.snapshot()["hand"]["in_doubt"]
+            if doubt and "cards" not in cmd:         # a yes cannot settle a card named near 31 (issue 36): whose it was
+                cmd["named"] = {c: next(p for p, held in self.kept.items() if c in map(str, held)) for c in doubt}
             self.claim(cmd, self.kept[name], st.hand.turnup, crib=False)
             self.send(cmd)
             self.maybe_muggins()

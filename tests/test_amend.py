@@ -60,7 +60,7 @@ BEFORE_31 = [TURNUP, {"type": "play", "card": "10S"}, {"type": "play", "card": "
              {"type": "play", "card": "9H"}]
 AFTER_31 = [{"type": "play", "card": c} for c in ("8C", "5H", "4S", "3C")]   # each for the player to play
 RIGHT_31 = {"type": "play", "card": "2D", "player": "Ann"}                  # Bob said go at 29
-WRONG_31 = {"type": "play", "card": "2D", "player": "Bob"}                  # the wrong button
+WRONG_31 = {"type": "play", "card": "2D", "player": "Bob", "answered": True}   # the wrong button of "whose card?"
 
 
 def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend():
@@ -79,7 +79,10 @@ def test_the_wrong_answer_near_31_is_caught_at_the_show_and_fixed_by_one_amend()
     # Bob's 31 leaves Ann to lead: every card after it went to the other player
     assert wrong.snapshot()["hand"]["plays"] == {"Ann": ["10S", "9H", "8C", "4S"], "Bob": ["10D", "2D", "5H", "3C"]}
     assert scores(wrong) == {"Ann": 8, "Bob": 0}
-    wrong.submit({"type": "show"})            # Ann's "hand" confirmed from the (wrong) plays
+    # a yes cannot confirm Ann's "hand" from the plays: the card the answer guessed is named (issue 36)
+    with pytest.raises(IllegalAction, match="2D went to Bob at 29, where Bob might have said go: say who played it"):
+        wrong.submit({"type": "show"})
+    wrong.submit({"type": "show", "named": {"2D": "Bob"}})     # the careless answer, an explicit wrong claim
     with pytest.raises(IllegalAction, match="Bob's hand does not match the plays: 2D was entered as Bob's"):
         wrong.submit({"type": "show", "cards": ["10D", "8C", "4S", "3C"]})
     amend = wrong.submit({"type": "amend", "seq": evs[4]["seq"], "player": "Ann"})

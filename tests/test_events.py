@@ -47,7 +47,19 @@ def played_events() -> list[dict]:
     enter(t, BEFORE_31[:3])
     meanwhile = t.submit({"type": "play", "card": "4S"})
     t.submit({"type": "amend", "seq": meanwhile["seq"], "insert": {"type": "play", "card": "5H"}})
-    return out + stored(t)
+    out += stored(t)
+    # issue 36: a show that names a card in doubt, a fix dismissed and kept, a card entered over it, a settle
+    t = lands_end()
+    enter(t, BEFORE_31 + [WRONG_31] + AFTER_31)
+    t.submit({"type": "show", "named": {"2D": "Bob"}})
+    kept = t.submit({"type": "doubt", "fix": {"type": "amend", "seq": 5, "player": "Ann"}})
+    t.submit({"type": "doubt", "settle": kept["seq"]})
+    t.submit({"type": "show"})
+    t2 = lands_end()
+    enter(t2, BEFORE_31[:3])
+    kept = t2.submit({"type": "doubt", "fix": {"type": "amend", "seq": 3, "insert": {"type": "play", "card": "5H"}}})
+    t2.submit({"type": "play", "card": "5H", "doubt": kept["seq"]})
+    return out + stored(t) + stored(t2)
 
 
 def test_every_stored_event_reads_into_its_type_and_writes_back_exactly():

@@ -28,10 +28,11 @@ BOB_SHOWS = {"type": "show", "cards": ["10D", "8C", "4S", "3C"]}
 
 
 def bob_shows_after_a_wrong_31():
-    """Return the table where Ann's 2D went to Bob at 31 and Ann has shown, the entries, and Bob's refused show."""
+    """Return the table where Ann's 2D went to Bob at 31 and Ann has shown (saying, wrongly, that 2D was Bob's),
+    the entries, and Bob's refused show."""
     t = lands_end()
     evs = enter(t, BEFORE_31 + [WRONG_31] + AFTER_31)
-    t.submit({"type": "show"})
+    t.submit({"type": "show", "named": {"2D": "Bob"}})
     return t, evs, refusal(t, BOB_SHOWS)
 
 

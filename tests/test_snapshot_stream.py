@@ -48,14 +48,15 @@ class WithoutGoLeadOption(snapshot_stream.Digest):
     are counted, not claimed) under its old name and value, ``muggins_open: null``, and without the
     snapshot hand's and its previous' ``gos`` and the exported record hands' ``gos`` (issue 24: with them taken
     out every case of the golden file gave the digests recorded before them), and without the hand's
-    ``may_play`` and ``credits`` (issue 26, likewise)."""
+    ``may_play`` and ``credits`` (issue 26, likewise), and without its ``in_doubt`` and ``doubts`` (issue 36:
+    with them taken out every case gave the digests recorded before them)."""
 
     def add(self, label, value):
         text = json.dumps(value, sort_keys=True, default=repr)
         text = text.replace('"options": {"go_lead": "other_player"}', '"options": {}')
         value = json.loads(text)
         if label == "snapshot" and isinstance(value.get("hand"), dict):
-            for key in ("gos", "may_play", "credits"):
+            for key in ("gos", "may_play", "credits", "in_doubt", "doubts"):
                 value["hand"].pop(key, None)
             if isinstance(value["hand"].get("previous"), dict):
                 value["hand"]["previous"].pop("gos", None)

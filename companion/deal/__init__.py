@@ -18,7 +18,7 @@ from ..match import MatchState, parse_command_card
 from ..scoring import number_words
 from ..steps import Outcome, Step
 from . import pegging
-from .show import show_order, verify_pocket, verify_show
+from .show import show_doubt, show_order, verify_pocket, verify_show
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,6 +31,10 @@ class DealHand(EntryHand):
     cutter: int                                 # who cuts (the turn-up)
     show_order: tuple[int, ...]
     shows: tuple[dict, ...] = ()
+    listed: int = 0                             # shows entered with their cards listed (not confirmed from the plays)
+    named: frozenset = frozenset()              # the guessed cards a show's answer said who played (issue 36)
+    asked: frozenset = frozenset()              # cards whose player was the answer to "whose card?" (``answered``),
+                                                # a doubt until the show (issue 36)
     pocket: dict | None = None
 
     @classmethod
@@ -266,6 +270,8 @@ class DealHand(EntryHand):
         final, scored = pegging.play(state, hand.peg, hand.seen, seat, card, seq=state.seq,
                                      sure=ev.get("by_seat", False), implied=bool(ev.get("gos")))
         hand = replace(hand, seen=hand.seen.plus({card: f"played by {ev['player']}"}))
+        if ev.get("answered"):
+            hand = replace(hand, asked=hand.asked | {str(card)})
         steps, hand = hand.pegged(scored, final)
         return Outcome(hand, tuple(out + steps))
 
@@ -336,6 +342,8 @@ class DealHand(EntryHand):
             "may_play": self.may_play(state) if pegging_now else [],
             "playable_ranks": pegging.playable_ranks(self.peg) if pegging_now else [],
             "show_order": [state.seats[s] for s in self.show_order],
+            # the cards the table guessed that the next show must settle: who played each, or its cards listed
+            "in_doubt": [str(c) for c, _ in show_doubt(self)] if self.stage == "show" and not state.over else [],
             "shows": [claims.veiled(self, state, x) for x in self.shows],
             "pocket": claims.veiled(self, state, self.pocket),
             "pocket_owner": state.sides[state.pocket_owner()].id,

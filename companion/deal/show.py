@@ -36,6 +36,58 @@ def show_order(state: MatchView) -> tuple[int, ...]:
     return tuple(order)
 
 
+def show_doubt(hand: DealHand) -> list:
+    """Return the guessed cards the next show must settle, as ``(card, credit)`` (``[]``: none).
+
+    A card entered for the player to play where that player might have said go (a guessed credit,
+    ``Credit.guess``) as the answer to the page's "whose card?" (the play's ``answered``) leaves
+    the cards entered by turn after it in doubt too, so a show is not confirmed from the plays by a yes
+    (issue 36): it names who played each guessed card (``named``: a wrong name is
+    refused with the amend that moves the card, and every later card entered by turn with it), or lists its
+    cards, checked against the plays. A card named once is settled; once all shows but one have listed
+    their cards, the last hand is what is left of the plays.
+    """
+    if hand.listed >= len(hand.show_order) - 1:
+        return []
+    return [(c, cr) for c, cr in hand.peg.credits
+            if cr.guess and not cr.implied and str(c) in hand.asked and str(c) not in hand.named]
+
+
+def _doubt_words(doubt: list) -> str:
+    return ", ".join(f"{c} went to {cr.player} at {cr.count - c.value}, where {cr.player} might have said go"
+                     for c, cr in doubt)
+
+
+def _named(hand: DealHand, state: MatchView, named) -> dict:
+    """Return ``named`` (``{card: player}``: who played each card in doubt, as answered) checked against the
+    credits: a card credited to another player is refused with the event that credited it (its fix moves it).
+    A list of cards is what an amend re-derives an answered show with (:func:`companion.amend.as_entered`):
+    each card as credited now (the amend that moved one is the newer word)."""
+    again = isinstance(named, list) and bool(named) and all(isinstance(c, str) for c in named)
+    if again:
+        named = {c: None for c in named}
+    if not isinstance(named, dict) or not named:
+        raise IllegalAction('named says who played each card in doubt: {"2D": "Ann"}')
+    out = {}
+    for text, who in named.items():
+        card = parse_command_card(text)
+        cr = hand.peg.credit(card)
+        if cr is None:
+            raise IllegalAction(f"{card} was not played in this hand")
+        if again:
+            out[str(card)] = cr.player
+            continue
+        if not isinstance(who, str):
+            raise IllegalAction(f"named: say whose {card} was by a player's name")
+        player = state.seats[seat_named(state, who)]
+        if player != cr.player:
+            raise IllegalAction(f"{card} was entered as {cr.player}'s at event {cr.seq} (count {cr.count - card.value}), "
+                                f"not {player}'s: fix event {cr.seq}, then count the hand",
+                                undo_to=cr.seq)
+        out[str(card)] = player
+    return out
+
+
 def verify_show(hand: DealHand, state: MatchView, cmd: dict) -> dict:
     """``show {cards?, player?, claimed?}``: the next player's hand, checked against what they played."""
     if hand.stage != "show":
@@ -50,8 +102,17 @@ def verify_show(hand: DealHand, state: MatchView, cmd: dict) -> dict:
     if cmd.get("cards") is None:
         if len(played) != held:
             raise IllegalAction(f"{name} played {len(played)} of {held} cards: list the {held} cards {name} held")
+        named = _named(hand, state, cmd["named"]) if cmd.get("named") is not None else {}
+        doubt = [(c, cr) for c, cr in show_doubt(hand) if str(c) not in named]
+        if doubt:
+            raise IllegalAction(f"{_doubt_words(doubt)}: say who played {'it' if len(doubt) == 1 else 'each'}, or "
+                                f"list the {held} cards {name} holds (a yes cannot settle it)",
+                                in_doubt=[str(c) for c, _ in doubt])
         cards = tuple(played)
     else:
+        if cmd.get("named") is not None:
+            raise IllegalAction(f"list {name}'s cards or name who played the cards in doubt, not both")
+        named = {}
         cards = card_list(cmd["cards"], f"{name}'s hand")
         if len(cards) != held:
             raise InvalidCard(f"{name}'s hand holds {held} cards, not {len(cards)}")
@@ -82,6 +143,8 @@ def verify_show(hand: DealHand, state: MatchView, cmd: dict) -> dict:
     ev = {"type": "show", "player": name, "cards": [str(c) for c in cards]}
     if cmd.get("cards") is None:
         ev["from_plays"] = True    # confirmed from the plays: an amend re-derives the cards
+    if named:
+        ev["named"] = named
     if claimed is not None:
         ev["claimed"] = claimed
     return ev
@@ -95,6 +158,7 @@ def apply_show(hand: DealHand, state: MatchView, ev: dict) -> Outcome:
     claimed = ev.get("claimed")
     pts = bd.total if claimed is None else claimed
     hand = replace(hand, seen=hand.seen.plus({c: f"shown by {ev['player']}" for c in cards}, keep=True),
+                   listed=hand.listed + (not ev.get("from_plays")), named=hand.named | set(ev.get("named") or ()),
                    shows=hand.shows + ({"player": ev["player"], "side": state.sides[side].id,
                                         "cards": list(ev["cards"]), "points": pts, "claimed": claimed,
                                         "breakdown": bd.to_dict()},))

@@ -108,6 +108,14 @@ def server(make_server):
 
 
 @pytest.fixture
+def proxy(server):
+    """A :class:`StallingProxy` in front of ``server``: a phone opened on ``proxy.url`` can walk out of range."""
+    p = StallingProxy(server.port)
+    yield p
+    p.close()
+
+
+@pytest.fixture
 def board_server(make_server):
     """The app with the firmware's render loop as its board (no strip), like the daemon without LEDs."""
     from companion.table import Table

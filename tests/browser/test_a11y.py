@@ -64,7 +64,7 @@ def start(page, game="lands-end", names=("Ann", "Bob")):
     for i, n in enumerate(names):
         page.fill(f"[data-name='{i}']", n)
     page.select_option("#ng-dealer", names[1])
-    page.click("#new-form button[type=submit]")
+    page.click("#ng-start")
     page.wait_for_selector("#view-table:not([hidden])")
 
 

@@ -89,7 +89,7 @@ def test_complete_lands_end_game_on_one_phone_followed_live_by_another(board_ser
     ann.click("#new-form summary")
     ann.select_option("[data-opt='go_lead']", "other_player")
     shot(ann, "new-game")
-    ann.click("#new-form button[type=submit]")
+    ann.click("#ng-start")
     ann.wait_for_selector("[data-side='p2'] .name:text-is('Bob')")
     ann.click("[data-tab=more]")
     code = ann.inner_text("#share-code")
@@ -232,7 +232,7 @@ def test_tabletop_grid_placement_then_the_final_layout(server, phones):
     ann.fill("[data-name='1']", "Bob")
     ann.fill("#ng-stake", "1")
     ann.select_option("#ng-dealer", "Bob")
-    ann.click("#new-form button[type=submit]")
+    ann.click("#ng-start")
     expect(ann.locator("#step")).to_contain_text("Turn the centre card")
     pick(ann, "6S")
     expect(ann.locator("[data-cell='12']")).to_have_text("6\u2660")
@@ -283,7 +283,7 @@ def claim_mode_game(server, phones):
     ann.click("#new-form summary")
     ann.check("[data-opt='claim_mode']")
     ann.select_option("[data-opt='go_lead']", "other_player")      # as the hand above
-    ann.click("#new-form button[type=submit]")
+    ann.click("#ng-start")
     expect(ann.locator("#step")).to_contain_text("Ann cuts")
     assert server.table.snapshot()["options"] == {"claim_mode": True, "go_lead": "other_player"}
     return ann
@@ -401,7 +401,7 @@ def test_tabletop_lines_are_claimed_one_by_one_with_muggins(server, phones):
     ann.select_option("#ng-dealer", "Bob")
     ann.click("#new-form summary")
     ann.check("[data-opt='claim_mode']")
-    ann.click("#new-form button[type=submit]")
+    ann.click("#ng-start")
     expect(ann.locator("#step")).to_contain_text("Turn the centre card")
     server.table.submit({"type": "layout", "cards": [
         "3S", "10S", "KD", "6H", "QH", "JD", "AD", "10H", "8H", "2D", "6S", "3H", "KS", "JS", "AC",
@@ -427,7 +427,7 @@ def test_table_top_cribbage_crib_cards_from_the_grid_view(server, phones):
     ann.fill("[data-name='0']", "Ann")
     ann.fill("[data-name='1']", "Bob")
     ann.select_option("#ng-dealer", "Bob")
-    ann.click("#new-form button[type=submit]")
+    ann.click("#ng-start")
     pick(ann, "JS")                                   # a jack in the centre: two for his heels to Bob
     expect(ann.locator("#announce")).to_contain_text("two for his heels")
     assert scores(server) == [0, 2]
@@ -459,7 +459,7 @@ def test_five_card_every_step_announced_on_both_phones(server, phones):
     ann.fill("[data-name='0']", "Ann")
     ann.fill("[data-name='1']", "Bob")
     ann.select_option("#ng-dealer", "Bob")
-    ann.click("#new-form button[type=submit]")
+    ann.click("#ng-start")
     expect(ann.locator("#toast")).to_have_text("Bob deals; Ann cut high")
     expect(ann.locator("#announce")).to_contain_text("three for last")
     code = server.app.extensions["landsend"].access.join_code

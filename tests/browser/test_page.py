@@ -17,7 +17,7 @@ def host_new_game(page, *, names=("Ann", "Bob"), stake="2", dealer="Bob", game="
         page.fill(f"[data-name='{i}']", n)
     page.fill("#ng-stake", stake)
     page.select_option("#ng-dealer", dealer)
-    page.click("#new-form button[type=submit]")
+    page.click("#ng-start")
     page.wait_for_selector("#view-table:not([hidden])")
     page.wait_for_selector(f"[data-side='p1'] .name:text-is('{names[0]}')")
     page.click("[data-tab=more]")
@@ -235,7 +235,7 @@ def test_every_preset_starts_from_the_form(server, phones):
         for i in range(n):
             page.fill(f"[data-name='{i}']", names[i])
         before = server.table.snapshot()["match_id"]
-        page.click("#new-form button[type=submit]")
+        page.click("#ng-start")
         until(page, lambda: server.table.snapshot()["match_id"] != before)   # the first preset's title is the old one's
         expect(page.locator("#game-title")).to_have_text(rules.title)
         snap = server.table.snapshot()
@@ -254,7 +254,7 @@ def test_every_preset_starts_from_the_form(server, phones):
     expect(page.locator("#ng-direction")).to_contain_text("Direction of play")
     page.select_option("#ng-direction select", "ccw")
     assert page.locator("#ng-direction option:checked").inner_text() == "counter-clockwise"
-    page.click("#new-form button[type=submit]")
+    page.click("#ng-start")
     expect(page.locator("#game-title")).to_have_text("Land's End casino, three-hand")
     assert server.table.snapshot()["options"] == {"direction": "ccw"}
     page.click("[data-tab=new]")
@@ -267,7 +267,7 @@ def test_every_preset_starts_from_the_form(server, phones):
     page.fill("#ng-n", "3")
     page.click("#new-form summary")
     page.fill("[data-opt='zero_bonus']", "3")
-    page.click("#new-form button[type=submit]")
+    page.click("#ng-start")
     expect(page.locator("#game-title")).to_have_text("Land's End")
     snap = server.table.snapshot()
     assert snap["series"]["kind"] == "best_of" and snap["series"]["n"] == 3

@@ -45,8 +45,9 @@ def on_top(page, sel: str) -> bool:
         return top !== null && (top === el || el.contains(top)); }""")
 
 
-def two_phones(server, phones, viewport=None):
-    """Ann's phone hosts, Bob's joins; a Land's End game Ann v Bob, Bob deals, turn-up K♦."""
+def two_phones(server, phones, viewport=None, via=None):
+    """Ann's phone hosts, Bob's joins (through ``via``, a proxy's address, when given); a Land's End game Ann v
+    Bob, Bob deals, turn-up K♦."""
     a = phones(server.url)
     if viewport:
         a.set_viewport_size(viewport)
@@ -56,7 +57,7 @@ def two_phones(server, phones, viewport=None):
     server.table.submit({"type": "turnup", "card": "KD"})
     a.click("[data-tab=table]")
     code = server.app.extensions["landsend"].access.join_code
-    b = join_link(phones, server.url, code, viewport=viewport)
+    b = join_link(phones, via or server.url, code, viewport=viewport)
     return a, b
 
 

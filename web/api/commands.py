@@ -111,7 +111,22 @@ def command():
             _seats_follow_undo(h, named, ev)
         if before is not None:
             _tell_moved(h, before, ev, device)
+        if ev.get("type") == "doubt" and ev.get("fix"):
+            _tell_doubted(h, ev, device)
     return jsonify({"event": ev, "seq": ev["seq"]})
+
+
+def _tell_doubted(h, ev: dict, dismisser: str) -> None:
+    """Tell the phone whose entry a dismissed fix would have changed that it stands in doubt (issue 36): kept
+    for that phone until read, like an amend's note; the phone that dismissed it is not told."""
+    entry = next((e for e in h.table.hand_entries() if e.get("seq") == ev["entry"]), None)
+    device = _entered_on(h, [ev["entry"]]).get(ev["entry"])
+    if entry is None or device is None or device == dismisser:
+        return
+    by = phone_name(h)
+    h.tell(device, {"seq": ev.get("seq"), "by": by, "text": f"Your {_entry_words(entry)} is in doubt: {by} "
+                    f"dismissed a fix that would change it ({ev['text']}). The table asks again if that card is "
+                    f"entered again, and before the show."})
 
 
 def _seats_follow_undo(h, before: list, ev: dict) -> None:

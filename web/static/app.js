@@ -10,7 +10,7 @@ import { renderSides, renderResult, pegN } from "./sides.js";
 import { renderEntry, forget } from "./entry.js";
 import { padForPicker, keepInSight } from "./picker.js";
 import { loadHistory, renderHistory, init as initHistory } from "./history.js";
-import { fillGames, renderNew, init as initNew } from "./newgame.js";
+import { fillGames, renderNew, renderStart, init as initNew } from "./newgame.js";
 import { renderQuick, init as initQuick } from "./quick.js";
 import { renderMore, keepAwake, init as initMore } from "./more.js";
 import { renderJoinSeat, renderSeat, joinSeat } from "./seat.js";
@@ -44,8 +44,7 @@ function render() {
   show($("next-game"), joined() && !!t.result);   // inside the result, so it is in view with it
   $("next-game").textContent = t.result && t.series && t.series.kind !== "single" && t.series.over ? "New series" : "Next game";
   renderMore();
-  $("ng-start").disabled = !joined();
-  $("ng-start").textContent = joined() ? "Start" : "Join the table to start a game";
+  renderStart();
   if (view === "history") renderHistory();
   // the matching phase: whose turn, the count and its cards stay above the picker (four players, large text)
   if (view === "table" && t.expect === "play" && joined()) keepInSight("#step", "#entry .countrow");

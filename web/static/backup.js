@@ -103,7 +103,31 @@ function restore() {
   });
 }
 
+// the panel is the host's alone: built here, so no other phone downloads its markup
+function build() {
+  var box = $("keep");
+  box.appendChild(h("h2", { text: "Keep the season" }));
+  box.appendChild(h("p", { text: "A backup holds the whole table: every match, night and payment. Keep it off the board " +
+    "(on a phone or a computer) and restore it here, or on a new board." }));
+  box.appendChild(h("div", { cls: "row" }, h("a", { id: "keep-download", cls: "button", href: "/api/backup", download: true,
+    text: "Download a backup" })));
+  box.appendChild(h("h3", { text: "Kept on the board" }));
+  box.appendChild(h("ul", { id: "keep-list", cls: "keep-list", "aria-label": "backups kept on the board" }));
+  box.appendChild(h("div", { id: "keep-restore", cls: "stack" },
+    h("label", null, "Restore from a backup file ", h("input", { id: "keep-file", type: "file", accept: ".landsend" })),
+    h("div", { id: "keep-confirm", cls: "row", hidden: true },
+      h("button", { id: "keep-go", cls: "primary", type: "button", text: "Restore it" }),
+      h("button", { id: "keep-cancel", type: "button", text: "Cancel" }))));
+  box.appendChild(h("p", { id: "keep-msg", cls: "muted", role: "status" }));
+  box.appendChild(h("p", { id: "keep-last", cls: "muted", hidden: true }));
+  box.appendChild(h("p", { id: "keep-version", cls: "muted" }));
+  box.appendChild(h("div", { id: "clock-box", cls: "row", hidden: true },
+    h("p", { id: "clock-now", cls: "muted" }),
+    h("button", { id: "clock-set", type: "button", text: "Set the board's time to this phone's" })));
+}
+
 export function init() {
+  build();
   $("keep-file").addEventListener("change", function () {
     B.file = this.files && this.files[0] ? this.files[0] : null;
     if (B.file) say("Restore " + B.file.name + " (" + size(B.file.size) + ")? It replaces every match, night and payment on this board with the backup's; the table now is kept as a backup first.");

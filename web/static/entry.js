@@ -8,13 +8,13 @@ import { mySeat } from "./seat.js";
 import { panelPlayers } from "./sides.js";
 
 // this view's own state (a player picked, the card asked "whose?", a show's tray, a half-typed claim)
-var E = { player: null, whose: null, tray: [], trayFor: null, showEnter: null, showHere: null, claimDraft: null };
+var E = { player: null, whose: null, tray: [], trayFor: null, showEnter: null, showHere: null, claimDraft: null, named: null };
 onNewState(function (old, snap) {
   E.whose = null;
   E.player = null;
   if (old && old.expect !== snap.expect) E.tray = [];
 });
-export function forget() { E.whose = null; }
+export function forget() { E.whose = null; E.named = null; }
 
 export function renderEntry() {
   var t = S.table, box = clear($("entry")), exp = t.expect || "none", hd = hand();
@@ -66,10 +66,11 @@ function playEntry(box, t, hd) {
       p, left !== undefined ? h("small", { cls: "left" }, " " + left, h("span", { cls: "sr", text: left === 1 ? " card left" : " cards left" })) : null));
   });
   if (!mightGo) row.appendChild(goBtn);
-  var play = function (card, player) {
+  var play = function (card, player, answered) {
     E.whose = null;
     var cmd = { type: "play", card: card };
     if (player) cmd.player = player;
+    if (answered) cmd.answered = true;      // the answer to "whose card?": in doubt till the show
     command(cmd).then(function () { E.player = null; render(); }, function () {});
   };
   // the row rides on top of the picker (fixed above the tab bar), so go is always in reach beside the cards
@@ -101,22 +102,18 @@ function showEntry(box, t, hd, exp) {
   if (claim) {
     box.appendChild(h("label", null, name + " claims", claimInput("claimed"), "points"));
   }
+  if (confirm && (hd.in_doubt || []).length) {
+    namedEntry(box, t, hd, name, key, withClaim);
+    return;
+  }
   if (confirm) {
     // a card the table had to guess is named in the question and marked; neither answer is pre-selected
     var guessed = (hd.credits || []).filter(function (c) { return c.guess; });
     var doubt = guessed.map(function (c) { return c.card + " went to " + c.player + " at " + c.at; }).join(", ");
     box.appendChild(h("p", { id: "show-q", cls: "whose-q" },
       cardWords((doubt ? doubt + ": are these " : "Are these ") + name + "'s cards?")));
-    var doubted = guessed.map(function (c) { return c.card; });
-    box.appendChild(h("div", { cls: "cards", id: "show-cards" }, played.map(function (c) {
-      var el = cardEl(c, doubted.indexOf(c) >= 0 ? "doubt" : null);
-      if (doubted.indexOf(c) >= 0) el.setAttribute("aria-label", cardName(c) + ", in doubt");
-      return el;
-    })));
-    box.appendChild(h("div", { cls: "row" },
-      h("button", { type: "button", id: "show-no",
-        onclick: function () { E.showEnter = name + ":" + t.seq; E.tray = []; E.trayFor = exp + name; render(); } },
-        "No: enter " + name + "'s cards"),
+    box.appendChild(showCards(played, guessed));
+    box.appendChild(h("div", { cls: "row" }, noButton(name, exp, t),
       h("button", { type: "button", cls: "big" + (doubt ? "" : " primary"), id: "count-known",
         onclick: function () { command(withClaim({ type: "show" })).catch(function () {}); } },
         "Yes: count " + name + "'s hand")));
@@ -138,6 +135,46 @@ function showEntry(box, t, hd, exp) {
     (hd.plays[p] || []).forEach(function (c) { if (E.tray.indexOf(c) < 0) delete seen[c]; });
   });
   picker(function (card) { if (E.tray.length < need) { E.tray.push(card); render(); } }, null, seen);
+}
+function showCards(played, guessed) {
+  var doubted = guessed.map(function (c) { return c.card; });
+  return h("div", { cls: "cards", id: "show-cards" }, played.map(function (c) {
+    var el = cardEl(c, doubted.indexOf(c) >= 0 ? "doubt" : null);
+    if (doubted.indexOf(c) >= 0) el.setAttribute("aria-label", cardName(c) + ", in doubt");
+    return el;
+  }));
+}
+function noButton(name, exp, t) {
+  return h("button", { type: "button", id: "show-no",
+    onclick: function () { E.showEnter = name + ":" + t.seq; E.tray = []; E.trayFor = exp + name; render(); } },
+    "No: enter " + name + "'s cards");
+}
+// a card in doubt (issue 36) is settled by naming who played it, never by a yes: the table checks the name
+function namedEntry(box, t, hd, name, key, withClaim) {
+  if (!E.named || E.named.key !== key) E.named = { key: key, who: {} };
+  var doubt = (hd.credits || []).filter(function (c) { return (hd.in_doubt || []).indexOf(c.card) >= 0; });
+  var next = doubt.filter(function (c) { return !E.named.who[c.card]; })[0];
+  box.appendChild(h("p", { id: "show-q", cls: "whose-q" }, "Before counting " + name + "'s hand: whose was ",
+    cardEl(next.card, "doubt"), " at " + next.at + "?"));
+  var row = h("div", { cls: "whose", id: "show-whose" }), players = S.table.players || [];
+  var from = players.indexOf(next.player), btns = [];
+  players.forEach(function (_, i) {
+    var p = players[(from + i) % players.length];
+    var note = p === next.player ? p + " played on " + next.at : next.player + " said go at " + next.at;
+    btns.unshift(h("button", { type: "button", cls: "big", "data-named": p, onclick: function () {
+      E.named.who[next.card] = p;
+      var left = doubt.filter(function (c) { return !E.named.who[c.card]; });
+      if (left.length) { render(); return; }
+      var named = {};
+      doubt.forEach(function (c) { named[c.card] = E.named.who[c.card]; });
+      E.named = null;
+      command(withClaim({ type: "show", named: named })).catch(function () {});
+    } }, cardWords(p + "'s " + next.card + ": " + note)));
+  });
+  btns.forEach(function (b) { row.appendChild(b); });
+  box.appendChild(row);
+  box.appendChild(h("div", { cls: "row" }, noButton(name, "show", t)));
+  picker(null);
 }
 function placeEntry(box) {
   renderGrid(box);
@@ -204,7 +241,7 @@ function whoseEl(card, turn, play, head) {
   (hand().may_play || []).forEach(function (p) {
     var note = between.length ? between.join(" and ") + " said go at " + at : p + " played on " + at;
     btns.unshift(h("button", { type: "button", "data-whose": p, cls: "big",
-      onclick: function () { play(card, p); } }, cardWords(p + "'s " + card + ": " + note)));
+      onclick: function () { play(card, p, true); } }, cardWords(p + "'s " + card + ": " + note)));
     between.push(p);
   });
   row.appendChild(h("button", { type: "button", id: "whose-cancel", onclick: function () { E.whose = null; render(); } }, "Cancel"));

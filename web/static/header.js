@@ -16,6 +16,12 @@ export function toast(msg, kind, data, cmd) {
   if ((data && data.amend) || back != null) {
     t.hidden = true;
     pending = { msg: msg, amend: data.amend || null, back: data.amend ? null : Number(back), cmd: cmd || null, again: null };
+    // a fix kept with the hand (issue 36) asked again: the same card (sent as it stands) or the show (kept as entered)
+    if (data.doubt != null) {
+      pending.kept = true;
+      if (data.again && cmd) pending.again = Object.assign({}, cmd, { doubt: data.doubt, client_id: null, if_seq: undefined });
+      if (data.settle) pending.settle = data.doubt;
+    }
     renderFix();
     return;
   }
@@ -50,14 +56,22 @@ function renderFix() {
   var what = cardWords(p.cmd && p.cmd.card || "it"), send = function (cmd, then) {
     pending = null; renderFix(); command(cmd).then(then, function () {});
   };
-  box.appendChild(h("p", { id: "fix-text" }, p.again ? "You entered " + what + " again while its fix is waiting. Which did you mean?" : cardWords(p.msg)));
+  box.appendChild(h("p", { id: "fix-text" }, p.again && !p.kept ? "You entered " + what + " again while its fix is waiting. Which did you mean?" : cardWords(p.msg)));
   var take = p.amend ? btn("amend-fix", cardWords(p.take || amendWords(p.amend)), function () {
     send(p.amend, function (d) { toast(d.event.text || (d.event.type === "undo" ? "Undone" : "Amended"), "info"); });
   }) : btn("undo-back", "Undo back to event " + p.back, function () { var n = p.back; pending = null; renderFix(); undoBackTo(n); });
   take.className = "primary";
   box.appendChild(h("div", { cls: "row" }, take,
     p.again ? btn("fix-again", "Enter " + what + " now, as it stands", function () { send(p.again); }) : null,
-    btn("fix-dismiss", p.keep || "Dismiss", function () { pending = null; renderFix(); })));
+    p.settle != null ? btn("fix-stands", "Keep the entries as they stand", function () {
+      send({ type: "doubt", settle: p.settle });
+    }) : null,
+    btn("fix-dismiss", p.keep || "Dismiss", function () {
+      // a refusal's fix dismissed is kept with the hand (not the undo of an entry this phone dropped)
+      var keep = p.amend && p.amend.type === "amend" && !p.kept && !p.keep ? p.amend : null;
+      pending = null; renderFix();
+      if (keep) command({ type: "doubt", fix: keep }).catch(function () {});
+    })));
 }
 // what other phones' amends moved of this phone's entries: the session's notes, kept by the Pi until OK
 export function renderNotes() {

@@ -1,6 +1,6 @@
 /* The New tab: a new game from a preset, with names, stake, series, first dealer and house rules. */
 import { h, clear, $, show, pretty } from "./dom.js";
-import { S, preset, joined, command, go } from "./state.js";
+import { S, preset, joined, command, go, changeSession } from "./state.js";
 import { toast } from "./header.js";
 
 var DIRECTIONS = { cw: "clockwise", ccw: "counter-clockwise" };
@@ -15,8 +15,7 @@ function ngSeats() {
 }
 export function renderNew() {
   var p = ngPreset();
-  $("ng-start").disabled = !joined();
-  $("ng-start").textContent = joined() ? "Start" : "Join the table to start a game";
+  renderStart();
   $("ng-desc").textContent = p.description;
   var choices = [p.players].concat(p.player_choices || []);
   show($("ng-players-wrap"), choices.length > 1);
@@ -54,7 +53,32 @@ export function renderNew() {
     opts.appendChild(o.type === "bool" ? h("label", { cls: "opt" }, input, text) : h("label", { cls: "opt" }, text, input));
   });
 }
+export function renderStart() {
+  $("ng-start").disabled = !joined();
+  $("ng-start").textContent = joined() ? "This phone enters for the whole table" : "Join the table to start a game";
+  show($("ng-whose-q"), joined());
+  renderWhose();
+}
+// the phone that starts a game says whose phone it is with the same tap (issue 36): a seat of the new game, or
+// the whole table's; nothing is chosen for it (each answer is its own Start, none primary)
+function renderWhose() {
+  var box = $("ng-seats"), s = S.session || {}, taken = s.seats || {}, mine = s.seat;
+  show(box, joined());
+  // drawn again only when they change (a redraw under a finger loses its tap)
+  var want = joined() + "|" + ngNames().join(",") + "|" + JSON.stringify(taken) + "|" + mine + "|" + s.shared_seats;
+  if (box.dataset.drawn === want) return;
+  box.dataset.drawn = want;
+  clear(box);
+  if (!joined()) return;
+  ngNames().forEach(function (n) {
+    if (!n) return;
+    var other = (taken[n] || 0) - (n === mine ? 1 : 0) > 0 && !s.shared_seats;
+    box.appendChild(h("button", { type: "button", cls: "big", "data-ng-seat": n, disabled: other ? true : null },
+      n + "'s phone" + (other ? " (taken)" : "")));
+  });
+}
 function renderDealer() {
+  renderWhose();      // the names typed are the seats offered
   var sel = $("ng-dealer"), keep = sel.value, p = ngPreset();
   clear(sel);
   if (p.house) { sel.appendChild(h("option", { value: "", text: "The house deals" })); sel.disabled = true; return; }
@@ -63,8 +87,15 @@ function renderDealer() {
   ngNames().forEach(function (n) { sel.appendChild(h("option", { value: n, text: n, selected: n === keep ? true : null })); });
 }
 function ngNames() { return Array.prototype.map.call($("ng-names").querySelectorAll("input"), function (i) { return i.value.trim(); }); }
+// only an answer starts (each is a plain button): the form has no submit button, so Enter starts nothing
 function submitNew(ev) {
   ev.preventDefault();
+  toast("Whose phone is this? Tap the answer below to start", "info");
+}
+function startAs(ev) {
+  var by = ev.target.closest("[data-ng-seat]");
+  if (!by || by.disabled) return;
+  var seat = by.dataset.ngSeat === "*" ? null : by.dataset.ngSeat;
   var p = ngPreset(), names = ngNames(), options = {};
   Array.prototype.forEach.call($("new-form").querySelectorAll("[data-opt]"), function (el) {
     var v = el.type === "checkbox" ? el.checked : el.type === "number" ? Number(el.value) : el.value;
@@ -80,14 +111,20 @@ function submitNew(ev) {
     go("table");
     var cut = d.event && d.event.cut;
     // a cut the companion made lists the cards; with a named first dealer in five-card it only says who cut high (F1)
-    toast(!cut ? "New game: " + p.title : cut.cards ? "Cut for deal: " + Object.keys(cut.cards).map(function (n) {
+    var said = !cut ? "New game: " + p.title : cut.cards ? "Cut for deal: " + Object.keys(cut.cards).map(function (n) {
       return n + " " + pretty(cut.cards[n]); }).join(", ") + " \u2014 " + cut.dealer + " deals"
-      : cut.dealer + " deals; " + cut.high + " cut high", "info");
+      : cut.dealer + " deals; " + cut.high + " cut high";
+    toast(said, "info");
+    if ((S.session.seat || null) === seat) return;
+    changeSession("/api/seat", { seat: seat }).then(function () {
+      toast(said + (seat ? ". This phone is " + seat + "'s" : ". This phone enters for the whole table"), "info");
+    }, function (e) { toast(e.message); });
   }, function () {});
 }
 
 export function init() {
   $("new-form").addEventListener("submit", submitNew);
+  $("ng-whose").addEventListener("click", startAs);
   $("ng-game").addEventListener("change", renderNew);
   $("ng-players").addEventListener("change", renderNew);
   $("ng-series").addEventListener("change", function () { show($("ng-n-wrap"), $("ng-series").value !== "single"); });

@@ -95,6 +95,7 @@ function describe(cmd) {
     case "place": return c + (cmd.crib ? " into the crib" : " on the grid");
     case "new_match": return "the new game";
     case "new_game": return "the next game";
+    case "doubt": return cmd.settle != null ? "the entries as they stand" : "the fix, kept in doubt";
     default: return cmd.type.replace("_", " ");
   }
 }
