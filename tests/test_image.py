@@ -180,7 +180,8 @@ def test_write_root_then_clean_root_on_a_fake_root(tmp_path):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("x\n")
     said = image.write_root(root)
-    assert len(said) == len(image.root_files())
+    assert len(said) == len(image.root_files()) + len(image.COPIED_FILES)
+    assert (root / "etc/systemd/system/landsend-setup.service").read_text() == (ROOT / "systemd/landsend-setup.service").read_text()
     assert (root / "etc/fstab").read_text() == image.FSTAB
     assert (root / image.UDEV_FILE).read_text() == image.UDEV_RULES
     assert (root / "etc/hostname").read_text() == "landsend\n"
