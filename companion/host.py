@@ -146,5 +146,24 @@ HOST_COMMANDS = {"rename": verify_rename, "merge": verify_merge, "new_evening": 
                  "settle": verify_settle}
 """Each host's event kind and its verify."""
 
+
+def verify_host(cmd: Any) -> dict:
+    """Return the event a host's command makes, every field checked by type before anything reads it (the
+    ``type`` a known kind's name, the names text, a night a number).
+
+    >>> verify_host({"type": "new_evening"})["text"]
+    'a new evening begins'
+    >>> verify_host({"type": ["rename"]})
+    Traceback (most recent call last):
+    ...
+    companion.errors.IllegalAction: a host's event needs a "type": rename, merge, new_evening or settle
+
+    :raises IllegalAction: with the reason.
+    """
+    kind = cmd.get("type") if isinstance(cmd, dict) else None
+    if not isinstance(kind, str) or kind not in HOST_COMMANDS:
+        raise IllegalAction('a host\'s event needs a "type": rename, merge, new_evening or settle')
+    return HOST_COMMANDS[kind](None, cmd, None)
+
 HOST_APPLY = {"rename": apply_names, "merge": apply_names, "new_evening": apply_nothing, "settle": apply_nothing}
 """Each host's event kind and its apply (a rename or merge renames the player in the match in play)."""

@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from .commands import COMMANDS, apply_event
 from .errors import IllegalAction, StoreError
-from .host import HOST_COMMANDS
+from .host import HOST_COMMANDS, verify_host
 from .match import HOUSE_NAME, MatchState
 from .players import Identity
 from .table import effective
@@ -739,14 +739,12 @@ class Season:
 
         :raises IllegalAction: with the reason (the command is then not sent: nothing changes).
         """
+        verified = verify_host(command)        # every field checked by type before anything reads it
+        kind = verified["type"]
         matches = self.summaries()
         ids = _identity(matches)
         known = {ids.saw(p) for m in matches for g in m["games"] for s in g["sides"] for p in s["players"]}
         known |= {ids.saw(p) for p in (matches[-1].get("players", []) if matches else [])}
-        kind = command.get("type")
-        verified = HOST_COMMANDS[kind](None, command, None) if kind in HOST_COMMANDS else None
-        if verified is None:
-            raise IllegalAction(f"{kind!r} is not a host's event (rename, merge, new_evening, settle)")
         if kind in ("rename", "merge"):
             name, other = verified["name"], verified["to" if kind == "rename" else "into"]
             for n in (name, other) if kind == "merge" else (name,):

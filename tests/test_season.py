@@ -354,7 +354,12 @@ def test_the_match_in_play_follows_a_rename_mid_hand_and_undo_takes_it_back(tmp_
     ({"type": "merge", "name": "bob", "into": "BOB"}, "are one player already"),
     ({"type": "merge", "name": "Bob", "into": "Zed"}, "nobody has played as 'Zed'"),
     ({"type": "merge", "name": "Bob", "into": 7}, "merge needs name and into"),
-    ({"type": "undo"}, "'undo' is not a host's event"),
+    ({"type": "undo"}, 'a host\'s event needs a "type": rename, merge, new_evening or settle'),
+    ({"type": ["rename"], "name": "Bob", "to": "Robert"}, 'needs a "type"'),
+    ({"type": {"rename": 1}}, 'needs a "type"'),
+    ({"type": "rename", "name": ["Bob"], "to": "Robert"}, "rename needs name and to"),
+    ({"type": "merge", "name": {"n": "Bob"}, "into": "Ann"}, "merge needs name and into"),
+    ({"type": "settle", "night": [1]}, "settle's night is a night's number"),
 ])
 def test_host_events_that_would_say_something_untrue_are_refused(command, words):
     t, s, _ = host_table()
