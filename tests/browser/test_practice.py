@@ -8,7 +8,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from companion.advice.discard import advise
-from conftest import shot, until
+from conftest import claim, shot, until
 
 
 def signed(x) -> str:
@@ -24,6 +24,7 @@ def pick(page, cards):
 
 def test_practice_ranks_every_discard_with_its_chart(server, phones):
     page = phones(server.url)
+    claim(page)                   # a joined phone: its long answers are jobs (a visitor's are the GET routes)
     page.click("[data-tab=count]")
     page.click("[data-pr-mode=practice]")
     expect(page.locator("#qc-picker")).to_be_hidden()
