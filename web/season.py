@@ -21,7 +21,8 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 from companion.errors import RulesError
 
 from .guard import hub, json_body, role
-from .jobs import KINDS, Busy, accepted, jobs
+from .jobpool import Busy
+from .jobs import accepted, jobs
 
 if TYPE_CHECKING:       # companion.season (with fractions) loads at the first season view, not before the
     from companion.season import Season     # board's first answer (issue 25's start-up: 1.3 ms)
@@ -58,8 +59,6 @@ def start_build(jobs_, args=None, owner=None):
     return jobs_.start_thread("season", "*", lambda job: {"matches": s.build(
         lambda done, of, what: step(job, done, of, what), _lock)})
 
-
-KINDS["season"] = (None, start_build)
 
 
 def _building(status: int = 202):
