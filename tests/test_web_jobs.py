@@ -201,7 +201,7 @@ def test_thirty_phones_looping_on_jobs_leave_a_joined_phone_s_advice_answered(ap
                 r = start(c, "blink")
                 if not joined:
                     refused.append(r.status_code)
-                    time.sleep(0.01)
+                    time.sleep(0.05)
                     continue
                 if r.status_code == 503:
                     time.sleep(0.05)

@@ -233,6 +233,8 @@ class Jobs:
             launch(job)
 
     def _ended(self, job: Job) -> None:
+        if job.worker is not None and not job.cancelled:
+            return          # answered by its worker: _run_process starts the next once the worker is idle again
         with self._lock:
             if not self._closed:
                 self._next()
@@ -266,8 +268,12 @@ class Jobs:
         worker.run(job, call)
         with self._lock:
             job.worker = None
-            if worker.alive and not worker.retiring and not self._closed and len(self._idle) < self.limit:
+            keep = worker.alive and not worker.retiring and not self._closed and len(self._idle) < self.limit
+            if keep:
                 self._idle.append(worker)
+            if not self._closed:
+                self._next()                    # the next in line takes this worker, warm
+            if keep:
                 return
         worker.kill()
         # killed (cancelled), crashed or retired (grown too big): a fresh worker waits for the next job, so it does
