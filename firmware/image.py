@@ -406,7 +406,7 @@ def plan(checkout: Path = CHECKOUT, root: Path | None = None) -> str:
 
     section(f"Stages ({BUILD_SCRIPT})",
             [f"{n}. {what}" for n, what in script_steps((checkout / BUILD_SCRIPT).read_text(encoding="utf-8"))])
-    section(f"Debian root (scripts/lib/debian-root.sh, shared with scripts/pi-check.sh)",
+    section("Debian root (scripts/lib/debian-root.sh, shared with scripts/pi-check.sh)",
             [f"debootstrap {spec.suite} {spec.arch}, variant {spec.variant}, components {' '.join(spec.components)}, "
              f"with {' '.join(spec.include)}",
              f"then {len(spec.names)} packages ({PACKAGES_FILE}) without recommends, one initrd made after them"])
