@@ -8,7 +8,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 "$here/scripts/bootstrap.sh" test
 "$here/scripts/ensure-chromium.sh"
 "$here/scripts/ensure-speech.sh"
-"$here/scripts/ensure-image-tools.sh"
+# the image's fast tests: sfdisk writes a partition table, dtc and fdtoverlay compile and apply the SPI overlay
+"$here/scripts/ensure-debian.sh" "the image tests" sfdisk=fdisk dtc=device-tree-compiler fdtoverlay=device-tree-compiler
 "$here/scripts/ensure-axe.sh"
 cd "$here"
 exec "${LANDSEND_VENV:-$here/.venv}/bin/python" -m pytest -n 2 "$@"
