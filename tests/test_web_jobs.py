@@ -274,6 +274,7 @@ def test_job_ids_that_are_malformed_or_unknown(app):
 
 def test_a_season_build_cancelled_stops_at_its_next_match_and_the_next_goes_on(tmp_path, monkeypatch):
     from companion import season as season_mod
+    from companion.season import store as season_store
     from season_db import build
     table = build()
     app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
@@ -286,7 +287,7 @@ def test_a_season_build_cancelled_stops_at_its_next_match_and_the_next_goes_on(t
         assert go.wait(10)
         folded.append(evs[0]["match_id"])
         return real(evs)
-    monkeypatch.setattr(season_mod, "summarize_match", slow)
+    monkeypatch.setattr(season_store, "summarize_match", slow)
     season = app.extensions.get("landsend.season")
     job = c.get("/api/season").get_json()
     assert folding.wait(10)

@@ -39,6 +39,7 @@ def client(tmp_path_factory):
 def test_the_first_view_builds_the_season_as_a_job_with_progress(tmp_path, monkeypatch):
     import threading
     from companion import season as season_mod
+    from companion.season import store as season_store
     table = build()
     app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
     host, other = app.test_client(), app.test_client()
@@ -51,7 +52,7 @@ def test_the_first_view_builds_the_season_as_a_job_with_progress(tmp_path, monke
         folding.set()
         assert go.wait(10)
         return real(evs)
-    monkeypatch.setattr(season_mod, "summarize_match", slow)
+    monkeypatch.setattr(season_store, "summarize_match", slow)
     # five matches are over and none is summarised: every view (any phone's) answers 202 with the one build
     first = host.get("/api/season")
     assert first.status_code == 202 and first.headers["Location"] == first.get_json()["url"]
