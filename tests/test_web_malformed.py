@@ -222,12 +222,17 @@ def test_a_stale_command_missing_its_fields_gets_its_400_and_changes_nothing(wor
 
 
 @pytest.mark.parametrize("kind", sorted(HOST_COMMANDS))
-def test_a_host_event_is_refused_on_the_command_route_and_changes_nothing(world, kind):
-    # renames, merges and nights go only through the host's checked route, POST /api/season/event (issue 27)
+def test_a_host_event_from_a_phone_that_is_not_the_host_is_refused_on_the_command_route(world, kind):
+    # renames, merges and nights are the host's: a joined phone that is not the host gets 403 (issue 37: the
+    # host's go through /api/command, judged by the table)
     app, client, headers, buttons = world
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.3"
+    hd = {"X-CSRF-Token": other.get("/api/session").get_json()["csrf"], "Origin": ORIGIN}
+    assert other.post("/api/join", json={"code": app.extensions["landsend"].access.join_code}, headers=hd).status_code == 200
     before = state_of(app, buttons)
-    r = client.post("/api/command", json={"type": kind, "if_seq": 0}, headers=headers)
-    assert r.status_code == 403 and "/api/season/event" in r.get_json()["error"]
+    r = other.post("/api/command", json={"type": kind, "name": "Player 1", "to": "Ann", "into": "Player 2"}, headers=hd)
+    assert r.status_code == 403 and r.get_json()["error"].startswith("only the host may")
     assert state_of(app, buttons) == before
 
 

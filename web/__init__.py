@@ -168,6 +168,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.register_blueprint(season.bp)
     app.register_blueprint(jobs.bp)
     app.extensions["landsend.job_kinds"] = job_kinds()     # what POST /api/jobs starts (web.jobkinds)
+    season.judge_host_events(app)                           # the table judges the host's events by the season
     app.register_blueprint(wifi_views.bp)
     _register_errors(app)
     return app
