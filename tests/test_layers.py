@@ -144,7 +144,7 @@ def test_the_rules_read_the_match_through_its_view():
                 [(p.name, p.kind, p.default) for p in theirs.parameters.values()], name
     typed = 0
     for module in ("claims", "steps", "record", "deal", "deal.pegging", "deal.show", "grid", "grid.count",
-                   "grid.placement", "hand"):
+                   "grid.placement", "hand", "host"):
         mod = importlib.import_module(f"companion.{module}")
         functions = [f for f in vars(mod).values() if inspect.isfunction(f) and f.__module__ == mod.__name__]
         functions += [f for c in vars(mod).values() if inspect.isclass(c) and c.__module__ == mod.__name__
