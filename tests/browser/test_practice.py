@@ -187,6 +187,8 @@ def test_review_of_a_shown_hand(server, phones):
     t.submit({"type": "show"})
     t.submit({"type": "pocket", "cards": ["9C", "8C", "7H", "6H"]})
     page = phones(server.url)
+    page.click("#claim")                # a joined phone asks its long answers as jobs (a visitor's page: the GET routes)
+    page.wait_for_selector("#role:text-is('host')")
     asks = []                                    # how the page asks for the review: as jobs only (issue 25 item 4)
     page.on("request", lambda r: asks.append((r.method, r.url.split("/api/")[-1], r.post_data))
             if "/api/review" in r.url or (r.method == "POST" and r.url.endswith("/api/jobs")) else None)
