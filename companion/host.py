@@ -2,10 +2,11 @@
 
 They change nothing in the match: they are facts the season reads
 (:mod:`companion.season`), stored in the match in play like any event, so they
-show in History and an ``undo`` takes the last one back. ``verify`` checks only
-the command's own form; what needs every match kept (is there such a player, is
-the night settled already) :meth:`companion.season.Season.check` says before the
-page sends one.
+show in History and an ``undo`` takes the last one back. ``verify`` checks the
+command's own form (every field by type), then asks the table's judge of the host's
+events (``ctx.host_check``, the season's :meth:`companion.season.Season.check` in
+the web app) what needs every match kept: is there such a player, is the night
+settled already. So the table judges every event it stores, a host's too.
 
 >>> verify_rename(None, {"type": "rename", "name": " bob", "to": "Robert "}, None)["text"]
 'Bob is now called Robert'
@@ -16,10 +17,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import IllegalAction
 from .players import clean_name, player_key
+from .view import MatchView
+
+if TYPE_CHECKING:
+    from .match import Context, MatchState
 
 
 def _names(cmd: dict, *fields: str) -> list[str]:
@@ -33,46 +38,54 @@ def _title(name: str) -> str:
     return name[:1].upper() + name[1:]
 
 
-def verify_rename(state: Any, cmd: dict, ctx: Any) -> dict:
+def _judged(ctx: "Context | None", event: dict) -> dict:
+    """Return ``event`` once the table's judge of the host's events (``ctx.host_check``) lets it stand."""
+    check = getattr(ctx, "host_check", None)
+    if check is not None:
+        check(event)
+    return event
+
+
+def verify_rename(state: "MatchView | None", cmd: dict, ctx: "Context | None") -> dict:
     """``rename {name, to}``: the player called ``name`` is called ``to`` in every game, past and future."""
     name, to = _names(cmd, "name", "to")
     if name == to:
         raise IllegalAction(f"{name} is called {to} already: nothing to rename")
-    return {"type": "rename", "name": name, "to": to, "text": f"{_title(name)} is now called {to}"}
+    return _judged(ctx, {"type": "rename", "name": name, "to": to, "text": f"{_title(name)} is now called {to}"})
 
 
-def verify_merge(state: Any, cmd: dict, ctx: Any) -> dict:
+def verify_merge(state: "MatchView | None", cmd: dict, ctx: "Context | None") -> dict:
     """``merge {name, into}``: the games played as ``name`` are ``into``'s (one person under two names)."""
     name, into = _names(cmd, "name", "into")
     if player_key(name) == player_key(into):
         raise IllegalAction(f"{name} and {into} are one player already (case and spacing do not count)")
-    return {"type": "merge", "name": name, "into": into, "text": f"{_title(name)}'s games are {into}'s"}
+    return _judged(ctx, {"type": "merge", "name": name, "into": into, "text": f"{_title(name)}'s games are {into}'s"})
 
 
-def verify_new_evening(state: Any, cmd: dict, ctx: Any) -> dict:
+def verify_new_evening(state: "MatchView | None", cmd: dict, ctx: "Context | None") -> dict:
     """``new_evening``: the games that end from now on count for a new night."""
-    return {"type": "new_evening", "text": "a new evening begins"}
+    return _judged(ctx, {"type": "new_evening", "text": "a new evening begins"})
 
 
 MAX_NIGHT = 1_000_000
 
 
-def verify_settle(state: Any, cmd: dict, ctx: Any) -> dict:
+def verify_settle(state: "MatchView | None", cmd: dict, ctx: "Context | None") -> dict:
     """``settle {night?}``: the night is settled (paid up). Without ``night``, tonight's: the games that end
     from now on count for a new night. With ``night`` (a number), that night, any one still open."""
     night = cmd.get("night")
     if night is None:
-        return {"type": "settle", "text": "the night is settled"}
+        return _judged(ctx, {"type": "settle", "text": "the night is settled"})
     if not isinstance(night, int) or isinstance(night, bool) or not 1 <= night <= MAX_NIGHT:
         raise IllegalAction(f"settle's night is a night's number (1, 2, ...), not {str(night)[:20]!r}")
-    return {"type": "settle", "night": night, "text": f"night {night} is settled"}
+    return _judged(ctx, {"type": "settle", "night": night, "text": f"night {night} is settled"})
 
 
-def apply_nothing(state: Any, ev: dict) -> None:
+def apply_nothing(state: "MatchState", ev: dict) -> None:
     """A new evening or a settle changes nothing in the match."""
 
 
-def apply_names(state: Any, ev: dict) -> None:
+def apply_names(state: "MatchState", ev: dict) -> None:
     """A rename or merge renames the player in the match in play too: every name of ``state`` that is
     ``ev["name"]`` (case and spacing aside) becomes ``ev["to"]`` / ``ev["into"]`` (seats, sides, money,
     the hand, its log and the state an amend refolds from), so the page, the seats and the commands
@@ -145,6 +158,25 @@ def _renamed(obj: Any, names: dict[str, str]) -> Any:
 HOST_COMMANDS = {"rename": verify_rename, "merge": verify_merge, "new_evening": verify_new_evening,
                  "settle": verify_settle}
 """Each host's event kind and its verify."""
+
+
+def verify_host(cmd: Any) -> dict:
+    """Return the event a host's command makes, every field checked by type before anything reads it (the
+    ``type`` a known kind's name, the names text, a night a number).
+
+    >>> verify_host({"type": "new_evening"})["text"]
+    'a new evening begins'
+    >>> verify_host({"type": ["rename"]})
+    Traceback (most recent call last):
+    ...
+    companion.errors.IllegalAction: a host's event needs a "type": rename, merge, new_evening or settle
+
+    :raises IllegalAction: with the reason.
+    """
+    kind = cmd.get("type") if isinstance(cmd, dict) else None
+    if not isinstance(kind, str) or kind not in HOST_COMMANDS:
+        raise IllegalAction('a host\'s event needs a "type": rename, merge, new_evening or settle')
+    return HOST_COMMANDS[kind](None, cmd, None)
 
 HOST_APPLY = {"rename": apply_names, "merge": apply_names, "new_evening": apply_nothing, "settle": apply_nothing}
 """Each host's event kind and its apply (a rename or merge renames the player in the match in play)."""

@@ -44,10 +44,14 @@ class Side:
 
 @dataclass
 class Context:
-    """What a command's decision may use beyond the state: randomness, the time."""
+    """What a command's decision may use beyond the state: randomness, the time, and the judge of the host's
+    events (``host_check(event)``: raises :class:`~companion.errors.IllegalAction` when a rename, merge, new
+    evening or settle would say something untrue of every game kept; the web app's is the season's
+    :meth:`companion.season.Season.check`; None: their form alone is checked)."""
 
     rng: Any
     now: str = ""
+    host_check: Any = None
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """``landsend season``: the night and the season of a table's database, in the console.
 
 >>> import io, tempfile, os
+>>> from companion.cli import main
 >>> with tempfile.TemporaryDirectory() as d:
 ...     main(["season", "--db", os.path.join(d, "none.db")], stderr=io.StringIO())
 1
@@ -12,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from .cli import Subcommand, main  # noqa: F401 (main: the doctest)
+from .console import Subcommand
 from .errors import IllegalAction
 from .season import Season, night_csv, season_csv
 from .store import SQLiteStore

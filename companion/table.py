@@ -130,6 +130,9 @@ class Table:
         self.store = store
         self.rng = rng or random.Random()
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
+        # the judge of the host's events against every game kept (Context.host_check; the web app sets the
+        # season's): called under the table's lock, in the submitting thread, before anything is stored
+        self.host_check: Callable[[dict], None] | None = None
         self._every = max(1, int(checkpoint_every))
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[dict], None]] = []
@@ -408,7 +411,7 @@ class Table:
                 seen = self.store.find_client(client_id)
                 if seen is not None:
                     return {**seen, "duplicate": True}
-            ctx = Context(rng=self.rng, now=self._now())
+            ctx = Context(rng=self.rng, now=self._now(), host_check=self.host_check)
             if "if_seq" in command:
                 self._check_fresh(command, ctx)
             change = TABLE_COMMANDS.get(kind, Table._verify_rule)(self, command, ctx)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from companion.cli import Subcommand
+from companion.console import Subcommand
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:

@@ -3,7 +3,11 @@
 ``scripts/build-image.sh`` runs this module with the build machine's own Python (standard library only,
 nothing of the project's dependencies)::
 
+    python3 -m firmware.image plan [--root ROOT]       # the whole image as one listing, for review
+    python3 -m firmware.image root-spec                # shell assignments: the Debian root to debootstrap
     python3 -m firmware.image write-root ROOT          # fstab, boot config, udev rules, unit drop-in...
+    python3 -m firmware.image write-boot BOOTFS        # the owner's settings file and the SPI overlay
+    python3 -m firmware.image units                    # the units the image enables
     python3 -m firmware.image check-root ROOT BOOTFS   # the static hardware checks (no Pi here)
     python3 -m firmware.image clean-root ROOT          # what must be made per board at first boot
     python3 -m firmware.image layout ROOT              # shell assignments: partition sizes and offsets
@@ -15,6 +19,10 @@ and the table card), mounted read-only at ``/boot/firmware`` and written only by
 one short window; partition 2 the table's database ``landsend-data`` (ext4, ``/var/lib/landsend``), a
 file system of its own that nothing else writes; partition 3 the root ``landsend-root`` (ext4), last
 so that the first boot can grow it to the card.
+
+Everything the build makes is data here or in the files it names (``scripts/image/packages.txt``, the numbered
+stages of ``scripts/build-image.sh`` and ``systemd/install.sh``), and ``plan`` prints it from the same data the
+build reads, so the listing cannot drift from the image.
 """
 
 from __future__ import annotations
@@ -28,6 +36,79 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+"""The project's top folder (the build runs this module from a checkout)."""
+BUILD_SCRIPT = "scripts/build-image.sh"
+INSTALL_SCRIPT = "systemd/install.sh"
+PACKAGES_FILE = "scripts/image/packages.txt"
+
+
+@dataclass(frozen=True)
+class RootSpec:
+    """The Debian root the image (and ``scripts/pi-check.sh``) is made from: ``debootstrap`` of ``suite`` for
+    ``arch`` with ``variant`` and ``components``, then ``packages`` installed without recommends."""
+
+    suite: str
+    arch: str
+    variant: str
+    components: tuple[str, ...]
+    include: tuple[str, ...]
+    packages: tuple[tuple[str, tuple[str, ...]], ...]
+    """(what for, names) in the order of ``packages.txt``; "what for" is the comment above the names."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for _, group in self.packages for n in group)
+
+    def shell(self) -> str:
+        """Return the spec as shell assignments (``suite=bookworm`` ... ``packages='a b c'``)."""
+        return (f"suite={self.suite}\narch={self.arch}\nvariant={self.variant}\n"
+                f"components={','.join(self.components)}\ninclude={','.join(self.include)}\n"
+                f"packages='{' '.join(self.names)}'\n")
+
+
+def parse_packages(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Return the groups of a package list: one name a line, ``#`` starts a comment, and the comment line just
+    above a run of names says what they are for."""
+    groups: list[tuple[str, list[str]]] = []
+    said = ""
+    for raw in text.splitlines():
+        line, _, comment = raw.partition("#")
+        name = line.strip()
+        if not name:
+            if comment.strip():
+                said = comment.strip()
+            continue
+        if not re.fullmatch(r"[a-z0-9][a-z0-9+.-]+", name):
+            raise ValueError(f"{PACKAGES_FILE}: {name!r} is not a Debian package name")
+        if not groups or said:
+            groups.append((said, []))
+            said = ""
+        groups[-1][1].append(name)
+    return tuple((what, tuple(names)) for what, names in groups)
+
+
+def root_spec(checkout: Path = CHECKOUT) -> RootSpec:
+    """Return the image's Debian root (its package list read from ``scripts/image/packages.txt``)."""
+    return RootSpec("bookworm", "arm64", "minbase", ("main", "non-free-firmware"), ("ca-certificates",),
+                    parse_packages((checkout / PACKAGES_FILE).read_text(encoding="utf-8")))
+
+
+def script_steps(text: str) -> list[tuple[int, str]]:
+    """Return the numbered steps of a shell script: its ``# N. what`` comments (with their indented
+    ``#    more`` continuation lines), in order."""
+    steps: list[tuple[int, str]] = []
+    going = False
+    for line in text.splitlines():
+        m = re.match(r"^# (\d+)\. (.+)$", line)
+        if m:
+            steps.append((int(m[1]), m[2].strip()))
+        elif going and re.match(r"^#\s{2,}\S", line):
+            steps[-1] = (steps[-1][0], f"{steps[-1][1]} {line[1:].strip()}")
+        going = bool(m) or (going and bool(re.match(r"^#\s{2,}\S", line)))
+    return steps
+
 
 BOOT_LABEL = "LANDSEND"
 DATA_LABEL = "landsend-data"
@@ -141,6 +222,20 @@ PER_BOARD = (
 )
 SSH_HOST_KEYS = "etc/ssh/ssh_host_*"
 
+#: Files of the checkout copied into the root: {path under the root: path in the checkout}.
+COPIED_FILES = {"etc/systemd/system/landsend-setup.service": "systemd/landsend-setup.service"}
+
+#: Files the image adds to the boot partition beside the packages' (kernel, initrd, DTBs, config.txt and
+#: cmdline.txt from raspi-firmware's hook): {path on the partition: path in the checkout}.
+BOOT_FILES = {
+    "landsend.toml": "scripts/image/landsend.toml",          # the owner's settings, all commented
+    f"overlays/{OVERLAY}.dtbo": f"scripts/image/{OVERLAY}.dts",   # compiled with dtc -@
+}
+
+#: The units the image enables (install.sh enables landsend.service too; enabling twice does nothing).
+UNITS = ("landsend-setup.service", "landsend.service", "NetworkManager.service", "avahi-daemon.service",
+         "ssh.service")
+
 
 def root_files() -> dict[str, tuple[str, int]]:
     """Return ``{path under the root: (text, mode)}`` of every file :func:`write_root` writes."""
@@ -159,15 +254,34 @@ def root_files() -> dict[str, tuple[str, int]]:
     }
 
 
-def write_root(root: Path) -> list[str]:
-    """Write :func:`root_files` under ``root``; return one line per file."""
+def write_root(root: Path, checkout: Path = CHECKOUT) -> list[str]:
+    """Write :func:`root_files` and :data:`COPIED_FILES` under ``root``; return one line per file."""
     said = []
-    for rel, (text, mode) in root_files().items():
+    files = dict(root_files())
+    files.update({rel: ((checkout / src).read_text(encoding="utf-8"), 0o644) for rel, src in COPIED_FILES.items()})
+    for rel, (text, mode) in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         os.chmod(path, mode)
         said.append(f"wrote /{rel}")
+    return said
+
+
+def write_boot(bootfs: Path, checkout: Path = CHECKOUT) -> list[str]:
+    """Put :data:`BOOT_FILES` on the boot partition's directory ``bootfs`` (the overlay compiled with dtc);
+    return one line per file."""
+    said = []
+    for rel, src in BOOT_FILES.items():
+        path = bootfs / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if src.endswith(".dts"):
+            subprocess.run([_tool("dtc"), "-q", "-@", "-I", "dts", "-O", "dtb", "-o", str(path), str(checkout / src)],
+                           check=True)
+        else:
+            shutil.copyfile(checkout / src, path)
+        os.chmod(path, 0o644)
+        said.append(f"wrote /boot/firmware/{rel}")
     return said
 
 
@@ -199,6 +313,26 @@ def clean_root(root: Path) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Partition:
+    """One partition of the card: its number, file system label, type, mount point and what it holds."""
+
+    number: int
+    label: str
+    fs: str
+    mbr_type: str
+    mount: str
+    holds: str
+
+
+PARTITIONS = (
+    Partition(1, BOOT_LABEL, "FAT32", "c", "/boot/firmware",
+              "the Pi's firmware, kernel, DTBs, config.txt, landsend.toml, the table card (mounted read-only)"),
+    Partition(2, DATA_LABEL, "ext4", "83", "/var/lib/landsend", "the table's database, nothing else"),
+    Partition(3, ROOT_LABEL, "ext4", "83", "/", "the system, grown to the card at first boot"),
+)
+
+
+@dataclass(frozen=True)
 class Layout:
     """Partition sizes and starts in MiB (the image is ``total_mib`` long)."""
 
@@ -218,13 +352,17 @@ class Layout:
         names = ("boot_start_mib", "boot_mib", "data_start_mib", "data_mib", "root_start_mib", "root_mib")
         return "\n".join(f"{n}={getattr(self, n)}" for n in names) + f"\ntotal_mib={self.total_mib}\n"
 
+    def spans(self) -> list[tuple[int, int]]:
+        """Return (start, size) in MiB of each of :data:`PARTITIONS`, in order."""
+        return [(self.boot_start_mib, self.boot_mib), (self.data_start_mib, self.data_mib),
+                (self.root_start_mib, self.root_mib)]
+
     def sfdisk(self) -> str:
         """Return the MBR partition table as an sfdisk script (sectors of 512 bytes)."""
         mib = 2048
-        return ("label: dos\nunit: sectors\n\n"
-                f"start={self.boot_start_mib * mib}, size={self.boot_mib * mib}, type=c, bootable\n"
-                f"start={self.data_start_mib * mib}, size={self.data_mib * mib}, type=83\n"
-                f"start={self.root_start_mib * mib}, size={self.root_mib * mib}, type=83\n")
+        return "label: dos\nunit: sectors\n\n" + "".join(
+            f"start={start * mib}, size={size * mib}, type={p.mbr_type}{', bootable' if p.number == 1 else ''}\n"
+            for p, (start, size) in zip(PARTITIONS, self.spans()))
 
 
 def layout(root_used_mib: float) -> Layout:
@@ -249,6 +387,56 @@ def used_mib(root: Path) -> float:
             seen.add((st.st_dev, st.st_ino))
             total += st.st_blocks * 512 or 4096
     return total / 1048576
+
+
+# ---------------------------------------------------------------- the plan
+
+def plan(checkout: Path = CHECKOUT, root: Path | None = None) -> str:
+    """Return the whole image as one listing: the build's stages, the Debian root and its packages, what
+    install.sh does in it, every file the build writes or removes, the units and the partitions. Read from the
+    data the build itself reads (this module, ``packages.txt``, the two scripts' numbered steps); with ``root``
+    (a built root), the partition sizes are the ones the build would give it."""
+    spec = root_spec(checkout)
+    version = re.search(r'^version = "(.*)"$', (checkout / "pyproject.toml").read_text(encoding="utf-8"), re.M)
+    out = [f"Land's End SD-card image: build/landsend-{version[1] if version else '?'}-{spec.arch}.img, "
+           f"made by {BUILD_SCRIPT}", ""]
+
+    def section(title: str, lines: list[str]) -> None:
+        out.extend([title, *(f"  {line}" for line in lines), ""])
+
+    section(f"Stages ({BUILD_SCRIPT})",
+            [f"{n}. {what}" for n, what in script_steps((checkout / BUILD_SCRIPT).read_text(encoding="utf-8"))])
+    section("Debian root (scripts/lib/debian-root.sh, shared with scripts/pi-check.sh)",
+            [f"debootstrap {spec.suite} {spec.arch}, variant {spec.variant}, components {' '.join(spec.components)}, "
+             f"with {' '.join(spec.include)}",
+             f"then {len(spec.names)} packages ({PACKAGES_FILE}) without recommends, one initrd made after them"])
+    section(f"Packages ({PACKAGES_FILE})",
+            [f"{what or '(no comment)'}: {' '.join(names)}" for what, names in spec.packages])
+    section(f"The project ({INSTALL_SCRIPT}, run in the root as on a Pi)",
+            [f"{n}. {what}" for n, what in script_steps((checkout / INSTALL_SCRIPT).read_text(encoding="utf-8"))])
+    files = [f"/{rel}  ({mode:04o})" for rel, (_, mode) in root_files().items()]
+    files += [f"/{rel}  (0644, from {src})" for rel, src in COPIED_FILES.items()]
+    section("Files written into the root (write-root)", files)
+    section("Units enabled", [" ".join(UNITS)])
+    section("Files added to the boot partition (write-boot), beside the kernel, initrd, DTBs, config.txt and "
+            "cmdline.txt of raspi-firmware's hook",
+            [f"/boot/firmware/{rel}  (from {src})" for rel, src in BOOT_FILES.items()])
+    section("Removed before the image is made: made per board at first boot (clean-root)",
+            [f"/{rel}" for rel in PER_BOARD] + [f"/{SSH_HOST_KEYS}", "/etc/machine-id emptied",
+                                                  "/var/lib/apt/lists emptied"])
+    if root is not None:
+        lay = layout(used_mib(root))
+        size = f"{lay.total_mib} MiB for a root of {used_mib(root):.0f} MiB"
+        spans = [f"{start} MiB, {mib} MiB" for start, mib in lay.spans()]
+    else:
+        lay = layout(1)
+        size = (f"{lay.root_start_mib} MiB + the root: its files x 1.06 + {ROOT_SPARE_MIB} MiB free, "
+                f"rounded up to {ALIGN_MIB} MiB")
+        spans = [f"{start} MiB, {mib} MiB" for start, mib in lay.spans()[:2]] + [f"{lay.root_start_mib} MiB, (the root)"]
+    section(f"Partitions (MBR; the image is {size})",
+            [f"{p.number}. {p.label}  {p.fs} (type {p.mbr_type})  at {span}  -> {p.mount}: {p.holds}"
+             for p, span in zip(PARTITIONS, spans)])
+    return "\n".join(out).rstrip() + "\n"
 
 
 # ---------------------------------------------------------------- static checks
@@ -381,13 +569,25 @@ def check_root(root: Path, bootfs: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m firmware.image", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("plan", help="the whole image as one listing").add_argument("--root", type=Path)
+    sub.add_parser("root-spec", help="the Debian root as shell assignments")
+    sub.add_parser("units", help="the units the image enables")
     for name in ("write-root", "clean-root", "layout", "sfdisk"):
         sub.add_parser(name).add_argument("root", type=Path)
+    sub.add_parser("write-boot").add_argument("bootfs", type=Path)
     c = sub.add_parser("check-root")
     c.add_argument("root", type=Path)
     c.add_argument("bootfs", type=Path)
     args = ap.parse_args(argv)
-    if args.cmd == "write-root":
+    if args.cmd == "plan":
+        print(plan(root=args.root), end="")
+    elif args.cmd == "root-spec":
+        print(root_spec().shell(), end="")
+    elif args.cmd == "units":
+        print(" ".join(UNITS))
+    elif args.cmd == "write-boot":
+        print("\n".join(write_boot(args.bootfs)))
+    elif args.cmd == "write-root":
         print("\n".join(write_root(args.root)))
     elif args.cmd == "clean-root":
         print("\n".join(clean_root(args.root)))

@@ -1,110 +1,62 @@
 #!/usr/bin/env bash
-# Prove the Pi install: build a Debian bookworm arm64 root, install the project into it with
-# systemd/install.sh (which installs NetworkManager), check that NetworkManager accepts the board's
-# hotspot profile and that polkit loads the rule and grants the service user exactly its three actions,
-# start `landsend serve --sim` there and check that the page answers.
+# Prove the Pi install on the image's own Debian root: take a working copy of the cached bookworm arm64
+# root that scripts/build-image.sh makes (scripts/lib/debian-root.sh: the image's debootstrap variant and
+# package list, scripts/image/packages.txt), install the project into it with systemd/install.sh exactly
+# as the image build does, then check that NetworkManager accepts the board's hotspot profile, that polkit
+# loads the rule and grants the service user exactly its three actions, and that `landsend serve --sim`
+# started there answers the page.
 #
-#   sudo scripts/pi-check.sh                 # root kept in /var/tmp/landsend-pi-root (reused next time)
-#   sudo scripts/pi-check.sh --fresh         # throw the kept root away first
-#   PI_ROOT=/somewhere sudo scripts/pi-check.sh --port 8799
+#   sudo scripts/pi-check.sh                 # the root cached in $IMAGE_CACHE (default /var/tmp/landsend-image-cache)
+#   sudo scripts/pi-check.sh --fresh         # throw the cached root away first (it is the image build's too)
+#   IMAGE_CACHE=/somewhere sudo scripts/pi-check.sh --port 8799
 #
-# Needs root, Debian's debootstrap and qemu-user-static (installed with apt-get when missing) and the
-# Debian and PyPI registries. Everything arm64 runs under qemu (binfmt_misc), so it is slow: about
-# 4 minutes for the root, one or two more for install.sh (pip compiles rpi-ws281x and spidev). Too
-# slow for the test suite: run it whenever the dependencies change. It prints one line per stage
-# with its time, and exits non-zero at the first stage that fails.
+# Needs root, Debian's debootstrap, qemu-user-static and curl (installed with apt-get when missing) and the
+# Debian and PyPI registries. Everything arm64 runs under qemu (binfmt_misc), so it is slow: the cached
+# root, when it must be made, takes the best part of an hour (its initrd most of it); then a few minutes
+# for install.sh (pip compiles rpi-ws281x and spidev) and the checks. Too slow for the test suite: run it
+# whenever the dependencies change. It prints one line per stage with its time, and exits non-zero at the
+# first stage that fails. Its working copy is $IMAGE_CACHE/pi-check-root (kept for a look afterwards).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
-root="${PI_ROOT:-/var/tmp/landsend-pi-root}"
-mirror="${PI_MIRROR:-http://deb.debian.org/debian}"
 port=8799
 fresh=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) fresh=yes ;;
     --port) port="$2"; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "pi-check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 [ "$(id -u)" -eq 0 ] || { echo "pi-check.sh: run as root (debootstrap and chroot need it)" >&2; exit 1; }
 
-t0=$(date +%s)
-stage() { echo "==> [$(( $(date +%s) - t0 )) s] $*"; }
-
-# 1. tools: debootstrap and qemu-user-static (arm64 binaries run through binfmt_misc)
-need=()
-for pkg in debootstrap qemu-user-static binfmt-support curl; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
-done
-if [ "${#need[@]}" -gt 0 ]; then
-  stage "installing ${need[*]}"
-  apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null
-fi
-if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
-  mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-fi
-if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
-  update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || update-binfmts --import qemu-aarch64
-fi
-[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || { echo "pi-check.sh: qemu-aarch64 is not registered in binfmt_misc" >&2; exit 1; }
-
-mounted=()
+prog=pi-check.sh
+cache="${IMAGE_CACHE:-/var/tmp/landsend-image-cache}"
+# shellcheck source=scripts/lib/debian-root.sh
+. "$here/scripts/lib/debian-root.sh"
+root="$cache/pi-check-root"
 cleanup() {
   set +e
   [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
   for f in "$root/run/pi-check-polkitd.pid" "$root/run/dbus/pid"; do
     [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null && rm -f "$f"
   done
-  for ((i=${#mounted[@]}-1; i>=0; i--)); do umount -l "${mounted[$i]}"; done
+  root_unbind_all
 }
 trap cleanup EXIT
 
-# 2. the arm64 root (kept for the next run unless --fresh)
-if [ "$fresh" = yes ]; then stage "removing $root"; rm -rf "$root"; fi
-if [ ! -x "$root/usr/bin/python3" ] || [ ! -f "$root/.pi-check-root" ]; then
-  rm -rf "$root"
-  stage "debootstrap bookworm arm64 into $root (minutes under emulation)"
-  s=$(date +%s)
-  debootstrap --arch=arm64 --include=python3,systemd,ca-certificates bookworm "$root" "$mirror" \
-    > "$root.debootstrap.log" 2>&1 || { tail -20 "$root.debootstrap.log" >&2; exit 1; }
-  touch "$root/.pi-check-root"
-  stage "root built in $(( $(date +%s) - s )) s"
-else
-  stage "reusing the arm64 root in $root"
-fi
-printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"      # no service starts inside the chroot
-chmod +x "$root/usr/sbin/policy-rc.d"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-# this machine's CA bundle goes along for pip (where a proxy re-signs TLS, its CA is only in the host's bundle)
-cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/pi-check-host-ca.crt"
-for fs in proc sys dev dev/pts; do
-  mountpoint -q "$root/$fs" && continue
-  case "$fs" in
-    proc) mount -t proc proc "$root/proc" ;;
-    sys) mount -t sysfs sys "$root/sys" ;;
-    *) mount --bind "/$fs" "$root/$fs" ;;
-  esac
-  mounted+=("$root/$fs")
-done
-stage "arm64 check: $(chroot "$root" uname -m), $(chroot "$root" python3 --version)"
+# 1. tools (scripts/lib/debian-root.sh) and curl for the page
+root_tools curl
 
-# 3. install the project exactly as on a Pi: systemd/install.sh from a copy of this checkout
-rm -rf "$root/tmp/landsend-src"
-mkdir -p "$root/tmp/landsend-src"
-tar -C "$here" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.egg-info' \
-  --exclude=.pytest_cache --exclude=node_modules -cf - . | tar -C "$root/tmp/landsend-src" -xf -
-stage "running systemd/install.sh in the arm64 root"
-s=$(date +%s)
-chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive \
-  PIP_CERT=/etc/ssl/certs/pi-check-host-ca.crt \
-  bash /tmp/landsend-src/systemd/install.sh > "$root.install.log" 2>&1 \
-  || { tail -30 "$root.install.log" >&2; exit 1; }
-grep -E '^(==>|install.sh:|note:)' "$root.install.log" | sed 's/^/    /' || true
-stage "install.sh done in $(( $(date +%s) - s )) s ($(chroot "$root" /opt/landsend/venv/bin/pip list 2>/dev/null | grep -ciE '^(landsend|flask|waitress|gpiozero|spidev|rpi.ws281x) ') of the project's packages listed by pip)"
+# 2. the image's Debian root (made once and cached; scripts/build-image.sh uses the same one)
+root_base "$fresh"
+
+# 3. install the project exactly as on a Pi (and as the image build does): systemd/install.sh in a working copy
+root_work "$root" "$cache/pi-check-bootfs"
+root_install "$root" "$cache/pi-check-install.log"
+stage "$(chroot "$root" /opt/landsend/venv/bin/pip list 2>/dev/null | grep -ciE '^(landsend|flask|waitress|gpiozero|spidev|rpi.ws281x) ') of the project's packages listed by pip"
 
 # 4. the board's own Wi-Fi: NetworkManager (1.42 on bookworm) reads the profile install.sh wrote (offline:
 #    no NetworkManager runs here, it would take over this machine's network), and a broken copy is refused
@@ -153,7 +105,7 @@ s=$(date +%s)
 rm -f "$root/tmp/pi-check.db" "$root/tmp/pi-check.db.lock"
 chroot "$root" env -i PATH=/usr/bin:/bin HOME=/tmp LANDSEND_STATE_DIR=/tmp/pi-check-state \
   /opt/landsend/venv/bin/landsend serve --sim --host 127.0.0.1 --port "$port" --db /tmp/pi-check.db \
-  > "$root.serve.log" 2>&1 &
+  > "$cache/pi-check-serve.log" 2>&1 &
 server_pid=$!
 ok=no
 for _ in $(seq 1 240); do
@@ -163,10 +115,10 @@ for _ in $(seq 1 240); do
 done
 if [ "$ok" != yes ]; then
   echo "pi-check.sh: the page did not answer on port $port" >&2
-  tail -20 "$root.serve.log" >&2
+  tail -20 "$cache/pi-check-serve.log" >&2
   exit 1
 fi
-stage "page answered $(( $(date +%s) - s )) s after start; $(grep -o 'ready in [0-9.]* s' "$root.serve.log" || echo 'no ready line')"
+stage "page answered $(( $(date +%s) - s )) s after start; $(grep -o 'ready in [0-9.]* s' "$cache/pi-check-serve.log" || echo 'no ready line')"
 page=$(curl -fsS "http://127.0.0.1:$port/" | grep -o '<title>[^<]*</title>' || true)
 table=$(curl -fsS "http://127.0.0.1:$port/api/table" | python3 -c 'import json,sys; t=json.load(sys.stdin); print(t["game"], [s["score"] for s in t["sides"]])')
 stage "GET / -> $page; GET /api/table -> $table"

@@ -260,3 +260,14 @@ def test_serve_on_a_damaged_database_says_which_file_in_one_line(tmp_path):
     out, err = out.getvalue(), err.getvalue()
     assert rc == 2 and out == ""
     assert one_line_error(err) == f"landsend serve: cannot open the table database {bad}: file is not a database"
+
+
+def test_the_docstring_examples_of_the_console_s_shared_pieces_and_the_season_s_subcommand():
+    import doctest
+
+    import companion.console
+    import companion.host
+    import companion.season_cli
+    for module in (companion.console, companion.season_cli, companion.host):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, module.__name__

@@ -180,7 +180,8 @@ def test_write_root_then_clean_root_on_a_fake_root(tmp_path):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("x\n")
     said = image.write_root(root)
-    assert len(said) == len(image.root_files())
+    assert len(said) == len(image.root_files()) + len(image.COPIED_FILES)
+    assert (root / "etc/systemd/system/landsend-setup.service").read_text() == (ROOT / "systemd/landsend-setup.service").read_text()
     assert (root / "etc/fstab").read_text() == image.FSTAB
     assert (root / image.UDEV_FILE).read_text() == image.UDEV_RULES
     assert (root / "etc/hostname").read_text() == "landsend\n"
@@ -206,3 +207,108 @@ def test_the_build_script_keeps_its_products_out_of_git():
     assert "/build/" in ignored and "*.img" in ignored and "*.img.xz" in ignored
     script = (ROOT / "scripts" / "build-image.sh").read_text()
     assert 'out="$here/build"' in script and "/var/tmp/landsend-image-cache" in script
+
+
+# ---------------------------------------------------------------- the whole image as one listing (issue 37)
+
+def test_the_plan_lists_every_stage_package_file_and_partition_from_the_data_the_build_reads():
+    plan = image.plan()
+    sections = {}
+    for block in plan.split("\n\n"):
+        title, *lines = block.splitlines()
+        sections[title] = [line.strip() for line in lines]
+    assert plan.splitlines()[0] == "Land's End SD-card image: build/landsend-0.1.0-arm64.img, made by scripts/build-image.sh"
+    stages = sections["Stages (scripts/build-image.sh)"]
+    assert [s.split(".")[0] for s in stages] == [str(n) for n in range(1, 9)]
+    assert stages[1].startswith("2. the Debian root") and stages[6].startswith("7. file systems from directories")
+    # every package of packages.txt once, in its order, under the comment that says what it is for
+    listed = [name for line in sections["Packages (scripts/image/packages.txt)"] for name in line.split(": ")[-1].split()]
+    text = (ROOT / "scripts/image/packages.txt").read_text()
+    assert listed == [w for line in text.splitlines() if (w := line.split("#")[0].strip())]
+    assert len(listed) == 32 and listed[:2] == ["raspi-firmware", "linux-image-arm64"] and listed[-1] == "sqlite3"
+    assert sections["Packages (scripts/image/packages.txt)"][3] == "the voice: espeak-ng alsa-utils"
+    assert sections["The project (systemd/install.sh, run in the root as on a Pi)"][5] == "6. units"
+    files = sections["Files written into the root (write-root)"]
+    assert [f.split()[0] for f in files] == ["/" + rel for rel in [*image.root_files(), *image.COPIED_FILES]]
+    assert "/etc/fstab  (0644)" in files
+    assert sections["Units enabled"] == [" ".join(image.UNITS)]
+    boot = next(v for k, v in sections.items() if k.startswith("Files added to the boot partition"))
+    assert boot == ["/boot/firmware/landsend.toml  (from scripts/image/landsend.toml)",
+                    "/boot/firmware/overlays/landsend-spi.dtbo  (from scripts/image/landsend-spi.dts)"]
+    removed = next(v for k, v in sections.items() if k.startswith("Removed before the image is made"))
+    assert removed[:len(image.PER_BOARD)] == ["/" + rel for rel in image.PER_BOARD]
+    parts = next(v for k, v in sections.items() if k.startswith("Partitions"))
+    assert parts[0].startswith("1. LANDSEND  FAT32 (type c)  at 4 MiB, 256 MiB  -> /boot/firmware")
+    assert parts[1].startswith("2. landsend-data  ext4 (type 83)  at 260 MiB, 256 MiB  -> /var/lib/landsend")
+    assert parts[2].startswith("3. landsend-root  ext4 (type 83)  at 516 MiB, (the root)  -> /:")
+
+
+def test_the_plan_of_a_built_root_gives_its_partition_sizes_as_the_build_does(tmp_path):
+    (tmp_path / "usr").mkdir()
+    (tmp_path / "usr" / "big").write_bytes(b"x" * (3 * 1048576))
+    lay = image.layout(image.used_mib(tmp_path))
+    assert lay.root_mib == 388                          # 3 MiB x 1.06 + 384 = 387.2, rounded up to 4
+    plan = image.plan(root=tmp_path)
+    assert f"Partitions (MBR; the image is {516 + 388} MiB for a root of 3 MiB)" in plan
+    assert "3. landsend-root  ext4 (type 83)  at 516 MiB, 388 MiB  -> /" in plan
+    assert lay.sfdisk().splitlines()[-1] == f"start={516 * 2048}, size={388 * 2048}, type=83"
+
+
+def test_the_plan_and_the_root_spec_follow_the_package_list_they_read(tmp_path):
+    # the listing is not a copy: a checkout whose packages.txt gains a package lists it, and the build's root spec
+    # (what scripts/lib/debian-root.sh installs and stamps the cached root with) has it too
+    for rel in ("pyproject.toml", image.BUILD_SCRIPT, image.INSTALL_SCRIPT, image.PACKAGES_FILE):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text((ROOT / rel).read_text())
+    with open(tmp_path / image.PACKAGES_FILE, "a") as f:
+        f.write("# the board's clock without a network\nchrony\n")
+    assert "the board's clock without a network: chrony" in image.plan(checkout=tmp_path)
+    spec = image.root_spec(tmp_path)
+    assert spec.names[-2:] == ("sqlite3", "chrony") and spec.names[:-1] == image.root_spec().names
+    (tmp_path / image.PACKAGES_FILE).write_text("python3\nnot a name\n")
+    with pytest.raises(ValueError, match="'not a name' is not a Debian package name"):
+        image.root_spec(tmp_path)
+
+
+def test_the_root_spec_is_shell_the_shared_root_script_evaluates():
+    out = subprocess.run(["bash", "-c", 'eval "$(python3 -m firmware.image root-spec)"; '
+                          'echo "$suite $arch $variant $components $include"; echo "$packages"'],
+                         cwd=ROOT, capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin",
+                                                                                    "PYTHONPATH": str(ROOT)})
+    first, packages = out.stdout.splitlines()
+    assert first == "bookworm arm64 minbase main,non-free-firmware ca-certificates"
+    assert packages.split() == list(image.root_spec().names)
+
+
+def test_both_debian_root_scripts_source_the_one_shared_file_and_repeat_none_of_it():
+    lib = (ROOT / "scripts/lib/debian-root.sh").read_text()
+    for name in ("build-image.sh", "pi-check.sh"):
+        script = (ROOT / "scripts" / name).read_text()
+        assert '. "$here/scripts/lib/debian-root.sh"' in script, name
+        code = "\n".join(line.split(" # ")[0] for line in script.splitlines() if not line.lstrip().startswith("#"))
+        for own in ("debootstrap --", "mount ", "policy-rc.d", "update-binfmts", "ca-certificates.crt", "install.sh",
+                    "tar -C"):
+            assert own not in code, (name, own)              # only in the shared file
+        assert "root_base " in script and "root_work " in script and "root_install " in script, name
+    for own in ("debootstrap --arch", "mount --bind", "policy-rc.d", "update-binfmts", "ca-certificates.crt",
+                "systemd/install.sh"):
+        assert own in lib
+    # pi-check proves install.sh on the image's own cached root, not on one of its own
+    pi = (ROOT / "scripts/pi-check.sh").read_text()
+    assert 'cache="${IMAGE_CACHE:-/var/tmp/landsend-image-cache}"' in pi and "PI_ROOT" not in pi
+    for name in ("lib/debian-root.sh", "build-image.sh", "pi-check.sh"):
+        subprocess.run(["bash", "-n", str(ROOT / "scripts" / name)], check=True)
+
+
+def test_script_steps_are_the_numbered_comments_with_their_continuation_lines():
+    text = "# 1. tools\nx=1\n# 2. the root: a long\n#    line on\n#   two lines\n# not a step\n#    nor this\n# 3. end\n"
+    assert image.script_steps(text) == [(1, "tools"), (2, "the root: a long line on two lines"), (3, "end")]
+
+
+@pytest.mark.skipif(shutil.which("dtc") is None, reason="dtc (device-tree-compiler) is not installed")
+def test_write_boot_puts_the_settings_file_and_the_compiled_overlay_on_the_boot_partition(tmp_path):
+    said = image.write_boot(tmp_path)
+    assert said == ["wrote /boot/firmware/landsend.toml", "wrote /boot/firmware/overlays/landsend-spi.dtbo"]
+    assert (tmp_path / "landsend.toml").read_text() == TEMPLATE.read_text()
+    dtbo = (tmp_path / "overlays" / "landsend-spi.dtbo").read_bytes()
+    assert dtbo[:4] == bytes.fromhex("d00dfeed")            # a flattened device tree's magic

@@ -510,3 +510,42 @@ def test_discard_pegging_is_the_mean_over_its_sampled_deals(preset, seat):
     for x in d["discards"]:
         assert 0 < x["pegging"]["stderr"] < 0.5
         assert abs(x["net_with_pegging"] - x["net"] - x["pegging"]["net"]) < 1e-9
+
+
+def test_threads_advising_at_once_share_the_count_state_tables_without_mixing_them():
+    """The web app's GET routes advise in their request threads, two at a time (a visitor's page asks them: issue
+    37). The play-out's count-state tables are shared: a state was added row by row, and a thread switch between
+    two rows gave another thread's state this one's id (wrong points, or an IndexError). Here threads rank at
+    once on fresh tables, switching as often as the interpreter can: every ranking equals the one-thread one."""
+    import sys
+    import threading
+
+    from companion.advice import pegging_multi as pm
+    cases = [(("5H", "9C", "JD", "KS"), "lands-end-3"), (("2C", "10S", "4H", "9D"), "lands-end-4"),
+             (("AS", "3D", "7C", "QH"), "lands-end-3"), (("6D", "6S", "8H", "KC"), "lands-end-4")]
+
+    def rank(case):
+        return [(tuple(map(str, p.cards)), p.net) for p in pm.rank_plays_multi(case[0], game=case[1], seat=1,
+                                                                                 samples=200).plays]
+    pm._cs_reset()
+    want = [rank(c) for c in cases]
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        pm._cs_reset()
+        got, errors = {}, []
+
+        def run(k):
+            try:
+                got[k] = rank(cases[k % 4])
+            except Exception as exc:       # noqa: BLE001 - said by the assert below
+                errors.append(exc)
+        threads = [threading.Thread(target=run, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(before)
+    assert not errors and [got[k] for k in range(8)] == [want[k % 4] for k in range(8)]
+    assert pm._CS_BUSY == [0]

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from companion import season as season_mod
+from companion.season import store as season_store
 from companion.errors import IllegalAction
 from companion.players import Identity, player_key
 from companion.season import Season, group_nights, race, settle_up, summarize_match
@@ -181,7 +182,7 @@ def test_a_match_over_is_summarised_once(tmp_path, monkeypatch):
     assert first.night(2)["payments"][0]["amount"] == 9
     calls = []
     real = season_mod.summarize_match
-    monkeypatch.setattr(season_mod, "summarize_match", lambda evs: calls.append(1) or real(evs))
+    monkeypatch.setattr(season_store, "summarize_match", lambda evs: calls.append(1) or real(evs))
     again = Season(Table.open(path).store)
     assert again.night(3)["payments"][0] == {"from": "Bob", "to": "House", "amount": 4}
     assert calls == [1]            # only the match in play is folded
@@ -195,7 +196,7 @@ def test_the_first_view_of_an_old_database_is_built_first_and_a_stopped_build_go
     build(Table.open(path, clock=clock, default_match=None), clock).close()
     calls = []
     real = season_mod.summarize_match
-    monkeypatch.setattr(season_mod, "summarize_match", lambda evs: calls.append(evs[0]["match_id"]) or real(evs))
+    monkeypatch.setattr(season_store, "summarize_match", lambda evs: calls.append(evs[0]["match_id"]) or real(evs))
     s = Season(Table.open(path).store)
     assert not s.ready()                        # five matches over, none summarised: a view would fold them all
 
@@ -354,7 +355,12 @@ def test_the_match_in_play_follows_a_rename_mid_hand_and_undo_takes_it_back(tmp_
     ({"type": "merge", "name": "bob", "into": "BOB"}, "are one player already"),
     ({"type": "merge", "name": "Bob", "into": "Zed"}, "nobody has played as 'Zed'"),
     ({"type": "merge", "name": "Bob", "into": 7}, "merge needs name and into"),
-    ({"type": "undo"}, "'undo' is not a host's event"),
+    ({"type": "undo"}, 'a host\'s event needs a "type": rename, merge, new_evening or settle'),
+    ({"type": ["rename"], "name": "Bob", "to": "Robert"}, 'needs a "type"'),
+    ({"type": {"rename": 1}}, 'needs a "type"'),
+    ({"type": "rename", "name": ["Bob"], "to": "Robert"}, "rename needs name and to"),
+    ({"type": "merge", "name": {"n": "Bob"}, "into": "Ann"}, "merge needs name and into"),
+    ({"type": "settle", "night": [1]}, "settle's night is a night's number"),
 ])
 def test_host_events_that_would_say_something_untrue_are_refused(command, words):
     t, s, _ = host_table()
@@ -499,3 +505,12 @@ def test_history_renames_whole_words_only():
     assert got[1] == recs[1] and recs[0]["player"] == "Ann"              # the stored records are not changed
     # a chain: Ann became Anna, then Anna became Annie
     assert follow_names([{"player": "Ann"}], [("Ann", "Anna"), ("Anna", "Annie")]) == [{"player": "Annie"}]
+
+
+def test_the_settle_up_module_s_own_examples():
+    # settle-up is a small pure module of the season package (issue 37): its examples are checked as written
+    import doctest
+
+    from companion.season import settle
+    result = doctest.testmod(settle)
+    assert result.attempted == 2 and not result.failed       # the module's and settle_up's

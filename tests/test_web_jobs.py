@@ -20,11 +20,13 @@ DEAL = {"cards": "5H,5S,6D,JC,4C,KD", "dealer": "1", "pegging": "0"}     # by th
 def app(tmp_path, monkeypatch):
     # a kind that only burns the CPU in the worker process, standing for a long answer (nothing else is long on
     # demand); the two others are the app's own
-    monkeypatch.setitem(jobs_mod.KINDS, "spin", (None, lambda jobs, args, owner: jobs.start_process(
-        "spin", owner, ("web.jobworker", "spin", {"seconds": 60}, [("spinning", {})]))))
     table = Table.memory()
     table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"], "first_dealer": "Bob"})
     app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
+    kinds = app.extensions["landsend.job_kinds"]
+    for kind, seconds in (("spin", 60), ("blink", 0.1)):
+        kinds[kind] = (None, lambda jobs, args, owner, kind=kind, seconds=seconds: jobs.start_process(
+            kind, owner, ("web.jobworker", "spin", {"seconds": seconds}, [("spinning", {})])))
     yield app
     jobs = app.extensions.get("landsend.jobs")
     if jobs is not None:
@@ -32,9 +34,15 @@ def app(tmp_path, monkeypatch):
     table.close()
 
 
-def phone(app):
+def phone(app, *, joined=True):
+    """A phone: the first joined one claims the table (the host), the others join with its code."""
     c = app.test_client()
     c.hdrs = {"X-CSRF-Token": c.get("/api/session").get_json()["csrf"], "Origin": "http://localhost"}
+    if joined:
+        access = app.hub.access
+        r = (c.post("/api/join", json={"code": access.join_code}, headers=c.hdrs) if access.host
+             else c.post("/api/claim", json={}, headers=c.hdrs))
+        assert r.status_code == 200, r.get_json()
     return c
 
 
@@ -114,7 +122,6 @@ def test_a_worker_grown_past_its_memory_limit_retires_after_its_answer_and_a_fre
 
 def test_the_press_path_answers_while_a_long_job_runs_and_cancel_stops_the_work(app):
     c = phone(app)
-    assert c.post("/api/claim", json={}, headers=c.hdrs).status_code == 200
     job = start(c, "spin").get_json()
     jobs = app.extensions["landsend.jobs"]
     while c.get(job["url"]).get_json()["progress"]["what"] != "spinning":
@@ -148,11 +155,18 @@ def test_jobs_are_the_phone_s_own_bounded_replaced_and_dropped_when_abandoned(ap
     two = start(a, "spin").get_json()
     assert a.get(one["url"]).get_json()["state"] == "cancelled"
     three = start(b, "spin").get_json()
-    # two run at most: a third is refused for now, and nothing starts
-    r = start(b, "advise", DEAL)
-    assert r.status_code == 503 and r.headers["Retry-After"] == "1"
+    # two run at most: a third waits its turn (running, not started), and is cancelled like any job
     jobs = app.extensions["landsend.jobs"]
-    assert {j.id for j in jobs.running()} == {two["id"], three["id"]}
+    waits = start(b, "advise", DEAL).get_json()
+    assert waits["state"] == "running" and waits["progress"]["what"] == "waiting for its turn"
+    assert {j.id for j in jobs.running() if not j.waiting} == {two["id"], three["id"]}
+    assert b.delete(waits["url"], json={}, headers=b.hdrs).get_json()["state"] == "cancelled"
+    # and when as many wait as may, the next is refused for now, and nothing starts
+    jobs.max_waiting = 1
+    assert start(b, "lead", {"cards": "5H,9C,5S,4H", "game": "lands-end", "seat": "1"}).status_code == 202
+    r = start(a, "advise", DEAL)
+    assert r.status_code == 503 and r.headers["Retry-After"] == "1" and "1 wait already" in r.get_json()["error"]
+    assert len(jobs.running()) == 3
     # a job nobody asks about is cancelled (the phone went away): here after 0.3 s
     jobs.abandoned = 0.3
     for j in jobs.running():
@@ -161,8 +175,77 @@ def test_jobs_are_the_phone_s_own_bounded_replaced_and_dropped_when_abandoned(ap
     assert len(jobs.workers()) <= 2
 
 
+def test_a_visitor_may_not_start_a_job_and_keeps_the_plain_get_route(app):
+    v = phone(app, joined=False)
+    r = start(v, "advise", DEAL)
+    assert r.status_code == 403 and "has not joined" in r.get_json()["error"]
+    assert app.extensions.get("landsend.jobs") is None                  # nothing was started, no pool made
+    got = v.get("/api/advise?cards=5H,5S,6D,JC,4C,KD&dealer=1&pegging=0")
+    assert got.status_code == 200 and got.get_json()["discards"]
+
+
+def test_thirty_phones_looping_on_jobs_leave_a_joined_phone_s_advice_answered(app):
+    """Issue 37: 30 phones looping on jobs kept both slots busy, and a player's own advice got 503. Now a phone's
+    job waits its turn, and a free slot goes to the phone served longest ago: 30 joined phones each start a
+    0.1 s job again as soon as the last is done, for as long as the test runs, and Ann's advice, asked twice
+    in the middle of it, is answered (exactly as its route answers) each time after at most a few of their jobs.
+    30 visitors doing the same get 403 and hold nothing."""
+    ann = phone(app)
+    loopers = [phone(app) for _ in range(30)]
+    visitors = [phone(app, joined=False) for _ in range(30)]
+    stop, served, refused, errors = threading.Event(), [], [], []
+
+    def loop(c, joined):
+        try:
+            while not stop.is_set():
+                r = start(c, "blink")
+                if not joined:
+                    refused.append(r.status_code)
+                    time.sleep(0.05)
+                    continue
+                if r.status_code == 503:
+                    time.sleep(0.05)
+                    continue
+                assert r.status_code == 202, r.get_json()
+                job = r.get_json()
+                while job["state"] == "running" and not stop.is_set():
+                    time.sleep(0.02)
+                    job = c.get(job["url"]).get_json()
+                served.append(job["state"])
+        except Exception as exc:    # noqa: BLE001 - said by the test's last assert
+            errors.append(exc)
+    threads = [threading.Thread(target=loop, args=(c, True)) for c in loopers]
+    threads += [threading.Thread(target=loop, args=(c, False)) for c in visitors]
+    for t in threads:
+        t.start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(served) < 32 and time.monotonic() < deadline:     # each looper served once: the loops go round
+            time.sleep(0.05)
+        jobs = app.extensions["landsend.jobs"]
+        assert len(jobs.running()) > jobs.limit                         # and a line waits behind the slots
+        want = ann.get("/api/advise?cards=5H,5S,6D,JC,4C,KD&dealer=1&pegging=0").get_json()
+        waited = []
+        for _ in range(2):
+            before = len(served)
+            r = start(ann, "advise", DEAL)
+            assert r.status_code == 202
+            job = follow(ann, r.get_json())
+            assert job["state"] == "done" and job["result"] == want
+            waited.append(len(served) - before)
+        # the first time she waits for the jobs running (she was never served: first in line); the second, at
+        # most a round of the others (each of them is served once before she is again)
+        assert waited[0] <= 2 * jobs.limit and waited[1] <= len(loopers) + 2 * jobs.limit, waited
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(30)
+    assert not errors and served.count("done") >= 10
+    assert refused and set(refused) == {403}
+
+
 @pytest.mark.parametrize("body,status,words", [
-    ({"kind": "nosuch"}, 400, "kind must be one of advise, lead, review, season"),
+    ({"kind": "nosuch"}, 400, "kind must be one of advise, blink, lead, review, season, spin"),
     ({"kind": 7}, 400, "kind must be one of"),
     ({}, 400, "kind must be one of"),
     ({"kind": "advise", "args": "cards=5H"}, 400, "args must be an object of query parameters"),
@@ -191,6 +274,7 @@ def test_job_ids_that_are_malformed_or_unknown(app):
 
 def test_a_season_build_cancelled_stops_at_its_next_match_and_the_next_goes_on(tmp_path, monkeypatch):
     from companion import season as season_mod
+    from companion.season import store as season_store
     from season_db import build
     table = build()
     app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
@@ -203,7 +287,7 @@ def test_a_season_build_cancelled_stops_at_its_next_match_and_the_next_goes_on(t
         assert go.wait(10)
         folded.append(evs[0]["match_id"])
         return real(evs)
-    monkeypatch.setattr(season_mod, "summarize_match", slow)
+    monkeypatch.setattr(season_store, "summarize_match", slow)
     season = app.extensions.get("landsend.season")
     job = c.get("/api/season").get_json()
     assert folding.wait(10)
@@ -222,3 +306,46 @@ def test_a_season_build_cancelled_stops_at_its_next_match_and_the_next_goes_on(t
     assert c.get("/api/season").status_code == 200 and jobs.running() == []
     app.extensions["landsend.jobs"].close()
     table.close()
+
+
+PARENT = """
+import sys, time
+from web.jobpool import Worker
+from web.jobworker import read_frame, write_frame
+w = Worker()
+write_frame(w.proc.stdin, ("web.jobworker", "spin", {"seconds": 1.0}, [("spinning", {}), ("again", {})]))
+assert read_frame(w.proc.stdout)[0] == "progress"          # mid-call: the worker spins now
+print(w.proc.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_an_orphaned_worker_exits_quietly_when_the_daemon_is_killed_mid_job(tmp_path):
+    """Issue 37: the daemon SIGKILLed while its worker computed left two BrokenPipeError tracebacks in the log
+    (the worker's stderr is the daemon's). The worker now exits at its next frame, 0, and says nothing."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    log = tmp_path / "daemon.log"
+    with open(log, "wb") as err:
+        daemon = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, stderr=err, cwd=root,
+                                  env=dict(os.environ, PYTHONPATH=str(root), LANDSEND_WARM_UP="0"))
+    pid = int(daemon.stdout.readline())
+    daemon.send_signal(signal.SIGKILL)
+    daemon.wait(10)
+
+    def alive(p):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+    assert alive(pid)                              # still spinning: the daemon died mid-call
+    deadline = time.monotonic() + 30
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)                          # it noticed at its next frame and exited
+    said = log.read_text()
+    assert "Traceback" not in said and "BrokenPipeError" not in said and "Exception ignored" not in said, said

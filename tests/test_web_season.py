@@ -10,6 +10,7 @@ import pytest
 
 from season_db import build
 from web import create_app
+from web.season import HOST_ONLY
 
 
 def built(client, url: str = "/api/night"):
@@ -39,6 +40,7 @@ def client(tmp_path_factory):
 def test_the_first_view_builds_the_season_as_a_job_with_progress(tmp_path, monkeypatch):
     import threading
     from companion import season as season_mod
+    from companion.season import store as season_store
     table = build()
     app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=table)
     host, other = app.test_client(), app.test_client()
@@ -51,7 +53,7 @@ def test_the_first_view_builds_the_season_as_a_job_with_progress(tmp_path, monke
         folding.set()
         assert go.wait(10)
         return real(evs)
-    monkeypatch.setattr(season_mod, "summarize_match", slow)
+    monkeypatch.setattr(season_store, "summarize_match", slow)
     # five matches are over and none is summarised: every view (any phone's) answers 202 with the one build
     first = host.get("/api/season")
     assert first.status_code == 202 and first.headers["Location"] == first.get_json()["url"]
@@ -167,16 +169,23 @@ def test_host_events_through_the_page(tmp_path):
     before = len(table.history())
     r = other.post("/api/season/event", json={"type": "settle"}, headers=headers(other))
     assert r.status_code == 403 and len(table.history()) == before
-    # nor around the checks, through the table's command route: not even the host (a joined phone is refused too)
+    # nor through the table's command route, where a joined phone that is not the host is refused too
     code = host.get("/api/session").get_json().get("join_code")
-    if code:
-        other.post("/api/join", json={"code": code}, headers=headers(other))
-    for c, hd in ((host, hh), (other, headers(other))):
-        for cmd in ({"type": "settle"}, {"type": "new_evening"}, {"type": "rename", "name": "Zed", "to": "Zack"},
-                    {"type": "merge", "name": "Dee", "into": "Ann"}):
-            r = c.post("/api/command", json=cmd, headers=hd)
-            assert r.status_code == 403 and "/api/season/event" in r.get_json()["error"], (cmd, r.get_json())
-    assert len(table.history()) == before
+    assert other.post("/api/join", json={"code": code}, headers=headers(other)).status_code == 200
+    for cmd in ({"type": "settle"}, {"type": "new_evening"}, {"type": "rename", "name": "Zed", "to": "Zack"},
+                {"type": "merge", "name": "Dee", "into": "Ann"}):
+        r = other.post("/api/command", json=cmd, headers=headers(other))
+        assert r.status_code == 403 and r.get_json()["error"] == HOST_ONLY, (cmd, r.get_json())
+    # the host's go through it like any command, judged by the table against every game kept (issue 37)
+    r = host.post("/api/command", json={"type": "merge", "name": "Dee", "into": "Zed"}, headers=hh)
+    assert (r.status_code, r.get_json()["error"]) == (400, "nobody has played as 'Zed' at this table")
+    r = host.post("/api/command", json={"type": "new_evening", "if_seq": table.snapshot()["seq"]}, headers=hh)
+    assert r.status_code == 200 and r.get_json()["event"]["text"] == "a new evening begins"
+    r = host.post("/api/command", json={"type": "new_evening"}, headers=hh)
+    assert (r.status_code, r.get_json()["error"]) == (400, "a new evening has begun already: no game has ended since")
+    assert host.post("/api/command", json={"type": "undo"}, headers=hh).status_code == 200
+    assert len(table.history()) == before + 2
+    before += 2
     r = host.post("/api/season/event", json={"type": "rename", "name": "Zed", "to": "Zack"}, headers=hh)
     assert (r.status_code, r.get_json()) == (400, {"error": "nobody has played as 'Zed' at this table"})
     assert len(table.history()) == before
@@ -222,6 +231,12 @@ def test_a_rename_renames_the_match_in_play_and_its_phone_s_seat_and_its_undo_gi
     assert host.post("/api/command", json={"type": "undo"}, headers=hh).status_code == 200
     assert table.snapshot()["players"] == ["Ann", "Bob"]
     assert host.get("/api/session").get_json()["seat"] == "Bob"      # not lost: Bob's phone without a new pick
+    # the board's undo button (straight to the table, no route) and a rename through /api/command: the seat
+    # follows both, since it follows the names the stored events fold to (web.seats.follow_names)
+    r = host.post("/api/command", json={"type": "rename", "name": "Bob", "to": "Bobby"}, headers=hh)
+    assert r.status_code == 200 and host.get("/api/session").get_json()["seat"] == "Bobby"
+    table.submit({"type": "undo"})
+    assert host.get("/api/session").get_json()["seat"] == "Bob"
     # an undo of anything else moves no seat
     r = host.post("/api/season/event", json={"type": "new_evening"}, headers=hh)
     assert r.status_code == 200, r.get_json()

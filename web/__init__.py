@@ -151,6 +151,7 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.extensions["landsend.wifi"] = wifi
 
     from . import advice, api, guard, jobs, pages, query, season
+    from .jobkinds import job_kinds
     from . import settings as board_settings   # the board's settings routes (not the settings argument)
     from . import wifi as wifi_views
     from .portal import PortalAnswers
@@ -166,6 +167,8 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.register_blueprint(advice.bp)
     app.register_blueprint(season.bp)
     app.register_blueprint(jobs.bp)
+    app.extensions["landsend.job_kinds"] = job_kinds()     # what POST /api/jobs starts (web.jobkinds)
+    season.judge_host_events(app)                           # the table judges the host's events by the season
     app.register_blueprint(wifi_views.bp)
     from . import backup, clock
     app.register_blueprint(backup.bp)

@@ -4,7 +4,7 @@ All three are GET requests that change nothing. Refusals are 400 (403 for live
 advice the table does not allow) with ``{"error": "<one sentence>"}``; see
 ``docs/api.md`` and ``docs/advice.md``. Each can also be started as a job
 (``POST /api/jobs {"kind": "advise" | "lead" | "review", "args": {<the same
-query>}}``, :mod:`web.jobs`): the page does, so a long answer runs in the job
+query>}}``, :mod:`web.jobs`; a joined phone's): the page does, so a long answer runs in the job
 worker, off the phones' threads and the table's lock, says how far it is and
 can be cancelled. The GET routes answer in the request (for scripts and the
 console's users), at most :data:`AT_ONCE` at a time.
@@ -20,7 +20,6 @@ from companion import RulesError, get_ruleset
 from companion.errors import NotAllowed
 
 from .guard import hub, parse_json
-from .jobs import KINDS
 
 # The advice modules are imported by the first request that asks for advice, not at start-up: the board
 # answers its phones sooner (issue 25), and nothing else needs them.
@@ -133,14 +132,12 @@ PLANS = {"advise": ("advice.get_advise", plan_advise), "lead": ("advice.get_lead
 """Each job kind of advice: the GET endpoint whose query it takes, and its plan."""
 
 
-def _starter(kind: str, plan):
+def starter(kind: str, plan):
+    """Return the starter of the job ``kind`` (:mod:`web.jobkinds`): the plan reads the table in the request,
+    the worker process computes."""
     def start(jobs, args, owner):
-        return jobs.start_process(kind, owner, plan(args))     # the plan reads the table; the worker computes
+        return jobs.start_process(kind, owner, plan(args))
     return start
-
-
-for _kind, (_endpoint, _plan) in PLANS.items():
-    KINDS[_kind] = (_endpoint, _starter(_kind, _plan))
 
 
 def _answer_here(plan, refused=_advice_refused):

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from companion.errors import StoreError
 
 from .live import Broadcaster, StreamSlots
-from .seats import Seats
+from .seats import Seats, follow_names
 from .security import Access, JoinLimiter
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,7 @@ class Hub:
         self._store_fault: str | None = None
         self._fault_lock = threading.Lock()
         self._unsubscribe: Callable[[], None] | None = table.subscribe(self._on_state)
+        self._unfollow: Callable[[], None] | None = follow_names(table, self.seats)   # seats follow renames
         access.on_change(self._on_access)
         self.broadcaster.publish("state", table.snapshot())
         self._clock = clock
@@ -239,8 +240,9 @@ class Hub:
         if self._unwatch is not None:
             self._unwatch()
             self._unwatch = None
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        for off in (self._unsubscribe, self._unfollow):
+            if off is not None:
+                off()
+        self._unsubscribe = self._unfollow = None
         if self.owns_table:
             self.table.close()

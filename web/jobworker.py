@@ -10,7 +10,9 @@ full one), each said as progress; the answer is the last one's, as the route's J
 (``to_dict()`` where the value has one). A rules refusal is ``failed`` with 400 (403
 for advice the table does not allow), as the route would answer it.
 
-The process is killed to cancel a call: nothing in it needs to stop cleanly.
+The process is killed to cancel a call: nothing in it needs to stop cleanly. When the daemon itself goes
+(killed mid-call: its end of the pipes closed), the worker exits quietly, 0, at its next frame: there is
+nobody to answer and nothing to say (no ``BrokenPipeError`` traceback in the log).
 
 While it waits for a call, a fresh worker warms the two-hand pegging advice's caches
 (:func:`warm_steps`: a few seeded rankings of every two-hand game, ``LANDSEND_WARM_UP``
@@ -180,6 +182,17 @@ def answer(value):
 
 
 def main() -> int:
+    """Answer calls until stdin ends; exit quietly (0, nothing on stderr) when the daemon is gone mid-call."""
+    try:
+        return serve()
+    except BrokenPipeError:
+        # the daemon went away (SIGKILLed mid-call): nobody reads our answers. os._exit, not a return: the
+        # interpreter's exit would flush the unwritten frame into the closed pipe and print that failure too
+        sys.stderr.flush()
+        os._exit(0)
+
+
+def serve() -> int:
     if hasattr(os, "nice"):
         os.nice(10)                             # the phones' presses go first on the board's cores
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
@@ -211,6 +224,8 @@ def main() -> int:
             write_frame(out, ("done", answer(result), retire))
             if retire:
                 return 0
+        except BrokenPipeError:
+            raise                   # the daemon is gone: main() exits quietly
         except RulesError as exc:
             write_frame(out, ("failed", 403 if isinstance(exc, NotAllowed) else 400, str(exc)))
         except Exception as exc:    # noqa: BLE001 - said to the job; the worker takes the next call

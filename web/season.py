@@ -21,7 +21,8 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 from companion.errors import RulesError
 
 from .guard import hub, json_body, role
-from .jobs import KINDS, Busy, accepted, jobs
+from .jobpool import Busy
+from .jobs import accepted, jobs
 
 if TYPE_CHECKING:       # companion.season (with fractions) loads at the first season view, not before the
     from companion.season import Season     # board's first answer (issue 25's start-up: 1.3 ms)
@@ -59,10 +60,8 @@ def start_build(jobs_, args=None, owner=None):
         lambda done, of, what: step(job, done, of, what), _lock)})
 
 
-KINDS["season"] = (None, start_build)
 
-
-def _building(status: int = 202):
+def building(status: int = 202):
     """None when the season's views cost little now; else the answer that its build (started if need be) is
     under way: 202 with the job (a view), or ``status`` with ``error`` and ``job`` (the host's event)."""
     with _lock:
@@ -90,7 +89,7 @@ def not_yet(fn=None, *, status: int = 202):
     def wrap(fn):
         @functools.wraps(fn)
         def view(*a, **kw):
-            return _building(status) or fn(*a, **kw)
+            return building(status) or fn(*a, **kw)
         return view
     return wrap(fn) if fn is not None else wrap
 
@@ -177,31 +176,43 @@ def get_games():
         return jsonify(seasons().games(offset=offset, limit=limit))
 
 
+HOST_ONLY = "only the host may rename or merge players, start a new evening or settle the night"
+
+
+def judge_host_events(app) -> None:
+    """Let ``app``'s table judge the host's events against every game kept: its verify context's ``host_check``
+    is the season's :meth:`~companion.season.Season.check` (under this module's lock), so a rename, merge,
+    new evening or settle is judged by the table however it comes (``POST /api/command``, the alias below)."""
+    table = app.hub.table
+    if not hasattr(getattr(table, "store", None), "summaries"):
+        return                          # a table that keeps no games: their form alone is checked
+
+    def check(event: dict) -> None:
+        with app.app_context(), _lock:
+            seasons().check(event)
+    table.host_check = check
+
+
 @bp.post("/season/event")
 @not_yet(status=503)
 def post_event():
     """The host's event about people or nights (``{"type": "rename", "name", "to"}``, ``{"type": "merge", "name",
-    "into"}``, ``{"type": "new_evening"}``, ``{"type": "settle"}``), stored in the match in play (History shows
-    it, undo takes it back): 403 for anyone but the host, 400 with the reason when it would say something
-    untrue of the games kept (nothing changes). Returns ``{"event", "seq", "night"}``."""
+    "into"}``, ``{"type": "new_evening"}``, ``{"type": "settle"}``): an alias of ``POST /api/command`` for these
+    kinds that also answers the night. Stored in the match in play (History shows it, undo takes it back): 403
+    for anyone but the host, 400 with the reason when a field is not of its type or it would say something
+    untrue of the games kept (the table judges it: nothing changes). Returns ``{"event", "seq", "night"}``."""
+    from companion.host import verify_host
     if role() != "host":
-        abort(403, "only the host may rename or merge players, start a new evening or settle the night")
+        abort(403, HOST_ONLY)
     body = json_body()
     command = {k: body[k] for k in ("type", "name", "to", "into", "night") if k in body}
-    h = hub()
     try:
-        with _lock:
-            seasons().check(command)
-            players = h.table.snapshot().get("players") or []
-            ev = h.table.submit(command)
-            night = seasons().night(ev.get("night"))
-        if ev["type"] in ("rename", "merge"):         # the seats of the match in play follow the name
-            new = ev["to"] if ev["type"] == "rename" else ev["into"]
-            for p in players:
-                if " ".join(p.split()).casefold() == " ".join(ev["name"].split()).casefold():
-                    h.seats.rename(p, new)
+        verify_host(command)            # its form, with the host's words, before the table reads it
+        ev = hub().table.submit(command)
     except RulesError as exc:
         resp = jsonify({"error": str(exc)})
         resp.status_code = 400
         return resp
+    with _lock:
+        night = seasons().night(ev.get("night"))
     return jsonify({"event": ev, "seq": ev["seq"], "night": night})

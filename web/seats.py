@@ -132,3 +132,29 @@ class Seats:
         """Free every seat (the table was released; ``epoch``: the new access epoch)."""
         with self._lock:
             self._change("the freed seats", {}, False, epoch)
+
+
+def follow_names(table: Any, seats: Seats):
+    """Subscribe the seats to ``table``: when the players of the match in play change names (the host's rename or
+    merge, or an undo of either, from a phone, the board's undo button or a replay alike), the phones seated
+    as the old name are seated as the new one, without picking their seat anew. Returns the unsubscribe.
+
+    It reads the states the stored events fold to: the same match, the same seats, a name changed in place.
+    Subscribers are called outside the table's lock, so two states may come out of order: an older one than
+    the last seen is passed over (the next compares with the newest)."""
+    snap = table.snapshot()
+    last = {"seq": snap.get("seq", -1), "match": snap.get("match_id"), "players": list(snap.get("players") or [])}
+    lock = threading.Lock()
+
+    def on_state(snapshot: dict) -> None:
+        with lock:
+            if snapshot.get("seq", -1) <= last["seq"]:
+                return
+            match, players = snapshot.get("match_id"), list(snapshot.get("players") or [])
+            if match == last["match"] and len(players) == len(last["players"]):
+                for old, new in zip(last["players"], players):
+                    if old != new:
+                        seats.rename(old, new)
+            last.update(seq=snapshot.get("seq", -1), match=match, players=players)
+    return table.subscribe(on_state)
+

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import PROG, Streams, Subcommand, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens
+from ..console import (PROG, Streams, Subcommand, UsageError, add_game_args, answer_lines, card_list, card_tokens,
+                       house_options, ruleset_from, to_json)
 from ..errors import RulesError
 from .discard import advise
 
@@ -20,7 +21,7 @@ FIELDS = {"cards", "game", "options", "dealer", "seat", "pocket_owner", "scores"
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
-    _add_game(p, "lands-end")
+    add_game_args(p, "lands-end")
     p.add_argument("cards", nargs="*", metavar="CARD", help="the dealt cards (6 in two-hand games, 5 otherwise)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--dealer", action="store_true", default=None, help="you deal (two-hand games)")
@@ -53,13 +54,13 @@ def _owner(text: "str | None") -> Any:
 def _request(req: dict) -> dict:
     if "cards" not in req:
         raise RulesError('a request needs "cards" (the dealt cards)')
-    rules = _rules(req.get("game", "lands-end"), req.get("options"))
+    rules = ruleset_from(req.get("game", "lands-end"), req.get("options"))
     pd = req.get("pocket_distribution", False)
     peg = req.get("pegging", True)
     for name, v in (("pocket_distribution", pd), ("pegging", peg)):
         if not isinstance(v, bool):
             raise RulesError(f"{name} is true or false, not {v!r}")
-    return advise(_card_list(req["cards"], "cards"), game=rules, dealer=req.get("dealer"), seat=req.get("seat"),
+    return advise(card_list(req["cards"], "cards"), game=rules, dealer=req.get("dealer"), seat=req.get("seat"),
                   pocket_owner=req.get("pocket_owner"), scores=req.get("scores"),
                   pocket_distribution=pd, pegging=peg).to_dict()
 
@@ -69,14 +70,14 @@ def _run(args: argparse.Namespace, io: Streams) -> int:
         if args.cards or args.option or args.json or args.dealer is not None or args.seat is not None \
                 or args.owner or args.scores or not args.pegging:
             raise UsageError(f"{PROG} advise --jsonl reads everything from stdin; give no cards or other options")
-        return _jsonl(io, _request, FIELDS)
+        return answer_lines(io, _request, FIELDS)
     if not args.cards:
         raise UsageError(f"{PROG} advise: give the dealt cards, e.g. {PROG} advise 5H 5S 6D JC 4C KD --dealer")
-    rules = _rules(args.game, _options(args.option))
-    a = advise(_tokens(args.cards), game=rules, dealer=args.dealer, seat=args.seat, pocket_owner=_owner(args.owner),
+    rules = ruleset_from(args.game, house_options(args.option))
+    a = advise(card_tokens(args.cards), game=rules, dealer=args.dealer, seat=args.seat, pocket_owner=_owner(args.owner),
                scores=args.scores, pocket_distribution=args.pocket_distribution, pegging=args.pegging)
     if args.json:
-        io.stdout.write(_dump(a.to_dict()) + "\n")
+        io.stdout.write(to_json(a.to_dict()) + "\n")
         return 0
     s = a.seating
     where = "you deal" if s.seat == 0 else f"seat {s.seat} from the dealer"

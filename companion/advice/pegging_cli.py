@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import PROG, Streams, Subcommand, UsageError, _add_game, _card_list, _dump, _jsonl, _options, _rules, _tokens
+from ..console import (PROG, Streams, Subcommand, UsageError, add_game_args, answer_lines, card_list, card_tokens,
+                       house_options, ruleset_from, to_json)
 from ..errors import RulesError
 from .pegging import PegAdvice
 from .pegging_multi import MultiAdvice, rank_plays
@@ -20,7 +21,7 @@ _REPLY = (("fifteen", "15"), ("pair", "pair"), ("run", "run"), ("thirty-one", "3
 
 
 def _configure(p: argparse.ArgumentParser, *, lead: bool) -> None:
-    _add_game(p, "lands-end")
+    add_game_args(p, "lands-end")
     if lead:
         p.add_argument("cards", nargs="*", metavar="CARD", help="the cards you hold for the matching phase")
     else:
@@ -47,7 +48,7 @@ def _configure(p: argparse.ArgumentParser, *, lead: bool) -> None:
 def _request(req: dict) -> dict:
     if "hand" not in req:
         raise RulesError('a request needs "hand" (the cards you still hold)')
-    rules = _rules(req.get("game", "lands-end"), req.get("options"))
+    rules = ruleset_from(req.get("game", "lands-end"), req.get("options"))
     dealer = req.get("dealer", False)
     if not isinstance(dealer, bool):
         raise RulesError(f"dealer is true or false, not {dealer!r}")
@@ -64,8 +65,8 @@ def _request(req: dict) -> dict:
     turnup = req.get("turnup")
     if turnup is not None and not isinstance(turnup, str):
         raise RulesError(f"turnup is one card, not {turnup!r}")
-    return rank_plays(_card_list(req["hand"], "hand"), game=rules, played=played, dealer=dealer, turnup=turnup,
-                      seen=_card_list(req.get("seen") or [], "seen"), seat=seat).to_dict()
+    return rank_plays(card_list(req["hand"], "hand"), game=rules, played=played, dealer=dealer, turnup=turnup,
+                      seen=card_list(req.get("seen") or [], "seen"), seat=seat).to_dict()
 
 
 def _pct(x) -> str:
@@ -111,8 +112,8 @@ def _run(args: argparse.Namespace, io: Streams, *, lead: bool) -> int:
                 or args.seat is not None \
                 or not lead and (args.hand or args.played):
             raise UsageError(f"{PROG} {name} --jsonl reads everything from stdin; give no cards or other options")
-        return _jsonl(io, _request, FIELDS)
-    cards = _tokens(args.cards)
+        return answer_lines(io, _request, FIELDS)
+    cards = card_tokens(args.cards)
     if not lead and args.hand:
         if cards:
             raise UsageError(f"{PROG} {name}: give your cards once, as --hand or as arguments")
@@ -120,7 +121,7 @@ def _run(args: argparse.Namespace, io: Streams, *, lead: bool) -> int:
     if not cards:
         example = "5H 9C JD KS --turnup 2D --pone" if lead else "--hand 9C,JD,KS --played 10S,5H --dealer"
         raise UsageError(f"{PROG} {name}: give your cards, e.g. {PROG} {name} {example}")
-    rules = _rules(args.game, _options(args.option))
+    rules = ruleset_from(args.game, house_options(args.option))
     dealer = bool(args.dealer)
     if args.seat is not None and rules.players == 2:
         raise UsageError(f"{PROG} {name}: --seat is for three- and four-hand games; say --dealer or --pone")
@@ -137,7 +138,7 @@ def _run(args: argparse.Namespace, io: Streams, *, lead: bool) -> int:
     a = rank_plays(cards, game=rules, played=played, dealer=dealer, turnup=args.turnup, seen=args.seen or (),
                    seat=seat)
     if args.json:
-        io.stdout.write(_dump(a.to_dict()) + "\n")
+        io.stdout.write(to_json(a.to_dict()) + "\n")
         return 0
     hand = " ".join(map(str, a.hand))
     if not a.played:

@@ -33,7 +33,9 @@ The model is :mod:`companion.advice.pegging`'s, played by three or four players
 
 from __future__ import annotations
 
+import functools
 import random
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -318,31 +320,72 @@ _CS_DN: list = []           # the same, worth -1
 _CC = [[comb(m, h) for m in range(53)] for h in range(14)]     # _CC[h][m] = C(m, h)
 
 
+# The tables are shared by the threads that advise at once (the web app's GET routes answer in their request
+# threads, two at a time): a new state is added under _CS_LOCK, its rows first and its id last, so a thread that
+# finds an id finds its rows; and they start again only when no call holds ids into them (_CS_BUSY).
+_CS_LOCK = threading.Lock()
+_CS_BUSY = [0]              # the calls (rank_plays_multi, pegging_values_multi) running now
+
+
 def _cs(count: int, seq: tuple) -> int:
     """The id of the count state (count, tail), the tail trimmed (:func:`companion.advice.pegging.trim`: counts
     that trim alike score every card to come alike, so they share a state); a new one is added to the tables."""
     seq = trim(count, seq)
     i = _CS_ID.get((count, seq))
     if i is None:
-        i = _CS_ID[count, seq] = len(_CS_AT)
-        _CS_AT.append((count, seq))
-        _CS_PTS.append(reply_points(count, seq))
-        _CS_NEXT.append([None] * 14)
-        _CS_UP.append([None] * 14)
-        _CS_DN.append([None] * 14)
+        with _CS_LOCK:
+            i = _cs_add(count, seq)
     return i
 
 
-def _cs_reset() -> None:
-    """Forget the tables (between calls only: ids held by a running play-out would change meaning)."""
-    _CS_ID.clear()
-    del _CS_AT[:], _CS_PTS[:], _CS_NEXT[:], _CS_UP[:], _CS_DN[:]
-    _cs(0, ())                          # id 0: a new count
+def _cs_add(count: int, seq: tuple) -> int:
+    """The id of the trimmed state (count, seq), added when new (under :data:`_CS_LOCK`): its rows first, its id
+    last, so a thread that finds the id finds its rows."""
+    i = _CS_ID.get((count, seq))
+    if i is None:
+        pts = reply_points(count, seq)
+        i = len(_CS_AT)
+        _CS_AT.append((count, seq))
+        _CS_PTS.append(pts)
+        _CS_NEXT.append([None] * 14)
+        _CS_UP.append([None] * 14)
+        _CS_DN.append([None] * 14)
+        _CS_ID[count, seq] = i
+    return i
+
+
+def _cs_reset(*, alone: bool = False) -> None:
+    """Forget the tables (between calls only: ids held by a running play-out would change meaning; ``alone``:
+    only when the one call running is the caller's)."""
+    with _CS_LOCK:
+        if alone and _CS_BUSY[0] != 1:
+            return
+        _CS_ID.clear()
+        del _CS_AT[:], _CS_PTS[:], _CS_NEXT[:], _CS_UP[:], _CS_DN[:]
+        _cs_add(0, ())                  # id 0: a new count
 
 
 _cs_reset()
 #: More count states than this and the tables start again (checked between calls).
 _CS_MAX = 100_000
+
+
+def _holding_tables(fn):
+    """Run ``fn`` as one call that holds ids into the tables: they start again (past :data:`_CS_MAX`) before it
+    only when no other thread's call is running."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with _CS_LOCK:
+            _CS_BUSY[0] += 1
+            over = len(_CS_AT) > _CS_MAX
+        try:
+            if over:
+                _cs_reset(alone=True)
+            return fn(*args, **kwargs)
+        finally:
+            with _CS_LOCK:
+                _CS_BUSY[0] -= 1
+    return call
 
 
 def _cs_next(cs: int, r: int) -> tuple:
@@ -762,6 +805,7 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
 
 
 @paused_collector
+@_holding_tables
 def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end-3",
                      options: "Mapping[str, Any] | None" = None, played: "Iterable[str | Card | None] | str" = (),
                      seat: int = 1, turnup: "str | Card | None" = None, seen: "Iterable[str | Card] | str" = (),
@@ -775,8 +819,6 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
     """
     rules = _rules(game, options)
     g = multi_game(rules, seat)
-    if len(_CS_AT) > _CS_MAX:
-        _cs_reset()
     mine, toks, known = position_cards(hand, played, turnup, seen)
     st, above, by = replay(g, mine, toks)
     if st.over:
@@ -845,6 +887,7 @@ DISCARD_ASSUMPTION = ("three- and four-hand: each kept hand's matching phase is 
 
 
 @paused_collector
+@_holding_tables
 def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt: Sequence[Card],
                          samples: "int | None" = None) -> tuple[tuple[Fraction, Fraction], Fraction, float]:
     """Return ``((points to your side, to the other sides), net, standard error of the net)`` of a whole
@@ -852,8 +895,6 @@ def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt:
     seeded sample of deals of the cards you were not dealt (the same sample for every ``keep`` of one deal,
     so discards compare on the same deals), every player on the policy from the first lead."""
     g = multi_game(rules, seat)
-    if len(_CS_AT) > _CS_MAX:
-        _cs_reset()
     dset = set(dealt)
     unseen = [c for c in DECK if c not in dset]
     need = [0 if i == g.you else rules.held for i in range(g.n)]

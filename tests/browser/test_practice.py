@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.advice.discard import advise
-from conftest import phone_at, shot, until
+from conftest import claim, phone_at, shot, until
 
 
 def signed(x) -> str:
@@ -26,6 +26,7 @@ def pick(page, cards):
 
 def test_practice_ranks_every_discard_with_its_chart(server, phones):
     page = phones(server.url)
+    claim(page)                   # a joined phone: its long answers are jobs (a visitor's are the GET routes)
     page.click("[data-tab=count]")
     page.click("[data-pr-mode=practice]")
     expect(page.locator("#qc-picker")).to_be_hidden()
@@ -188,6 +189,8 @@ def test_review_of_a_shown_hand(server, phones):
     t.submit({"type": "show"})
     t.submit({"type": "pocket", "cards": ["9C", "8C", "7H", "6H"]})
     page = phones(server.url)
+    page.click("#claim")                # a joined phone asks its long answers as jobs (a visitor's page: the GET routes)
+    page.wait_for_selector("#role:text-is('host')")
     asks = []                                    # how the page asks for the review: as jobs only (issue 25 item 4)
     page.on("request", lambda r: asks.append((r.method, r.url.split("/api/")[-1], r.post_data))
             if "/api/review" in r.url or (r.method == "POST" and r.url.endswith("/api/jobs")) else None)

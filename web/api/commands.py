@@ -76,9 +76,14 @@ def command():
     if not isinstance(body.get("type"), str):
         abort(400, "a command needs a \"type\" (new_match, peg, undo, turnup, play, go, show, pocket, place, layout, ...)")
     if body["type"] in HOST_COMMANDS:
-        # renames, merges and nights say something of every game kept: only the host, and only through the
-        # route that first checks them against the season (web/season.py), may store one
-        abort(403, f"{body['type']} is the host's, through POST /api/season/event (checked against the games kept)")
+        # renames, merges and nights say something of every game kept: the host's only; the table judges them
+        # against the season (its verify context's host_check, web.season.judge_host_events)
+        from ..season import HOST_ONLY, building
+        if role() != "host":
+            abort(403, HOST_ONLY)
+        not_yet = building(503)          # the season is being worked out from the games kept: not yet
+        if not_yet is not None:
+            return not_yet
     h = hub()
     if body["type"] in ("play", "go") and body.get("player") is None:
         mine = h.seats.seat_of(ensure_session()["device"], players(h))
@@ -86,7 +91,6 @@ def command():
             body["player"] = mine
             body["by_seat"] = True   # and never a guess (the show's question names only guesses)
     before = h.table.hand_entries() if body["type"] == "amend" else None
-    named = players(h) if body["type"] == "undo" else None
     try:
         ev = h.table.submit(body, client_id=cid)
     except StaleCommand as exc:
@@ -107,8 +111,6 @@ def command():
     device = ensure_session()["device"]
     if not ev.get("duplicate"):
         h.note_entered(ev.get("seq"), phone_name(h), device)
-        if named is not None:
-            _seats_follow_undo(h, named, ev)
         if before is not None:
             _tell_moved(h, before, ev, device)
         if ev.get("type") == "doubt" and ev.get("fix"):
@@ -127,18 +129,6 @@ def _tell_doubted(h, ev: dict, dismisser: str) -> None:
     h.tell(device, {"seq": ev.get("seq"), "by": by, "text": f"Your {_entry_words(entry)} is in doubt: {by} "
                     f"dismissed a fix that would change it ({ev['text']}). The table asks again if that card is "
                     f"entered again, and before the show."})
-
-
-def _seats_follow_undo(h, before: list, ev: dict) -> None:
-    """An undo of the host's rename or merge gives the name back: the phones seated as the new name are
-    that player's again (as the rename moved them, web/season.py), without picking their seat anew."""
-    undone = next((e for e in h.table.history(since=max(0, ev.get("undoes", 0) - 1))
-                   if e.get("seq") == ev.get("undoes")), None)
-    if undone is None or undone.get("type") not in ("rename", "merge"):
-        return
-    for old, new in zip(before, players(h)):
-        if old != new:
-            h.seats.rename(old, new)
 
 
 def _entry_words(e: dict) -> str:

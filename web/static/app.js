@@ -14,6 +14,8 @@ import { fillGames, renderNew, renderStart, init as initNew } from "./newgame.js
 import { renderQuick, init as initQuick } from "./quick.js";
 import { renderMore, keepAwake, init as initMore } from "./more.js";
 import { renderJoinSeat, renderSeat, joinSeat } from "./seat.js";
+// drops the page's jobs when it goes
+import "./jobs.js";
 
 function render() {
   var t = S.table, s = S.session;

@@ -1,10 +1,10 @@
 /* Discard and lead practice (Count tab), live advice where allowed, the review of the hand shown
    (History), loaded only when one of them is first opened (app.js withPractice): asks /api/advise, /api/lead, /api/review, /api/table; changes nothing at the table.
    What may take long on the board (the discards with the pegging, a lead, the review with the pegging) is asked
-   as a job (more.js longAnswer: its progress and a Cancel button). */
+   as a job (jobs.js longAnswer: its progress and a Cancel button). */
 import { h, clear, pretty, cardName, cardLabel, SYM, SUIT_NAME, RANK_NAME, RANKS, SUITS, $ } from "./dom.js";
 import { S, call } from "./state.js";
-import { longAnswer } from "./more.js";
+import { longAnswer } from "./jobs.js";
 
 var boot = JSON.parse(document.getElementById("boot").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";

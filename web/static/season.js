@@ -5,7 +5,7 @@
 import { h, clear, $ } from "./dom.js";
 import { S, call } from "./state.js";
 import { toast } from "./header.js";
-import { followJob } from "./more.js";
+import { followJob } from "./jobs.js";
 
 var NS = "http://www.w3.org/2000/svg";
 var COLOURS = { standard: ["#f0b429", "#6cb4ff", "#5ad48a", "#ff6b6b"],
