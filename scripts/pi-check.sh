@@ -73,8 +73,9 @@ if chroot "$root" sh -c "sed 's/^mode=ap/mode=moon/' $profile | nmcli --offline 
 fi
 stage "NetworkManager $(chroot "$root" nmcli --version | grep -o '[0-9][0-9.]*$') accepts landsend-hotspot ($(grep -c . <<<"$nm_out") lines read back; a broken copy refused) in $(( $(date +%s) - s )) s"
 
-# 5. polkit loads the rule and it grants the user landsend network-control, wifi.scan and
-#    settings.modify.system, and nothing else (a private system bus and polkitd inside the root)
+# 5. polkit loads the rule and it grants the user landsend network-control, wifi.scan, settings.modify.system,
+#    the two wifi.share actions (the board's own Wi-Fi back after a join) and timedated's set-time and set-ntp
+#    (the board's clock from a phone's), and nothing else (a private system bus and polkitd inside the root)
 s=$(date +%s)
 mkdir -p "$root/run/dbus"
 rm -f "$root/run/dbus/pid" "$root/run/dbus/system_bus_socket"
@@ -90,11 +91,17 @@ if grep -qE 'Error compiling|Error evaluating|SyntaxError|ReferenceError' "$root
 fi
 verdicts=$(chroot "$root" sh -c '
   setpriv --reuid=landsend --regid=landsend --clear-groups sleep 120 & pid=$!; sleep 1
-  for a in network-control wifi.scan settings.modify.system enable-disable-wifi settings.modify.hostname reload; do
-    if pkcheck --action-id "org.freedesktop.NetworkManager.$a" --process "$pid" >/dev/null 2>&1; then echo "$a:yes"; else echo "$a:no"; fi
+  for a in NetworkManager.network-control NetworkManager.wifi.scan NetworkManager.settings.modify.system \
+           NetworkManager.wifi.share.protected NetworkManager.wifi.share.open timedate1.set-time timedate1.set-ntp \
+           NetworkManager.enable-disable-wifi NetworkManager.settings.modify.hostname NetworkManager.reload \
+           timedate1.set-timezone; do
+    if pkcheck --action-id "org.freedesktop.$a" --process "$pid" >/dev/null 2>&1; then echo "$a:yes"; else echo "$a:no"; fi
   done
   kill $pid')
-want="network-control:yes wifi.scan:yes settings.modify.system:yes enable-disable-wifi:no settings.modify.hostname:no reload:no"
+want="NetworkManager.network-control:yes NetworkManager.wifi.scan:yes NetworkManager.settings.modify.system:yes"
+want="$want NetworkManager.wifi.share.protected:yes NetworkManager.wifi.share.open:yes timedate1.set-time:yes"
+want="$want timedate1.set-ntp:yes NetworkManager.enable-disable-wifi:no NetworkManager.settings.modify.hostname:no"
+want="$want NetworkManager.reload:no timedate1.set-timezone:no"
 [ "$(echo $verdicts)" = "$want" ] || { echo "pi-check.sh: polkit answers for landsend: $(echo $verdicts); expected $want" >&2; exit 1; }
 stage "polkit: $(grep -o 'Finished loading.*' "$root/tmp/pi-check-polkitd.log" || echo 'rules loaded'); landsend may: $(echo $verdicts) ($(( $(date +%s) - s )) s)"
 kill "$(cat "$root/run/pi-check-polkitd.pid")" "$(cat "$root/run/dbus/pid")" 2>/dev/null || true
