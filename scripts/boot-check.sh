@@ -10,7 +10,10 @@
 #   - N power cuts (SIGKILL of qemu) while commands are being acknowledged: it boots again every time, every
 #     acknowledged command is there, none twice;
 #   - the table card written onto the boot partition; then a malformed settings file: refused whole, the
-#     page says which line, nothing of it applied, the board up.
+#     page says which line, nothing of it applied, the board up;
+#   - keep the season: a backup downloaded from the host's phone, a fresh copy of the image booted (a newly
+#     flashed card), the backup restored there from the phone (uploaded in pieces, the board starts again on
+#     it): every view of the table and the season equal, JSON for JSON, and the phone still the host.
 #
 #   sudo scripts/boot-check.sh build/landsend-0.1.0-arm64.img             # 3 power cuts
 #   sudo scripts/boot-check.sh build/landsend-0.1.0-arm64.img --cuts 30   # the long run
@@ -23,7 +26,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 case "${1:-}" in
-  ""|-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+  ""|-h|--help) sed -n '2,27p' "$0"; exit 0 ;;
 esac
 need=()
 command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)

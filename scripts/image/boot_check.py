@@ -118,6 +118,27 @@ class Api:
         self.csrf = body.get("csrf", self.csrf)
         return body
 
+    def raw(self, method: str, path: str, timeout: float = 60) -> bytes:
+        """Return the body of a GET of a file (a backup), as the host's phone downloads it."""
+        req = urllib.request.Request(self.url + path, method=method)
+        req.add_header("Host", self.base.removeprefix("http://"))
+        with self.opener.open(req, timeout=timeout) as r:
+            check(r.status == 200, f"{method} {path}: {r.status}")
+            return r.read()
+
+    def upload(self, data: bytes, piece: int) -> None:
+        """Send a backup file in pieces, as the page does (POST /api/restore/upload?offset=N)."""
+        at = 0
+        while at < len(data):
+            req = urllib.request.Request(f"{self.url}/api/restore/upload?offset={at}", data=data[at:at + piece],
+                                         method="POST")
+            req.add_header("Host", self.base.removeprefix("http://"))
+            req.add_header("Origin", self.base)
+            req.add_header("X-CSRF-Token", self.csrf)
+            req.add_header("Content-Type", "application/octet-stream")
+            with self.opener.open(req, timeout=60) as r:
+                at = json.loads(r.read())["have"]
+
     def cmd(self, command: dict, client_id: str | None = None, timeout: float = 20) -> tuple[int, dict]:
         body = dict(command)
         if client_id:
@@ -145,20 +166,21 @@ def whole_hand(api: Api) -> str:
 # ---------------------------------------------------------------- qemu
 
 class Machine:
-    def __init__(self, args, work: Path, kernel: Path, initrd: Path, cmdline: str):
+    def __init__(self, args, work: Path, kernel: Path, initrd: Path, cmdline: str, disk: str = "disk.img"):
         self.args, self.work, self.kernel, self.initrd, self.cmdline = args, work, kernel, initrd, cmdline
+        self.disk = disk
         self.proc: subprocess.Popen | None = None
         self.boots = 0
 
     def start(self) -> None:
         self.boots += 1
-        log = open(self.work / f"console-{self.boots}.log", "w")
+        log = open(self.work / f"console-{Path(self.disk).stem}-{self.boots}.log", "w")
         a = self.args
         cmd = ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-smp", str(a.smp), "-m", str(a.mem),
                "-kernel", str(self.kernel), "-initrd", str(self.initrd), "-append", self.cmdline,
                # write-through to the host: what the guest saw written is on the host's disk, so SIGKILL is a
                # real power cut for the guest's file systems
-               "-drive", f"file={self.work / 'disk.img'},format=raw,if=virtio,cache=directsync",
+               "-drive", f"file={self.work / self.disk},format=raw,if=virtio,cache=directsync",
                "-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{a.port}-:80,hostfwd=tcp:127.0.0.1:{a.ssh_port}-:22",
                "-device", "virtio-net-pci,netdev=n0", "-device", "virtio-rng-pci",
                "-nographic", "-no-reboot", "-monitor", "none", "-serial", "stdio"]
@@ -171,7 +193,7 @@ class Machine:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise CheckFailed(f"qemu exited ({self.proc.returncode}) before the page answered; "
-                                  f"console: {self.work}/console-{self.boots}.log")
+                                  f"console: {self.work}/console-{Path(self.disk).stem}-{self.boots}.log")
             try:
                 code, _ = api.request("GET", "/api/table", timeout=5)
                 if code == 200:
@@ -180,7 +202,7 @@ class Machine:
                 pass
             time.sleep(1)
         raise CheckFailed(f"the page did not answer within {self.args.boot_timeout} s "
-                          f"(console: {self.work}/console-{self.boots}.log)")
+                          f"(console: {self.work}/console-{Path(self.disk).stem}-{self.boots}.log)")
 
     def ssh(self, command: str, timeout: float = 120) -> str:
         r = run(["ssh", "-i", str(self.work / "id"), "-p", str(self.args.ssh_port), "-o", "BatchMode=yes",
@@ -312,6 +334,82 @@ def verify_acked(api: Api, acked: list[str], seqs: dict[str, int], in_flight: li
     return f"{len(acked)} acknowledged commands all stored once ({stored} of {len(in_flight)} cut in flight had been stored)"
 
 
+SEASON_VIEWS = ("/api/table", "/api/history", "/api/season", "/api/night", "/api/games")
+"""What the phones see of the whole table: equal, JSON for JSON, after a restore on a fresh card."""
+
+
+def views(api: Api) -> dict:
+    """Every view, each once the season is worked out (a view answers 202 with its job until then)."""
+    out = {}
+    for path in SEASON_VIEWS:
+        deadline = time.monotonic() + 180
+        while True:
+            code, body = api.request("GET", path, timeout=60)
+            if code == 200:
+                out[path] = body
+                break
+            check(code == 202 and time.monotonic() < deadline, f"GET {path}: {code} {str(body)[:200]}")
+            time.sleep(1)
+    return out
+
+
+def keep_the_season(args, work: Path, disk: Disk, m: Machine, api: Api, *, kernel_args, settings: Path) -> str:
+    """Back the board up through the page, boot a fresh copy of the image (a newly flashed card), restore the
+    backup there from the phone, and compare what the phones see; return the figure line."""
+    api.host()
+    before = views(api)
+    t0 = time.monotonic()
+    data = api.raw("GET", "/api/backup")
+    backup_s = time.monotonic() - t0
+    say(f"backup downloaded from the host's phone: {len(data):,} bytes in {backup_s:.1f} s")
+    m.shutdown()
+    fresh = work / "fresh.img"                      # a newly flashed card: the image file, copied anew
+    run(["cp", "--sparse=always", str(args.image), str(fresh)])
+    with open(fresh, "r+b") as f:
+        f.truncate(args.image.stat().st_size + 1024 * 1048576)
+    Disk(fresh).fat_put(settings, "landsend.toml")
+    m2 = Machine(args, work, *kernel_args, disk=fresh.name)
+    try:
+        m2.start()
+        page_s = m2.wait_page(api)
+        phone = Api(args.port)                      # the host's phone on the new board
+        phone.host()
+        empty = phone.get("/api/games")
+        check(empty["total"] == 0 or empty["total"] == 1, f"the fresh card holds games: {empty['total']}")
+        boot = phone.get("/api/session")["boot"]
+        t0 = time.monotonic()
+        phone.upload(data, phone.get("/api/backups")["piece"])
+        code, body = phone.request("POST", "/api/restore", {"bytes": len(data)}, timeout=120)
+        check(code == 202, f"POST /api/restore: {code} {body}")
+        while True:                                  # the board starts again on the restored table
+            check(time.monotonic() - t0 < 300, "the board did not come back within 300 s of the restore")
+            try:
+                code, s = phone.request("GET", "/api/session", timeout=5)
+                if code == 200 and s.get("boot") != boot:
+                    break
+            except (OSError, urllib.error.URLError):
+                pass
+            time.sleep(0.5)
+        restore_s = time.monotonic() - t0
+        phone.host()
+        check(phone.get("/api/session")["role"] == "host", "the phone that restored the table no longer hosts it")
+        after = views(phone)
+        for path in SEASON_VIEWS:
+            check(after[path] == before[path], f"{path} differs after the restore: {str(after[path])[:300]} "
+                                               f"against {str(before[path])[:300]}")
+        kept = phone.get("/api/backups")
+        check(any(k["reason"] == "before-restore" for k in kept["kept"]), f"no backup of the fresh table: {kept}")
+        say(f"a fresh card (page after {page_s:.0f} s) restored from the phone in {restore_s:.0f} s: "
+            f"{', '.join(SEASON_VIEWS)} equal, JSON for JSON; the host still hosts; the fresh table kept")
+        m2.shutdown()
+    finally:
+        m2.stop()
+    m.start()                                        # back to the first card for what follows
+    m.wait_page(api)
+    return (f"keep the season: backup {len(data):,} bytes in {backup_s:.1f} s, restored on a fresh card in "
+            f"{restore_s:.0f} s, every view equal")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(prog="scripts/boot-check.sh")
     ap.add_argument("image", type=Path)
@@ -435,6 +533,9 @@ def main() -> int:
         say(f"  nothing of it applied (the Wi-Fi is still {spot!r}), the daemon is up; board: "
             f"{next(x for x in setup.splitlines() if 'boot pattern' in x or 'boot self-test' in x)}")
         figures.append(f"malformed settings file: refused whole, shown on the page, board up after {page_s:.0f} s")
+        # 4. keep the season: back the board up from the host's phone, flash a fresh card, restore it there
+        figures.append(keep_the_season(args, work, disk, m, api, kernel_args=(work / "vmlinuz", work / "initrd.img",
+                                                                             cmdline), settings=good))
         m.shutdown()
     except CheckFailed as exc:
         say(f"FAILED: {exc}")
