@@ -553,7 +553,7 @@ def test_a_ranking_s_first_split_from_the_per_order_table_equals_the_pass_over_i
 
 
 @pytest.mark.parametrize("preset", ["lands-end", "cribbage", "reverse-cribbage", "five-card", "lands-end-casino-2"])
-def test_the_walk_s_rows_of_its_last_plays_give_the_plain_walk_s_figures(preset, monkeypatch):
+def test_the_walk_s_rows_of_its_last_plays_give_the_plain_walk_s_figures(preset):
     """What the other player's last plays (and your reply to them) lead to is kept per state without the cards
     played before (``_row_entry``, ``_reply_two``): only your choice reads those. Dealer's replies to a lead and
     random positions deep in a count rank exactly as with the plain walk (itself pinned by the brute force)."""
@@ -571,7 +571,9 @@ def test_the_walk_s_rows_of_its_last_plays_give_the_plain_walk_s_figures(preset,
             mine, _, toks, dealer, turnup = pos
             calls.append(dict(hand=mine, game=rules, turnup=turnup, played=toks, dealer=dealer))
     fast = [rank_plays(**kw).to_dict() for kw in calls]
-    monkeypatch.setattr(two, "_ROWS", False)
-    for g in {two.game_for(rules, 0), two.game_for(rules, 1)}:
-        g._rows.clear()
-    assert [rank_plays(**kw).to_dict() for kw in calls] == fast
+
+    def plain(hand, game, turnup, played, dealer):     # the same position, the game with its rows off
+        seat = 0 if dealer else 1
+        return two.rank_position(two.game_for(game, seat, rows=False), seat, hand, played=played, turnup=turnup)
+    assert [plain(**kw).to_dict() for kw in calls] == fast
+    assert not two.game_for(rules, 0, rows=False)._rows

@@ -68,6 +68,44 @@ _VAL = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 _PAIR = {2: 2, 3: 6, 4: 12}
 
 
+class Cache:
+    """A memo table with a bound: a plain dict, emptied whole when it holds more than ``bound`` entries and a new one
+    comes (what it keeps changes no figure, only how soon the next answer comes; the bound keeps a long-lived
+    worker's memory flat). Reads go straight to the dict (``get``); ``put`` adds. A plain dict, not a subclass nor
+    an lru_cache: the collector untracks a dict of ints and tuples, and walked every tracked cache at each full
+    collection (bench/README.md, "Issue 25 item 3")."""
+
+    __slots__ = ("data", "get", "bound")
+
+    def __init__(self, bound: int) -> None:
+        self.data: dict = {}
+        self.get = self.data.get
+        self.bound = bound
+
+    def put(self, key, value):
+        """Keep ``value`` under ``key`` (the table emptied first when full); return ``value``."""
+        data = self.data
+        if len(data) > self.bound:
+            data.clear()
+        data[key] = value
+        return value
+
+    def clear(self) -> None:
+        self.data.clear()
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+# the count's tables, shared by every game and call (bounds in entries)
+_TAIL = Cache(200_000)      # count's ranks -> their tail()
+_RP = Cache(200_000)        # (count, tail) -> reply_points
+_RG = Cache(200_000)        # (count, tail, wq) -> the reply groups (_reply_groups)
+_RG2 = Cache(200_000)       # (count, tail, wq) -> per rank r, the reply groups after a card of r (fill_scores)
+_REM = Cache(200_000)       # (hand, r) -> hand less one r (_remove)
+_PLAY = Cache(200_000)      # (count, tail, r) -> what a card of r does to the count (_play)
+
+
 def peg_points(seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     """Return ``(total, fifteen, pair, run, thirty-one)`` points of the last card of a count, by ranks.
 
@@ -99,10 +137,6 @@ def _peg(total: int, seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     return fif + t31 + pair + run, fif, pair, run, t31
 
 
-_TAIL: dict = {}        # plain dicts, not lru_cache: the collector walks an lru_cache's whole list at every
-_RP: dict = {}          # full collection (70 ms here with these three full); a dict of tuples it can untrack
-_RG: dict = {}
-_RG2: dict = {}         # (count, tail, wq) -> per rank r, the reply groups after a card of r (fill_scores)
 
 
 def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
@@ -114,10 +148,7 @@ def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
     """
     out = _TAIL.get(seq)
     if out is None:
-        out = _tail(seq)
-        if len(_TAIL) > 200_000:
-            _TAIL.clear()
-        _TAIL[seq] = out
+        out = _TAIL.put(seq, _tail(seq))
     return out
 
 
@@ -204,16 +235,19 @@ class PegGame:
     rules: Ruleset
     goal: tuple[int, int]
     policies: tuple[str, str] = (POLICY, POLICY)
+    #: the fast walk keeps per state what the other player's last plays lead to (:func:`_row_entry`); False: it
+    #: walks them as any other node (tests/test_pegging_advice.py compares the two)
+    rows: bool = True
 
     def __post_init__(self) -> None:
         cr = (0, 1) if self.rules.pegging_credit == "self" else (1, 0)
         object.__setattr__(self, "_cr", cr)
         object.__setattr__(self, "_worth", tuple(self.goal[p] if cr[p] == p else -self.goal[cr[p]] for p in (0, 1)))
-        object.__setattr__(self, "_scores", {})     # policy caches, per game (states hash fast; rules do not)
-        object.__setattr__(self, "_order", {})
-        object.__setattr__(self, "_two", {})        # your choice between two cards (_choose_two)
-        object.__setattr__(self, "_end", {})        # the endgame with at most one card each (_walk)
-        object.__setattr__(self, "_rows", {})       # what each play of the other player leads to (_row_entry)
+        object.__setattr__(self, "_scores", Cache(200_000))     # policy caches, per game (states hash fast; rules do not)
+        object.__setattr__(self, "_order", Cache(200_000))
+        object.__setattr__(self, "_two", Cache(200_000))        # your choice between two cards (_choose_two)
+        object.__setattr__(self, "_end", Cache(50_000))         # the endgame with at most one card each (_walk)
+        object.__setattr__(self, "_rows", Cache(50_000))        # what each play of the other player leads to (_row_entry)
         object.__setattr__(self, "_single_count", self.rules.pegging_count == "single")
         object.__setattr__(self, "_go_last", self.rules.go_lead == "last_player")
         object.__setattr__(self, "_last_card", self.rules.last_card)
@@ -243,15 +277,15 @@ class PegGame:
         return self.goal[0] * pts[0] - self.goal[1] * pts[1]
 
 
-def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POLICY)) -> PegGame:
+def game_for(rules: Ruleset, seat: int, policies: tuple[str, str] = (POLICY, POLICY), rows: bool = True) -> PegGame:
     """Return the :class:`PegGame` of a two-hand ``rules`` seen from ``seat`` (0 deals, 1 leads); cached, so its
     policy caches serve the next call. The seat changes only the goals (a house), so both seats of a game
-    without a house share one (and every cache of it)."""
-    return _game(rules, (_goal(rules, seat), _goal(rules, 1 - seat)), tuple(policies))
+    without a house share one (and every cache of it). ``rows``: :attr:`PegGame.rows`."""
+    return _game(rules, (_goal(rules, seat), _goal(rules, 1 - seat)), tuple(policies), rows)
 
 
 @lru_cache(maxsize=64)
-def _game(rules: Ruleset, goal: tuple[int, int], policies: tuple[str, str]) -> PegGame:
+def _game(rules: Ruleset, goal: tuple[int, int], policies: tuple[str, str], rows: bool = True) -> PegGame:
     if not rules.pegging:
         raise UnknownGame(f"{rules.title} has no matching phase (no pegging)")
     if rules.players != 2:
@@ -260,7 +294,7 @@ def _game(rules: Ruleset, goal: tuple[int, int], policies: tuple[str, str]) -> P
     for pol in policies:
         if pol not in POLICIES:
             raise UnknownGame(f"unknown pegging policy {pol!r}: {' or '.join(POLICIES)}")
-    return PegGame(rules, goal, policies)
+    return PegGame(rules, goal, policies, rows)
 
 
 def _goal(rules: Ruleset, seat: int) -> int:
@@ -288,10 +322,6 @@ class _State(NamedTuple):
 
 
 _mk = tuple.__new__     # _mk(_State, fields): a state without NamedTuple's keyword __new__ (the walk's hot path)
-
-
-def _holds(st: _State, p: int) -> bool:
-    return st.left[p] > 0
 
 
 def _reset(g: PegGame, st: _State, leader: int, left, played) -> _State:
@@ -354,10 +384,7 @@ def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
     key = (count, seq)
     out = _RP.get(key)
     if out is None:
-        out = _reply_row(count, seq)
-        if len(_RP) > 200_000:
-            _RP.clear()
-        _RP[key] = out
+        out = _RP.put(key, _reply_row(count, seq))
     return out
 
 
@@ -414,21 +441,12 @@ def _reply_groups(count: int, seq: tuple[int, ...], wq: int) -> tuple[tuple[int,
     out = [(v, tuple(by[v])) for v in sorted(by, reverse=True)]
     if out and out[-1][0] == 0:
         out.pop()
-    out = tuple(out)
-    if len(_RG) > 200_000:
-        _RG.clear()
-    _RG[key] = out
-    return out
-
-
-_C = [[comb(n, k) for k in range(14)] for n in range(53)]
+    return _RG.put(key, tuple(out))
 
 
 _ALL = tuple(range(1, 14))
-_CCOL = [[comb(m, h) for m in range(53)] for h in range(14)]     # _CCOL[h][m] = C(m, h)
-_POOL: dict = {}                                                 # played -> cards not yet played per rank
-
-
+BINOM = [[comb(m, h) for m in range(53)] for h in range(14)]     # BINOM[h][m] = C(m, h): h of m cards
+_POOL = Cache(100_000)                                           # played -> cards not yet played per rank
 
 
 def policy_scores(g: PegGame, st: _State, p: int, ranks: Iterable[int] = _ALL) -> dict[int, "int | None"]:
@@ -453,9 +471,7 @@ def _scores_at(g: PegGame, p: int, seq: tuple[int, ...], count: int, played: int
     key = (p, seq, count, played if h else None, h)
     out = g._scores.get(key)
     if out is None:
-        if len(g._scores) > 200_000:
-            g._scores.clear()
-        out = g._scores[key] = {}
+        out = g._scores.put(key, {})
     todo = [r for r in ranks if r not in out]
     if todo:
         fill_scores(out, todo, count, seq, played, h, g.worth(p), g.worth(1 - p), -1)
@@ -475,10 +491,7 @@ def _choose_two(g: PegGame, st: _State, played: int, a: int, b: int) -> "int | N
     if hit is None:                 # the choice alone is kept (not the scores: most of these states come once)
         scores: dict = {}
         fill_scores(scores, (a, b), st.count, st.seq, played, h, g._worth[0], g._worth[1], -1)
-        hit = b if scores[b] >= scores[a] else a        # ties to the higher rank
-        if len(g._two) > 200_000:
-            g._two.clear()
-        g._two[key] = hit
+        hit = g._two.put(key, b if scores[b] >= scores[a] else a)        # ties to the higher rank
     return hit
 
 
@@ -496,20 +509,16 @@ def fill_scores(out: dict, todo: Iterable[int], count: int, seq: tuple[int, ...]
         return
     hit = _POOL.get(played)
     if hit is None:
-        if len(_POOL) > 100_000:
-            _POOL.clear()
         pool = tuple([4 - (played >> 3 * x & 7) for x in range(14)])
-        hit = _POOL[played] = (pool, sum(pool) - 5)      # 4 - 0 at index 0; less the card just played
+        hit = _POOL.put(played, (pool, sum(pool) - 5))      # 4 - 0 at index 0; less the card just played
     pool, n1 = hit
     if h > n1:
         h = n1
-    cn = _CCOL[h]                         # C(m, h) for m = 0..52
+    cn = BINOM[h]                         # C(m, h) for m = 0..52
     c_all = cn[n1]
     after = _RG2.get((count, seq, wq))
     if after is None:
-        if len(_RG2) > 200_000:
-            _RG2.clear()
-        after = _RG2[count, seq, wq] = [None] * 14
+        after = _RG2.put((count, seq, wq), [None] * 14)
     for r in todo:
         pr = now[r]
         if pr < 0 or not pool[r]:        # does not fit, or every card of the rank is played
@@ -555,9 +564,7 @@ def _preferred(g: PegGame, st: _State, p: int) -> tuple[tuple[int, ...], dict]:
         fill_scores(scores, _ALL, st.count, st.seq, st.played, st.left[q] if replier else 0, g._worth[p],
                     g._worth[q], -1)
         order = tuple(sorted((r for r in scores if scores[r] is not None), key=lambda r: (scores[r], r), reverse=True))
-        if len(g._order) > 200_000:
-            g._order.clear()
-        hit = g._order[key] = (order, _places(order))
+        hit = g._order.put(key, (order, _places(order)))
     return hit
 
 
@@ -570,9 +577,7 @@ def _places(order: tuple[int, ...]) -> dict:
         at = dict.fromkeys(range(14), 99)
         for i, x in enumerate(order):
             at[x] = i
-        if len(_PLACE) > 50_000:
-            _PLACE.clear()
-        _PLACE[order] = at
+        _PLACE.put(order, at)
     return at
 
 
@@ -606,40 +611,22 @@ _DUO = [[(x, y) for y in range(14)] for x in range(14)]           # keep them as
 _FITS = [{x: 0 if _VAL[x] <= room else 99 for x in range(14)} for room in range(32)]   # a one-card split's places
 
 
-_REMOVED: dict = {}
-_PLACE: dict = {}           # a preference order -> each rank's place in it
+_PLACE = Cache(50_000)      # a preference order -> each rank's place in it
 
 
 def _remove(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
-    key = (hand, r)
-    out = _REMOVED.get(key)
+    """``hand`` (sorted ranks) less one ``r``, kept in ``_REM`` (the hot loops read ``_REM.get`` first)."""
+    out = _REM.get((hand, r))
     if out is None:
         i = hand.index(r)
-        out = _REMOVED[key] = hand[:i] + hand[i + 1:]
-    return out
-
-
-_REM: dict = {}         # (hand, r) -> hand less one r; plain dicts (a dict subclass stays tracked by the
-_PLAY: dict = {}        # collector and is walked at every full collection)
-
-
-def _rem(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
-    """``hand`` less one ``r``, into ``_REM``."""
-    i = hand.index(r)
-    if len(_REM) > 200_000:
-        _REM.clear()
-    out = _REM[hand, r] = hand[:i] + hand[i + 1:]
+        out = _REM.put((hand, r), hand[:i] + hand[i + 1:])
     return out
 
 
 def _play(count: int, seq: tuple[int, ...], r: int) -> tuple:
     """``(count after a card of rank r, the new tail, the points it makes)``, into ``_PLAY``."""
     c2 = count + _VAL[r]
-    out = (c2, trim(c2, tail(seq + (r,))), reply_points(count, seq)[r])
-    if len(_PLAY) > 200_000:
-        _PLAY.clear()
-    _PLAY[count, seq, r] = out
-    return out
+    return _PLAY.put((count, seq, r), (c2, trim(c2, tail(seq + (r,))), reply_points(count, seq)[r]))
 
 
 def _over(left: tuple[int, int], played: int) -> _State:
@@ -714,7 +701,7 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
         r = _choose_two(g, st, st.played, mine[0], mine[1]) if len(mine) == 2 else choose(g, st, 0, mine)
         if r is not None:
             m2 = _REM.get((mine, r))
-            mine = _rem(mine, r) if m2 is None else m2
+            mine = _remove(mine, r) if m2 is None else m2
         st, c0, c1 = _step(g, st, r)
         if c0 or c1:
             if wsum is None:
@@ -819,15 +806,15 @@ def _walk(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[in
             else:
                 rest = rem((hand, r))
                 if rest is None:
-                    rest = _rem(hand, r)
+                    rest = _remove(hand, r)
             sub = parts.get(r)
             if sub is None:
                 parts[r] = {rest: w}
             else:
                 sub[rest] = w
-    if stats is None and held == 2 and len(mine) == 2 and _ROWS:
+    if stats is None and held == 2 and len(mine) == 2 and g.rows:
         return _reply_two(g, st, mine, parts, a0, a1)
-    if stats is None and (held <= 2 and len(mine) <= 1 or not mine or held == 1) and _ROWS:
+    if stats is None and (held <= 2 and len(mine) <= 1 or not mine or held == 1) and g.rows:
         # every part ends in the endgame table (or the go goes on; after its last card the other holds none):
         # what each rank leads to, kept per state without the cards played before (the endgame does not read
         # them), serves every position reaching it
@@ -929,13 +916,11 @@ def _row(g: PegGame, st: _State) -> dict:
     return _table(g._rows, (st.seq, st.count, st.gone, st.first_go, st.last, st.left))
 
 
-def _table(cache: dict, key: tuple) -> dict:
-    """``cache[key]``, a new empty dict if there is none (the cache emptied first once it holds 50,000)."""
+def _table(cache: Cache, key: tuple) -> dict:
+    """``cache``'s dict under ``key``, a new empty one if there is none."""
     tbl = cache.get(key)
     if tbl is None:
-        if len(cache) > 50_000:
-            cache.clear()
-        tbl = cache[key] = {}
+        tbl = cache.put(key, {})
     return tbl
 
 
@@ -949,9 +934,6 @@ def _row_entry(g: PegGame, st: _State, r: "int | None") -> tuple:
         return c0, c1, None, False
     left = st2.left
     return c0, c1, st2, left[0] <= 1 and left[1] <= 1 or not left[0] or not left[1]
-
-
-_ROWS = True        # the per-state rows of the walk's last plays (_reply_two, _row_entry); False: the plain walk (tests)
 
 
 def _ended(g: PegGame, st: _State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int]) -> tuple[int, int]:
@@ -1081,7 +1063,7 @@ def _weights(avail: Sequence[int], k: int, above: int) -> list[int]:
         for i, (hand, parts) in enumerate(_multisets(k)):
             w = 1
             for r, m in parts:
-                w *= _C[4][m]
+                w *= BINOM[m][4]
                 by[r][m].append(i)
             base.append(w)
         base = _BASE[k] = (base, by)
@@ -1097,7 +1079,7 @@ def _weights(avail: Sequence[int], k: int, above: int) -> list[int]:
                 for i in at_r[m]:
                     out[i] = 0
             else:
-                f, d = _C[a][m], _C[4][m]
+                f, d = BINOM[m][a], BINOM[m][4]
                 for i in at_r[m]:
                     out[i] = out[i] // d * f
     return out
@@ -1133,7 +1115,7 @@ class RootGroup(dict):
         return out
 
 
-_SPLITS: dict = {}          # (order, k) -> the split of every k-rank hand by its favourite in the order (_root_split)
+_SPLITS = Cache(256)        # (order, k) -> the split of every k-rank hand by its favourite in the order (_root_split)
 _RESTS: dict = {}           # k -> per k-rank hand of _multisets(k), the hand less its card at each place
 
 
@@ -1166,11 +1148,7 @@ def _root_split(order: tuple[int, ...], at: Mapping[int, int], k: int) -> tuple:
         part[0].append(i)
         part[1].append(rest)
         where.append((r, rest))
-    hit = ([(r, tuple(idxs), tuple(rs)) for r, (idxs, rs) in by.items()], where)
-    if len(_SPLITS) > 256:
-        _SPLITS.clear()
-    _SPLITS[key] = hit
-    return hit
+    return _SPLITS.put(key, ([(r, tuple(idxs), tuple(rs)) for r, (idxs, rs) in by.items()], where))
 
 
 _MULTISETS: dict = {}
@@ -1366,7 +1344,14 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
     if seat not in (None, 0, 1):
         raise IllegalAction(f"in {rules.title} you sit at seat 0 (the dealer) or 1, not {seat!r}")
     seat = (0 if dealer else 1) if seat is None else seat
-    g = game_for(rules, seat)
+    return rank_position(game_for(rules, seat), seat, hand, played=played, turnup=turnup, seen=seen)
+
+
+def rank_position(g: PegGame, seat: int, hand: "Iterable[str | Card] | str",
+                  played: "Iterable[str | Card | None] | str" = (), turnup: "str | Card | None" = None,
+                  seen: "Iterable[str | Card] | str" = ()) -> PegAdvice:
+    """:func:`rank_plays` for the game ``g`` seen from ``seat`` (0 deals, 1 leads)."""
+    rules = g.rules
     mine, toks, known = position_cards(hand, played, turnup, seen)
     st, above, by = replay(g, mine, toks, leader=1 if seat == 0 else 0)
     if st.over:

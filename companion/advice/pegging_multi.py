@@ -43,8 +43,8 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from ..cards import DECK, Card, parse_cards
 from ..errors import IllegalAction, UnknownGame
 from ..rulesets import Ruleset
-from .pegging import (KINDS, POLICY, _PLAY, _REM, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _play,
-                      _rem, _remove, reply_points, _rules, fill_scores, hand_groups, paused_collector, position_cards,
+from .pegging import (BINOM, KINDS, POLICY, _PLAY, _REM, _VAL, Cache, PegAdvice, PlayAdvice, best_rank, count_reply,
+                      _play, _remove, reply_points, _rules, fill_scores, hand_groups, paused_collector, position_cards,
                       tail, trim)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
@@ -96,7 +96,7 @@ class MultiGame:
     you: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_cache", Cache(200_000))       # the policy's scores (scores)
         n = len(self.positions)
         # after player p, the others in the direction of play, p itself last (the turn's search order)
         object.__setattr__(self, "_after", tuple(tuple((p + k) % n for k in range(1, n + 1)) for p in range(n)))
@@ -225,9 +225,7 @@ def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
     key = (wp, wq, sign, st.seq, st.count, st.played if h else None, h)
     out = g._cache.get(key)
     if out is None:
-        if len(g._cache) > 200_000:
-            g._cache.clear()
-        out = g._cache[key] = {}
+        out = g._cache.put(key, {})
     todo = [r for r in ranks if r not in out]
     if todo:
         fill_scores(out, todo, st.count, st.seq, st.played, h, wp, wq, sign)
@@ -290,7 +288,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         else:
             rest = rem_get((mine_p, r))
             if rest is None:
-                rest = _rem(mine_p, r)
+                rest = _remove(mine_p, r)
             h2 = hands[:p] + (rest,) + hands[p + 1:]
         sub = parts.get(r)
         if sub is None:
@@ -315,7 +313,6 @@ _CS_PTS: list = []          # id -> reply_points(count, tail): the points of a c
 _CS_NEXT: list = []         # id -> per rank: (next id, count after it; 0 after a 31: a new count)
 _CS_UP: list = []           # id -> per rank: the reply groups after it, the replier's points worth +1
 _CS_DN: list = []           # the same, worth -1
-_CC = [[comb(m, h) for m in range(53)] for h in range(14)]     # _CC[h][m] = C(m, h)
 
 
 def _cs(count: int, seq: tuple) -> int:
@@ -469,7 +466,7 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
                     n1 = unplayed - 1
                     if h > n1:
                         h = n1
-                    cn = _CC[h]
+                    cn = BINOM[h]
                     call = cn[n1]
                     sign = signs[p][q]
                     wq = wps[q]
