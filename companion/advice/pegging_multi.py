@@ -43,9 +43,10 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from ..cards import DECK, Card, parse_cards
 from ..errors import IllegalAction, UnknownGame
 from ..rulesets import Ruleset
-from .pegging import (BINOM, KINDS, POLICY, _PLAY, _REM, _VAL, Cache, PegAdvice, PlayAdvice, best_rank, count_reply,
-                      _play, _remove, reply_points, _rules, fill_scores, hand_groups, paused_collector, position_cards,
-                      tail, trim)
+from .pegging import PegAdvice, PlayAdvice
+from .pegging_model import (BINOM, COUNT_AFTER, KINDS, POLICY, VALUE, WITHOUT, Cache, best_rank, count_after,
+                            count_reply, fill_scores, hand_groups, paused_collector, position_cards, reply_points,
+                            rules_of, tail, trim, without)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
 
@@ -191,7 +192,7 @@ def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
         if all(j in gone for j in range(g.n) if st.left[j]):
             return _end_count(g, nxt, credits)
         return nxt._replace(turn=g.next_active(st, p, st.left, gone))
-    count = st.count + _VAL[r]
+    count = st.count + VALUE[r]
     seq = tail(st.seq + (r,))
     left = st.left[:p] + (st.left[p] - 1,) + st.left[p + 1:]
     played = st.played + (1 << 3 * r)
@@ -235,7 +236,7 @@ def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
 def choose(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> "int | None":
     """The rank player ``p`` plays from its ``ranks`` by the policy (ties: the higher rank), None for go."""
     room = 31 - st.count
-    ranks = {r for r in ranks if _VAL[r] <= room}
+    ranks = {r for r in ranks if VALUE[r] <= room}
     if len(ranks) <= 1:                  # one rank that fits must be played: nothing to score
         return next(iter(ranks), None)
     return best_rank(scores(g, st, p, ranks), ranks)
@@ -253,7 +254,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         credits: list = []
         r = choose(g, st, g.you, mine)
         if r is not None:
-            mine = _remove(mine, r)
+            mine = without(mine, r)
         st = step(g, st, r, credits)
         base = _add(base, credits)
     if stats is None and len(group) <= _SMALL and not st.over:   # a few deals (most nodes): play each out
@@ -268,7 +269,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         return
     p = st.turn
     room = 31 - st.count
-    held = {r for hands in group for r in hands[p] if _VAL[r] <= room}
+    held = {r for hands in group for r in hands[p] if VALUE[r] <= room}
     if len(held) <= 1:                   # every hand plays its one rank that fits, or says go
         order = tuple(held)
     else:
@@ -278,7 +279,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
     for i, r in enumerate(order):
         at[r] = i
     place = at.__getitem__
-    rem_get = _REM.get
+    rem_get = WITHOUT.get
     parts: dict = {}
     for hands, w in group.items():
         mine_p = hands[p]
@@ -288,7 +289,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         else:
             rest = rem_get((mine_p, r))
             if rest is None:
-                rest = _remove(mine_p, r)
+                rest = without(mine_p, r)
             h2 = hands[:p] + (rest,) + hands[p + 1:]
         sub = parts.get(r)
         if sub is None:
@@ -345,8 +346,8 @@ _CS_MAX = 100_000
 def _cs_next(cs: int, r: int) -> tuple:
     """``_CS_NEXT[cs][r]``, made."""
     count, seq = _CS_AT[cs]
-    hit = _PLAY.get((count, seq, r))
-    c2, s2, _ = _play(count, seq, r) if hit is None else hit
+    hit = COUNT_AFTER.get((count, seq, r))
+    c2, s2, _ = count_after(count, seq, r) if hit is None else hit
     out = _CS_NEXT[cs][r] = (0, 0) if c2 == 31 else (_cs(c2, s2), c2)
     return out
 
@@ -356,8 +357,8 @@ def _cs_groups(cs: int, r: int, wq: int) -> tuple:
     their worth ``wq`` x points, best first, only ranks that fit, a group of worth 0 only when a worse one
     follows (none after a 31: no reply)."""
     count, seq = _CS_AT[cs]
-    hit = _PLAY.get((count, seq, r))
-    c2, s2, _ = _play(count, seq, r) if hit is None else hit
+    hit = COUNT_AFTER.get((count, seq, r))
+    c2, s2, _ = count_after(count, seq, r) if hit is None else hit
     out: "list | tuple" = []
     if c2 != 31:
         row = reply_points(c2, s2)
@@ -431,7 +432,7 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
     signs = g._sign
     last_card = g.rules.last_card
     single = g.rules.pegging_count == "single"
-    val = _VAL
+    val = VALUE
     nxt_tab = _CS_NEXT
     pts_tab = _CS_PTS
     up_tab = _CS_UP
@@ -590,7 +591,7 @@ def joint_groups(avail: Sequence[int], need: Sequence[int], above: Sequence[int]
     taken = 0
     for i, k in enumerate(need):
         if k:
-            ok = [avail[r] if _VAL[r] > above[i] else 0 for r in range(14)]
+            ok = [avail[r] if VALUE[r] > above[i] else 0 for r in range(14)]
             bound *= _multisets(ok, k) if not taken else comb(max(0, sum(1 for a in ok if a) - taken), k)
             taken += k
     if bound > limit:
@@ -750,7 +751,7 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
     """Rank every legal play of a position in any game with a matching phase: two-hand games by
     :func:`companion.advice.pegging.rank_plays` (exact), three- and four-hand games by
     :func:`rank_plays_multi` (``seat`` from the dealer, default 1 or the dealer with ``dealer``)."""
-    rules = _rules(game, options)
+    rules = rules_of(game, options)
     if rules.players == 2 or not rules.pegging:
         return two_hand_rank_plays(hand, game=rules, played=played, dealer=dealer, turnup=turnup, seen=seen,
                                    seat=seat)
@@ -770,7 +771,7 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
     ``"go"`` where a player said go, from the first lead. ``samples``/``exact_groups``/``seed``
     override :data:`SAMPLES`, :data:`EXACT_GROUPS` and the position's own seed.
     """
-    rules = _rules(game, options)
+    rules = rules_of(game, options)
     g = multi_game(rules, seat)
     if len(_CS_AT) > _CS_MAX:
         _cs_reset()
@@ -809,7 +810,7 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
         st2 = step(g, st, r, credits)
         stats = {} if st2.count and not st2.over and st2.turn != g.you else None
         acc: dict = {}
-        _walk(g, st2, _remove(ranks, r), group, _add((), credits), acc, stats)
+        _walk(g, st2, without(ranks, r), group, _add((), credits), acc, stats)
         by_side = {s: Fraction(acc.get(s, 0), total) for s in g.sides if s in acc or s in g.goal}
         net = g.net(by_side)
         se = None
