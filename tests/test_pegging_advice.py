@@ -578,3 +578,33 @@ def test_the_walk_s_rows_of_its_last_plays_give_the_plain_walk_s_figures(preset)
         return two.rank_position(two.game_for(game, seat, rows=False), seat, hand, played=played, turnup=turnup)
     assert [plain(**kw).to_dict() for kw in calls] == fast
     assert not two.game_for(rules, 0, rows=False).rows_memo
+
+
+@pytest.mark.parametrize("preset,options", [(p, {}) for p in TWO_HAND] + HOUSE_RULES)
+def test_the_fast_walk_gives_the_reference_walk_s_choice_and_figures(preset, options):
+    """``reference_walk`` is the walk's idea in plain code (the model's step and choice, every hand of the group
+    split at each of the other player's turns, no rows, no endgame tables, no unrolled splits). The fast walk ranks
+    every position exactly as it does: a lead (the root group's split by a table per order), a dealer's reply, and
+    random positions later in the hand, every seat, every two-hand game and house rule: the same plays in the same
+    order (so the same choice), the same points to each side, nets and reply chances, the policy's card alike."""
+    from companion.advice import pegging as two
+
+    rules = get_ruleset(preset, **options)
+    rng = random.Random(f"reference-{preset}-{sorted(options.items())}")
+    calls = []
+    for dealer in (False, True):
+        c = rng.sample(DECK, rules.held + 2)
+        calls.append(dict(hand=c[:rules.held], turnup=c[-1], played=[c[rules.held]] if dealer else [], dealer=dealer))
+    while len(calls) < 8:
+        pos = random_position(rules, rng, max_other=rng.choice([1, 2, 3]))
+        if pos is not None:
+            mine, _, toks, dealer, turnup = pos
+            calls.append(dict(hand=mine, turnup=turnup, played=toks, dealer=dealer))
+    for kw in calls:
+        seat = 0 if kw["dealer"] else 1
+        g = two.game_for(rules, seat)
+        fast = rank_plays(kw["hand"], game=rules, turnup=kw["turnup"], played=kw["played"], dealer=kw["dealer"])
+        ref = two.rank_position(g, seat, kw["hand"], played=kw["played"], turnup=kw["turnup"],
+                                walk=two.reference_walk)
+        assert ref.to_dict() == fast.to_dict(), (preset, options, kw)
+        assert [p.card for p in ref.plays] == [p.card for p in fast.plays]

@@ -55,7 +55,46 @@ ASSUMPTION = ("the other player's hand is averaged over every hand it could hold
 _mk = tuple.__new__     # _mk(State, fields): a state without NamedTuple's keyword __new__ (the walk's hot path)
 
 
-# --- the fast walk: the other player's hands as one weighted group -----------------------------------
+# --- the reference walk: the idea, plainly ---------------------------------------------------------
+
+
+def reference_walk(g: PegGame, st: State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int],
+                   stats: "dict | None" = None) -> list[int]:
+    """Return ``[sum of weight x points credited to you, ... to the other]`` from ``st`` to the end of the matching
+    phase, over every hand the other player could hold (``group``: its sorted ranks -> weight, the card hands it
+    stands for), you holding ``mine``, both players on the policy (the model's :func:`choose`, :func:`step_play`,
+    :func:`step_go`). ``stats``, when given, collects the weight of each kind the other player's next action
+    makes (``st`` must be its turn).
+
+    Every hand of the group sees the same public cards, so the hands walk down one game tree together: on your
+    turn you make one choice for them all; on the other player's turn the group splits by the card each hand
+    plays. :func:`_walk` gives the same figures, faster (tests/test_pegging_advice.py pins it to this one)."""
+    out = [0, 0]
+    if st.over:
+        return out
+    if st.turn == 0:                                        # yours: one choice for the whole group
+        plays = {choose(g, st, 0, mine): group}
+    else:                                                   # the other's: the group splits by each hand's card
+        plays = {}
+        for hand, w in group.items():
+            r = choose(g, st, 1, hand)
+            plays.setdefault(r, {})[hand if r is None else without(hand, r)] = w
+    for r, sub in plays.items():
+        credits: list = []
+        nxt = step_go(g, st, credits) if r is None else step_play(g, st, r, credits)
+        weight = sum(sub.values())
+        for who, pts, _ in credits:
+            out[who] += pts * weight
+        if stats is not None:
+            count_reply(stats, st.count, st.seq, r, weight)
+        rest = mine if st.turn == 1 or r is None else without(mine, r)
+        below = reference_walk(g, nxt, rest, sub)
+        out[0] += below[0]
+        out[1] += below[1]
+    return out
+
+
+# --- the fast walk: the same, with what does not change the figures saved ---------------------------
 
 
 def _choose_two(g: PegGame, st: State, played: int, a: int, b: int) -> "int | None":
@@ -665,8 +704,10 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
 
 def rank_position(g: PegGame, seat: int, hand: "Iterable[str | Card] | str",
                   played: "Iterable[str | Card | None] | str" = (), turnup: "str | Card | None" = None,
-                  seen: "Iterable[str | Card] | str" = ()) -> PegAdvice:
-    """:func:`rank_plays` for the game ``g`` seen from ``seat`` (0 deals, 1 leads)."""
+                  seen: "Iterable[str | Card] | str" = (), walk=None) -> PegAdvice:
+    """:func:`rank_plays` for the game ``g`` seen from ``seat`` (0 deals, 1 leads); ``walk``: what values each
+    play (default the fast :func:`_walk`; :func:`reference_walk` gives the same figures)."""
+    walk = _walk if walk is None else walk
     rules = g.rules
     mine, toks, known = position_cards(hand, played, turnup, seen)
     st, above, by = replay(g, mine, toks, leader=1 if seat == 0 else 0)
@@ -697,7 +738,7 @@ def rank_position(g: PegGame, seat: int, hand: "Iterable[str | Card] | str",
         st2 = step_play(g, st, r, credits)
         rest = without(ranks, r)
         stats: "dict | None" = {} if st2.count and st2.turn == 1 else None      # a reply in this count
-        acc = _walk(g, st2, rest, group, stats)
+        acc = walk(g, st2, rest, group, stats)
         for who, pts, _ in credits:
             acc[who] += pts * total
         pts = (Fraction(acc[0], total), Fraction(acc[1], total))
