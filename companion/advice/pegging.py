@@ -201,7 +201,8 @@ def _step(g: PegGame, st: State, r: "int | None") -> tuple:
 
 def _walk(g: PegGame, st: State, mine: tuple[int, ...], group: Mapping[tuple[int, ...], int],
           stats: "dict | None" = None) -> list[int]:
-    """Return ``[sum of weight * points credited to 0, ... to 1]`` over the group, both on the policy.
+    """Return ``[sum of weight * points credited to 0, ... to 1]`` over the group, both on the policy:
+    :func:`reference_walk`'s figures, faster.
 
     One node per public state: the advised player's moves are made once for the whole group, and at each
     turn of the other player the group splits by the card each hand plays (its favourite by the policy's
@@ -211,7 +212,7 @@ def _walk(g: PegGame, st: State, mine: tuple[int, ...], group: Mapping[tuple[int
     """
     a0 = a1 = 0
     wsum = None
-    while True:
+    while True:                             # your turns: one choice for the whole group
         if st.over:
             return [a0, a1]
         left = st.left
@@ -231,129 +232,174 @@ def _walk(g: PegGame, st: State, mine: tuple[int, ...], group: Mapping[tuple[int
             a0 += c0 * wsum
             a1 += c1 * wsum
     # the other player's turn: split the group by what each hand does
+    held = st.left[1]
+    if type(group) is RootGroup:            # a ranking's first split: every hand of k ranks, split once per order
+        parts = group.split(*_other_order(g, st, group))
+    else:
+        parts = _SPLIT.get(held, _split_any)(group, _other_order(g, st, group)[1])
+    if stats is None and g.rows:
+        if held == 2 and len(mine) == 2:
+            return _reply_two(g, st, mine, parts, a0, a1)
+        if held <= 2 and len(mine) <= 1 or not mine or held == 1:
+            return _rows_sum(g, st, mine, parts, a0, a1)
+    return _parts_sum(g, st, mine, parts, a0, a1, stats)
+
+
+def _other_order(g: PegGame, st: State, group: Mapping[tuple[int, ...], int]) -> tuple:
+    """``(order, at)`` at the other player's turn: the ranks it could play, its favourite first (None when it
+    holds one card: no choice, so no order), and each rank's place in it (99: it does not fit)."""
     room = 31 - st.count
-    if st.left[1] == 1:                     # one card: played if it fits, else go (no choice, so no order)
-        order, at = None, _FITS[room]
-    elif len(group) < 8:
+    if st.left[1] == 1:                     # one card: played if it fits, else go
+        return None, _FITS[room]
+    if len(group) < 8:                      # a few hands: only their ranks are scored
         held = {x for hand in group for x in hand if VALUE[x] <= room}
         if len(held) <= 1:
             order = tuple(held)
         else:
             scores = policy_scores(g, st, 1, held)
             order = tuple(sorted(held, key=lambda x: (scores[x], x), reverse=True))
-        at = _places(order)                 # each rank's place in the order; 99: it does not fit
-    else:
-        order, at = _preferred(g, st, 1)
+        return order, _places(order)
+    return _preferred(g, st, 1)
+
+
+# The split of a group at the other player's turn: ``{rank played (None: go): {hand less it: weight}}``, each
+# hand playing its favourite (its rank first in the order: min(hand, key=at.__getitem__)). Most of a ranking's
+# time is these loops, so there is one per hand length, unrolled (distinct hands less one rank stay distinct).
+
+
+def _split_one(group: Mapping, at: Mapping[int, int]) -> dict:
+    """One card each: played if it fits, else go."""
     parts: dict = {}
-    # each hand's favourite (its rank first in the order; min(hand, key=at.__getitem__), unrolled for the hand's
-    # length: most of a ranking's time is this loop) and the hand less it (distinct hands less one r stay distinct)
-    held = st.left[1]
-    if type(group) is RootGroup:            # a ranking's first split: every hand of k ranks, split once per order
-        parts = group.split(order, at)
-    elif held == 2:
-        for hand, w in group.items():
-            a, b = hand
-            if at[a] <= at[b]:
-                r, rest = a, _ONE[b]
-            else:
-                r, rest = b, _ONE[a]
-            if at[r] == 99:
-                r, rest = None, hand
-            sub = parts.get(r)
-            if sub is None:
-                parts[r] = {rest: w}
-            else:
-                sub[rest] = w
-    elif held == 3:
-        for hand, w in group.items():
-            a, b, c = hand
-            pa = at[a]
-            pb = at[b]
-            pc = at[c]
-            if pa <= pb and pa <= pc:
-                r, rest = a, _DUO[b][c]
-            elif pb <= pc:
-                r, rest = b, _DUO[a][c]
-            else:
-                r, rest = c, _DUO[a][b]
-            if at[r] == 99:
-                r, rest = None, hand
-            sub = parts.get(r)
-            if sub is None:
-                parts[r] = {rest: w}
-            else:
-                sub[rest] = w
-    elif held == 4:
-        for hand, w in group.items():
-            a, b, c, d = hand
-            pa = at[a]
-            pb = at[b]
-            pc = at[c]
-            pd = at[d]
-            if pa <= pb and pa <= pc and pa <= pd:
-                r, rest = a, (b, c, d)
-            elif pb <= pc and pb <= pd:
-                r, rest = b, (a, c, d)
-            elif pc <= pd:
-                r, rest = c, (a, b, d)
-            else:
-                r, rest = d, (a, b, c)
-            if at[r] == 99:
-                r, rest = None, hand
-            sub = parts.get(r)
-            if sub is None:
-                parts[r] = {rest: w}
-            else:
-                sub[rest] = w
-    elif held == 1:                         # one card each: played if it fits, else go
-        for hand, w in group.items():
-            r = hand[0]
-            if at[r] == 99:
-                r, rest = None, hand
-            else:
-                rest = ()
-            sub = parts.get(r)
-            if sub is None:
-                parts[r] = {rest: w}
-            else:
-                sub[rest] = w
-    else:
-        place = at.__getitem__
-        rem = WITHOUT.get
-        for hand, w in group.items():
-            r = min(hand, key=place)
-            if at[r] == 99:
-                r = None
-                rest = hand
-            else:
-                rest = rem((hand, r))
-                if rest is None:
-                    rest = without(hand, r)
-            sub = parts.get(r)
-            if sub is None:
-                parts[r] = {rest: w}
-            else:
-                sub[rest] = w
-    if stats is None and held == 2 and len(mine) == 2 and g.rows:
-        return _reply_two(g, st, mine, parts, a0, a1)
-    if stats is None and (held <= 2 and len(mine) <= 1 or not mine or held == 1) and g.rows:
-        # every part ends in the endgame table (or the go goes on; after its last card the other holds none):
-        # what each rank leads to, kept per state without the cards played before (the endgame does not read
-        # them), serves every position reaching it
-        row = _row(g, st)
-        for r, sub in parts.items():
-            ent = row.get(r)
-            if ent is None:
-                ent = row[r] = _row_entry(g, st, r)
-            c0, c1, st2, end = ent
-            if c0 or c1:
-                ws = sum(sub.values())
-                a0 += c0 * ws
-                a1 += c1 * ws
-            s0, s1 = _row_rest(g, end, st2, st, r, mine, sub)     # a go not ending the count: the walk
-            a0 += s0
-            a1 += s1
-        return [a0, a1]
+    for hand, w in group.items():
+        r = hand[0]
+        if at[r] == 99:
+            r, rest = None, hand
+        else:
+            rest = ()
+        sub = parts.get(r)
+        if sub is None:
+            parts[r] = {rest: w}
+        else:
+            sub[rest] = w
+    return parts
+
+
+def _split_two(group: Mapping, at: Mapping[int, int]) -> dict:
+    parts: dict = {}
+    for hand, w in group.items():
+        a, b = hand
+        if at[a] <= at[b]:
+            r, rest = a, _ONE[b]
+        else:
+            r, rest = b, _ONE[a]
+        if at[r] == 99:
+            r, rest = None, hand
+        sub = parts.get(r)
+        if sub is None:
+            parts[r] = {rest: w}
+        else:
+            sub[rest] = w
+    return parts
+
+
+def _split_three(group: Mapping, at: Mapping[int, int]) -> dict:
+    parts: dict = {}
+    for hand, w in group.items():
+        a, b, c = hand
+        pa = at[a]
+        pb = at[b]
+        pc = at[c]
+        if pa <= pb and pa <= pc:
+            r, rest = a, _DUO[b][c]
+        elif pb <= pc:
+            r, rest = b, _DUO[a][c]
+        else:
+            r, rest = c, _DUO[a][b]
+        if at[r] == 99:
+            r, rest = None, hand
+        sub = parts.get(r)
+        if sub is None:
+            parts[r] = {rest: w}
+        else:
+            sub[rest] = w
+    return parts
+
+
+def _split_four(group: Mapping, at: Mapping[int, int]) -> dict:
+    parts: dict = {}
+    for hand, w in group.items():
+        a, b, c, d = hand
+        pa = at[a]
+        pb = at[b]
+        pc = at[c]
+        pd = at[d]
+        if pa <= pb and pa <= pc and pa <= pd:
+            r, rest = a, (b, c, d)
+        elif pb <= pc and pb <= pd:
+            r, rest = b, (a, c, d)
+        elif pc <= pd:
+            r, rest = c, (a, b, d)
+        else:
+            r, rest = d, (a, b, c)
+        if at[r] == 99:
+            r, rest = None, hand
+        sub = parts.get(r)
+        if sub is None:
+            parts[r] = {rest: w}
+        else:
+            sub[rest] = w
+    return parts
+
+
+def _split_any(group: Mapping, at: Mapping[int, int]) -> dict:
+    """Any hand length (the loops above, not unrolled)."""
+    parts: dict = {}
+    place = at.__getitem__
+    rem = WITHOUT.get
+    for hand, w in group.items():
+        r = min(hand, key=place)
+        if at[r] == 99:
+            r = None
+            rest = hand
+        else:
+            rest = rem((hand, r))
+            if rest is None:
+                rest = without(hand, r)
+        sub = parts.get(r)
+        if sub is None:
+            parts[r] = {rest: w}
+        else:
+            sub[rest] = w
+    return parts
+
+
+_SPLIT = {1: _split_one, 2: _split_two, 3: _split_three, 4: _split_four}
+
+
+def _rows_sum(g: PegGame, st: State, mine: tuple[int, ...], parts: dict, a0: int, a1: int) -> list[int]:
+    """The other player's turn when every part ends in the endgame table (or the go goes on; after its last card
+    the other holds none): what each rank leads to, kept per state without the cards played before (the endgame
+    does not read them), serves every position reaching it. Adds to ``a0``, ``a1``."""
+    row = _row(g, st)
+    for r, sub in parts.items():
+        ent = row.get(r)
+        if ent is None:
+            ent = row[r] = _row_entry(g, st, r)
+        c0, c1, st2, end = ent
+        if c0 or c1:
+            ws = sum(sub.values())
+            a0 += c0 * ws
+            a1 += c1 * ws
+        s0, s1 = _row_rest(g, end, st2, st, r, mine, sub)     # a go not ending the count: the walk
+        a0 += s0
+        a1 += s1
+    return [a0, a1]
+
+
+def _parts_sum(g: PegGame, st: State, mine: tuple[int, ...], parts: dict, a0: int, a1: int,
+               stats: "dict | None") -> list[int]:
+    """The other player's turn, each part's play made and walked on (``stats``: as :func:`_walk`'s). Adds to
+    ``a0``, ``a1``."""
     for r, sub in parts.items():
         st2, c0, c1 = _step(g, st, r)
         if c0 or c1 or stats is not None:
