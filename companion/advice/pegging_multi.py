@@ -424,19 +424,24 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
 
     The count is a count-state id (``_CS_NEXT`` gives what each rank does to it), the cards not yet played a
     list per rank kept as cards go, and the policy's look-ahead score (:func:`fill_scores`) computed from
-    them."""
+    them. :func:`step`'s rules on local variables: a sampled walk's nodes are nearly all one deal, so this loop
+    is most of its time.
+
+    Why one piece: the policy's choice is inline. As a function (it needs nine of the loop's variables) it cost
+    3-5% of the three- and four-hand rows (bench/ab_pegging.py); the turn order and the end of a count are
+    written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py)."""
     n = g.n
     after = g._after
     cidx = g._cidx
     wps = g._wp
     signs = g._sign
+    up_tab = _CS_UP
+    dn_tab = _CS_DN
     last_card = g.rules.last_card
     single = g.rules.pegging_count == "single"
     val = VALUE
     nxt_tab = _CS_NEXT
     pts_tab = _CS_PTS
-    up_tab = _CS_UP
-    dn_tab = _CS_DN
     p, seq, count, gone, last, left, played, _ = st
     left = list(left)
     unplayed = sum(pool) - 4
@@ -451,9 +456,9 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
             while k < nh and val[hand[k]] <= room:
                 k += 1
             r = hand[0]
-            if hand[k - 1] != r:            # two ranks or more fit: the policy's scores (fill_scores)
+            if hand[k - 1] != r:            # two ranks or more fit: the policy's choice (choose, fill_scores)
                 q = None
-                for j in after[p]:
+                for j in after[p]:          # the next player who will hold cards after this one and is not gone
                     if (left[j] - 1 if j == p else left[j]) and j not in gone:
                         q = j
                         break
@@ -463,7 +468,7 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
                 best = None
                 bs = 0
                 prev = 0
-                if h:
+                if h:                       # the points now less the next player's expected best reply
                     n1 = unplayed - 1
                     if h > n1:
                         h = n1
@@ -494,78 +499,58 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
                             s += sign * exp
                         if best is None or s >= bs:
                             best, bs = x, s
-                else:
+                else:                       # no reply to look ahead to: the points now
                     for x in hand[:k]:
-                        if x == prev:
-                            continue
-                        prev = x
-                        s = wp * prow[x]
-                        if best is None or s >= bs:
-                            best, bs = x, s
+                        if x != prev:
+                            prev = x
+                            s = wp * prow[x]
+                            if best is None or s >= bs:
+                                best, bs = x, s
                 r = best
-        if r is None:                       # go
-            gone = gone + (p,)
-            nxt = None
-            for j in after[p]:              # the next player holding cards and not gone; none: the count ends
-                if left[j] and j not in gone:
-                    nxt = j
-                    break
-            if nxt is None:
-                tot[cidx[last]] += last_card
-                leader = None
-                for k in range(n):
-                    j = (gone[0] + k) % n
-                    if left[j]:
-                        leader = j
-                        break
+        if r is not None:                   # a play
+            pr = pts_tab[cs][r]
+            e = nxt_tab[cs][r] or _cs_next(cs, r)
+            i = hand.index(r)
+            hands[p] = hand[:i] + hand[i + 1:]
+            left[p] -= 1
+            pool[r] -= 1
+            unplayed -= 1
+            if pr:
+                tot[cidx[p]] += pr
+            if e[1] == 0:                   # a 31: the next player holding cards leads the next count
+                leader = _holder((p + 1) % n, left, n)
                 if single or leader is None:
                     return
                 p, cs, count, gone, last = leader, 0, 0, (), -1
                 continue
-            p = nxt
-            continue
-        pr = pts_tab[cs][r]
-        e = nxt_tab[cs][r] or _cs_next(cs, r)
-        i = hand.index(r)
-        hands[p] = hand[:i] + hand[i + 1:]
-        left[p] -= 1
-        pool[r] -= 1
-        unplayed -= 1
-        if pr:
-            tot[cidx[p]] += pr
-        if e[1] == 0:
-            leader = None
-            for k in range(1, n + 1):
-                j = (p + k) % n
-                if left[j]:
-                    leader = j
-                    break
-            if single or leader is None:
-                return
-            p, cs, count, gone, last = leader, 0, 0, (), -1
-            continue
-        cs, count = e
+            cs, count = e
+            last = p
+        else:                               # a go
+            gone = gone + (p,)
         nxt = None
-        for j in after[p]:
+        for j in after[p]:                  # the next player holding cards and not gone (p itself last)
             if left[j] and j not in gone:
                 nxt = j
                 break
-        if nxt is None:
-            tot[cidx[p]] += last_card
-            if not any(left):
-                return
-            leader = None
-            for k in range(n):
-                j = (gone[0] + k) % n
-                if left[j]:
-                    leader = j
-                    break
-            if single or leader is None:
-                return
-            p, cs, count, gone, last = leader, 0, 0, (), -1
+        if nxt is not None:
+            p = nxt
             continue
-        last = p
-        p = nxt
+        # nobody can go on: the go (the last card) to the player of the count's last card, then the first who
+        # said go leads the next count
+        tot[cidx[last]] += last_card
+        leader = _holder(gone[0], left, n) if gone else None
+        if single or leader is None:
+            return
+        p, cs, count, gone, last = leader, 0, 0, (), -1
+
+
+def _holder(start: int, left: Sequence[int], n: int) -> "int | None":
+    """The first player from ``start`` on (in the direction of play) still holding cards; None: nobody."""
+    for k in range(n):
+        j = (start + k) % n
+        if left[j]:
+            return j
+    return None
 
 
 def _add(base: tuple, credits: Sequence) -> tuple:
