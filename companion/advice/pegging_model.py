@@ -640,28 +640,41 @@ def replay(g: PegGame, hand: Sequence[Card], played: Sequence["Card | None"], le
     count c means its remaining cards are all worth more than 31 - c.
     """
     held = g.rules.held
-    st = State(turn=leader, left=(held, held))
-    above = [0, 0]
-    by = ([], [])
+
+    def step(st: State, r: "int | None") -> State:
+        return step_go(g, st, []) if r is None else step_play(g, st, r, [])
+    return replay_plays(State(turn=leader, left=(held, held)), played, hand, 0,
+                        lambda p: "you" if p == 0 else "the other player", step)
+
+
+def replay_plays(st, played: Sequence["Card | None"], hand: Sequence[Card], you: int, who, step):
+    """Replay ``played`` (cards, None for a go) from the state ``st`` with ``step(state, rank or None)``, checking
+    each against what the plays before allow (the engines' own :func:`replay`: two-hand here,
+    ``pegging_multi.replay``). ``you``: your player, holding ``hand``; ``who(p)``: player p in a refusal.
+
+    Returns ``(state, go thresholds per player, cards played per player)``.
+    :raises IllegalAction: a play or a go the plays before rule out.
+    """
+    above = [0] * len(st.left)
+    by: list[list[Card]] = [[] for _ in st.left]
     for tok in played:
         if st.over:
             raise IllegalAction("the matching phase is already over: every card has been played")
         p = st.turn
-        who = "you" if p == 0 else "the other player"
         if tok is None:
-            if p == 0 and any(c.value <= 31 - st.count for c in hand):
+            if p == you and any(c.value <= 31 - st.count for c in hand):
                 raise IllegalAction(f"you said go at a count of {st.count}, but you hold a card that fits")
             above[p] = max(above[p], 31 - st.count)
-            st = step_go(g, st, [])
+            st = step(st, None)
             continue
         if st.left[p] == 0:
-            raise IllegalAction(f"{who} has no cards left to play {tok}")
+            raise IllegalAction(f"{who(p)} has no cards left to play {tok}")
         if tok.value > 31 - st.count:
             raise IllegalAction(f"{tok} would take the count from {st.count} past 31")
         if tok.value <= above[p]:
-            raise IllegalAction(f"{who} said go earlier holding only cards over {above[p]}, then played {tok}")
+            raise IllegalAction(f"{who(p)} said go earlier holding only cards over {above[p]}, then played {tok}")
         by[p].append(tok)
-        st = step_play(g, st, tok.rank, [])
+        st = step(st, tok.rank)
     return st, above, by
 
 

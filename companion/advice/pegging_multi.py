@@ -45,8 +45,8 @@ from ..errors import IllegalAction, UnknownGame
 from ..rulesets import Ruleset
 from .pegging import PegAdvice, PlayAdvice
 from .pegging_model import (BINOM, COUNT_AFTER, KINDS, POLICY, VALUE, WITHOUT, Cache, best_rank, count_after,
-                            count_reply, fill_scores, hand_groups, paused_collector, position_cards, reply_points,
-                            rules_of, tail, trim, without)
+                            count_reply, fill_scores, hand_groups, paused_collector, position_cards, replay_plays,
+                            reply_points, rules_of, tail, trim, without)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
 
@@ -704,29 +704,12 @@ class MultiAdvice:
 
 def replay(g: MultiGame, hand: Sequence[Card], played: Sequence["Card | None"]):
     """Replay the plays so far (cards, None for a go) from the leader; returns (state, go thresholds per
-    player, cards played per player)."""
+    player, cards played per player) (:func:`companion.advice.pegging_model.replay_plays`)."""
     held = g.rules.held
     st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (held,) * g.n, 0, False)
-    above = [0] * g.n
-    by: list[list[Card]] = [[] for _ in range(g.n)]
-    for tok in played:
-        if st.over:
-            raise IllegalAction("the matching phase is already over: every card has been played")
-        p = st.turn
-        who = "you" if p == g.you else f"the player at seat {g.positions[p]}"
-        if tok is None:
-            if p == g.you and any(c.value <= 31 - st.count for c in hand):
-                raise IllegalAction(f"you said go at a count of {st.count}, but you hold a card that fits")
-            above[p] = max(above[p], 31 - st.count)
-            st = step(g, st, None, [])
-            continue
-        if tok.value > 31 - st.count:
-            raise IllegalAction(f"{tok} would take the count from {st.count} past 31")
-        if tok.value <= above[p]:
-            raise IllegalAction(f"{who} said go earlier holding only cards over {above[p]}, then played {tok}")
-        by[p].append(tok)
-        st = step(g, st, tok.rank, [])
-    return st, above, by
+    return replay_plays(st, played, hand, g.you,
+                        lambda p: "you" if p == g.you else f"the player at seat {g.positions[p]}",
+                        lambda st, r: step(g, st, r, []))
 
 
 def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
