@@ -9,7 +9,7 @@ and its choice. This module walks that model (docs/advice.md, "Pegging"):
   advised player has not seen (uniform, consistent with the other player's
   gos), giving the expected points credited to each side, the net by the
   game's goal and the chance that the reply scores, by kind.
-* **The reference walk** (:func:`reference_walk`, below): that idea in twenty lines, every hand of the
+* **The reference walk** (:func:`reference_walk`, below): that idea in one page, every hand of the
   other player's group played out by the model's own step and choice. Read it before the fast walk.
 * **The fast walk** (:func:`_walk`): the same figures (tests/test_pegging_advice.py pins it to the
   reference walk). Pegging depends on ranks only and the policy's picture of a reply depends only on
