@@ -39,15 +39,14 @@ from ..cards import Card, parse_cards
 from ..errors import IllegalAction, InvalidCard, UnknownGame
 from ..rulesets import Ruleset, get_ruleset
 
+#: The policy every player follows (docs/advice.md, "The policy both players follow"); ``"greedy"`` the other candidate.
 POLICY = "lookahead"
 POLICIES = ("lookahead", "greedy")
+#: What a reply can make (the advice's reply chances), and ``"go"``.
 KINDS = ("fifteen", "pair", "run", "thirty-one", "go")
 
-# --- the count ---------------------------------------------------------------------------------------
 
-
-VALUE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
-_PAIR = {2: 2, 3: 6, 4: 12}
+# --- memo tables ----------------------------------------------------------------------------------------
 
 
 class Cache:
@@ -79,13 +78,39 @@ class Cache:
         return len(self.data)
 
 
+def paused_collector(fn):
+    """Run ``fn`` with the cyclic garbage collector paused, and resumed after (if it was on).
+
+    The walks make no reference cycles (reference counting frees all they drop), but they add thousands of
+    cache entries a call, and each full collection walks every tracked cache: 10-50 ms at a time, on whichever
+    call it falls (bench/README.md, "Issue 25 item 3"). Pausing it changes no figure."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+    return run
+
+
+# --- the count ------------------------------------------------------------------------------------------
+
+
+VALUE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)     # a card's value in the count, by rank (1..13)
+_PAIR = {2: 2, 3: 6, 4: 12}                                 # a pair, pair royal, double pair royal
+
+
 # the count's tables, shared by every game and call (bounds in entries)
-_TAIL = Cache(200_000)      # count's ranks -> their tail()
-_RP = Cache(200_000)        # (count, tail) -> reply_points
-_RG = Cache(200_000)        # (count, tail, wq) -> the reply groups (_reply_groups)
-_RG2 = Cache(200_000)       # (count, tail, wq) -> per rank r, the reply groups after a card of r (fill_scores)
-WITHOUT = Cache(200_000)       # (hand, r) -> hand less one r (without)
-COUNT_AFTER = Cache(200_000)      # (count, tail, r) -> what a card of r does to the count (count_after)
+_PEG = Cache(100_000)           # (total, tail) -> peg_kinds
+_TAIL = Cache(200_000)          # count's ranks -> their tail()
+_RP = Cache(200_000)            # (count, tail) -> reply_points
+_RG = Cache(200_000)            # (count, tail, wq) -> the reply groups (_reply_groups)
+_RG2 = Cache(200_000)           # (count, tail, wq) -> per rank r, the reply groups after a card of r (fill_scores)
+WITHOUT = Cache(200_000)        # (hand, r) -> hand less one r (without)
+COUNT_AFTER = Cache(200_000)    # (count, tail, r) -> what a card of r does to the count (count_after)
 
 
 def peg_points(seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
@@ -100,9 +125,15 @@ def peg_points(seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     return peg_kinds(sum(VALUE[r] for r in seq), seq)
 
 
-@lru_cache(maxsize=100_000)
 def peg_kinds(total: int, seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     """:func:`peg_points` of a count reaching ``total`` whose last cards are ``seq`` (a :func:`tail` will do)."""
+    out = _PEG.get((total, seq))
+    if out is None:
+        out = _PEG.put((total, seq), _peg_kinds(total, seq))
+    return out
+
+
+def _peg_kinds(total: int, seq: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     fif = 2 if total == 15 else 0
     t31 = 2 if total == 31 else 0
     last = seq[-1]
@@ -117,8 +148,6 @@ def peg_kinds(total: int, seq: tuple[int, ...]) -> tuple[int, int, int, int, int
             run = n
             break
     return fif + t31 + pair + run, fif, pair, run, t31
-
-
 
 
 def tail(seq: tuple[int, ...]) -> tuple[int, ...]:
@@ -180,22 +209,51 @@ _GAP_LO = tuple(sum(VALUE[z] for z in range(7) if m >> z & 1) for m in range(128
 _GAP_HI = tuple(sum(VALUE[z + 7] for z in range(7) if m >> z & 1) for m in range(128))
 
 
-def paused_collector(fn):
-    """Run ``fn`` with the cyclic garbage collector paused, and resumed after (if it was on).
+def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
+    """Return, per rank x (index 1..13), the points a card of rank x makes played at ``count`` after the
+    count's ranks ``seq`` (or their :func:`tail`); -1 if it does not fit under 31."""
+    key = (count, seq)
+    out = _RP.get(key)
+    if out is None:
+        out = _RP.put(key, _reply_row(count, seq))
+    return out
 
-    The walks make no reference cycles (reference counting frees all they drop), but they add thousands of
-    cache entries a call, and each full collection walks every tracked cache: 10-50 ms at a time, on whichever
-    call it falls (bench/README.md, "Issue 25 item 3"). Pausing it changes no figure."""
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        if not gc.isenabled():
-            return fn(*args, **kwargs)
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            gc.enable()
-    return run
+
+def _reply_row(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
+    """:func:`reply_points` computed: ``peg_kinds(count + value, seq + (x,))[0]`` for every rank x at once (the
+    fifteen and 31 from the count, the pair from the trailing block, the run grown card by card back from x;
+    equal to peg_kinds, tests/test_pegging_advice.py)."""
+    last = seq[-1] if seq else 0
+    k = 0
+    while k < len(seq) and seq[-1 - k] == last:
+        k += 1
+    back = seq[::-1]
+    out = [-1]
+    for x in range(1, 14):
+        total = count + VALUE[x]
+        if total > 31:
+            out.append(-1)
+            continue
+        p = 2 if total == 15 or total == 31 else 0
+        if x == last:
+            p += _PAIR.get(k + 1, 0)
+        seen = 1 << x                  # the run: the longest suffix of distinct, consecutive ranks
+        lo = hi = x
+        m = 0
+        run = 0
+        for y in back:
+            if seen >> y & 1:
+                break
+            seen |= 1 << y
+            if y < lo:
+                lo = y
+            elif y > hi:
+                hi = y
+            m += 1
+            if m >= 2 and hi - lo == m:
+                run = m + 1
+        out.append(p + run)
+    return tuple(out)
 
 
 def without(hand: tuple[int, ...], r: int) -> tuple[int, ...]:
@@ -379,53 +437,6 @@ def step_go(g: PegGame, st: State, credits: list) -> State:
 
 
 # --- the policy ---------------------------------------------------------------------------
-
-
-def reply_points(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
-    """Return, per rank x (index 1..13), the points a card of rank x makes played at ``count`` after the
-    count's ranks ``seq`` (or their :func:`tail`); -1 if it does not fit under 31."""
-    key = (count, seq)
-    out = _RP.get(key)
-    if out is None:
-        out = _RP.put(key, _reply_row(count, seq))
-    return out
-
-
-def _reply_row(count: int, seq: tuple[int, ...]) -> tuple[int, ...]:
-    """:func:`reply_points` computed: ``peg_kinds(count + value, seq + (x,))[0]`` for every rank x at once (the
-    fifteen and 31 from the count, the pair from the trailing block, the run grown card by card back from x;
-    equal to peg_kinds, tests/test_pegging_advice.py)."""
-    last = seq[-1] if seq else 0
-    k = 0
-    while k < len(seq) and seq[-1 - k] == last:
-        k += 1
-    back = seq[::-1]
-    out = [-1]
-    for x in range(1, 14):
-        total = count + VALUE[x]
-        if total > 31:
-            out.append(-1)
-            continue
-        p = 2 if total == 15 or total == 31 else 0
-        if x == last:
-            p += _PAIR.get(k + 1, 0)
-        seen = 1 << x                  # the run: the longest suffix of distinct, consecutive ranks
-        lo = hi = x
-        m = 0
-        run = 0
-        for y in back:
-            if seen >> y & 1:
-                break
-            seen |= 1 << y
-            if y < lo:
-                lo = y
-            elif y > hi:
-                hi = y
-            m += 1
-            if m >= 2 and hi - lo == m:
-                run = m + 1
-        out.append(p + run)
-    return tuple(out)
 
 
 def _reply_groups(count: int, seq: tuple[int, ...], wq: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
