@@ -95,8 +95,7 @@ class MultiHand:
             assert side[self.g.side[i]] == state.seat_side[seat]        # the engine's sides are the table's
         assert len(set(side.values())) == len(side)
         self.side = side
-        self.st = multi._St(self.g.positions.index(1) if 1 in self.g.positions else 0, (), 0, (), -1,
-                            (rules.held,) * self.g.n, 0, False)
+        self.st = self.g.start()
 
     def act(self, rank) -> list:
         credits: list = []
@@ -160,7 +159,7 @@ def test_the_multi_engines_one_deal_loop_plays_as_its_step_and_choose(game, opti
     rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
     deck = rng.sample(DECK, g.n * rules.held)
     hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in range(g.n)]
-    stv = multi._St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (rules.held,) * g.n, 0, False)
+    stv = g.start()
     for _ in range(data.draw(st.integers(0, 10), label="random cards first")):
         if stv.over:
             break

@@ -69,7 +69,7 @@ SAMPLED = ("the other players' hands are a seeded sample of {n} deals of the car
            "the documented policy (docs/advice.md)")
 
 
-class _St(NamedTuple):
+class MultiState(NamedTuple):
     """Public state of an n-player count: whose turn, the count's tail, the count, who said go (in order),
     who played last, cards left per player, cards played per rank (3 bits at bit 3r), over."""
 
@@ -127,7 +127,12 @@ class MultiGame:
         worth = self._net
         return sum(worth[s] * v for s, v in pts.items())
 
-    def next_active(self, st: _St, p: int, left: Sequence[int], gone: Sequence[int]) -> "int | None":
+    def start(self) -> MultiState:
+        """The state before the first lead: seat 1 (the dealer's left) leads, every player holds ``held`` cards."""
+        return MultiState(self.positions.index(1) if 1 in self.positions else 0, (), 0, (), -1,
+                          (self.rules.held,) * self.n, 0, False)
+
+    def next_active(self, p: int, left: Sequence[int], gone: Sequence[int]) -> "int | None":
         """The next player after ``p`` (``p`` itself last) holding cards and not gone."""
         for j in self._after[p]:
             if left[j] and j not in gone:
@@ -170,20 +175,20 @@ def multi_game(rules: Ruleset, seat: int) -> MultiGame:
 # --- the count ----------------------------------------------------------------------------
 
 
-def _new_count(g: MultiGame, leader: "int | None", left: tuple[int, ...], played: int) -> _St:
+def _new_count(g: MultiGame, leader: "int | None", left: tuple[int, ...], played: int) -> MultiState:
     if g.rules.pegging_count == "single" or leader is None:
-        return _St(-1, (), 0, (), -1, left, played, True)
-    return _St(leader, (), 0, (), -1, left, played, False)
+        return MultiState(-1, (), 0, (), -1, left, played, True)
+    return MultiState(leader, (), 0, (), -1, left, played, False)
 
 
-def _end_count(g: MultiGame, st: _St, credits: list) -> _St:
+def _end_count(g: MultiGame, st: MultiState, credits: list) -> MultiState:
     """Nobody can continue under 31: go (last, in a single count) to the last player; the first who said go
     leads the next count (M2)."""
     credits.append((g.credit[st.last], g.rules.last_card, "last" if g.rules.pegging_count == "single" else "go"))
     return _new_count(g, g.holder_from(st.gone[0], st.left), st.left, st.played)
 
 
-def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
+def step(g: MultiGame, st: MultiState, r: "int | None", credits: list) -> MultiState:
     """Player ``st.turn`` plays rank ``r`` (None: says go); append ``(side credited, points, kind)`` to ``credits``."""
     p = st.turn
     if r is None:
@@ -191,7 +196,7 @@ def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
         nxt = st._replace(gone=gone)
         if all(j in gone for j in range(g.n) if st.left[j]):
             return _end_count(g, nxt, credits)
-        return nxt._replace(turn=g.next_active(st, p, st.left, gone))
+        return nxt._replace(turn=g.next_active(p, st.left, gone))
     count = st.count + VALUE[r]
     seq = tail(st.seq + (r,))
     left = st.left[:p] + (st.left[p] - 1,) + st.left[p + 1:]
@@ -210,15 +215,15 @@ def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
     if nxt is None:
         if not any(left):
             credits.append((g.credit[p], g.rules.last_card, "last"))
-            return _St(-1, (), count, (), p, left, played, True)
-        return _end_count(g, _St(p, seq, count, gone, p, left, played, False), credits)
-    return _St(nxt, seq, count, gone, p, left, played, False)
+            return MultiState(-1, (), count, (), p, left, played, True)
+        return _end_count(g, MultiState(p, seq, count, gone, p, left, played, False), credits)
+    return MultiState(nxt, seq, count, gone, p, left, played, False)
 
 
-def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
+def scores(g: MultiGame, st: MultiState, p: int, ranks: Iterable[int]) -> dict:
     """The policy's scores of ``ranks`` for player ``p`` at ``st`` (see the module's docstring); cached."""
     left = st.left[:p] + (st.left[p] - 1,) + st.left[p + 1:]
-    q = g.next_active(st, p, left, st.gone)
+    q = g.next_active(p, left, st.gone)
     h = left[q] if q is not None and q != p else 0
     wp = g.value(p, g.credit[p])
     wq = g.value(q, g.credit[q]) if h else 0
@@ -233,7 +238,7 @@ def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
     return out
 
 
-def choose(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> "int | None":
+def choose(g: MultiGame, st: MultiState, p: int, ranks: Iterable[int]) -> "int | None":
     """The rank player ``p`` plays from its ``ranks`` by the policy (ties: the higher rank), None for go."""
     room = 31 - st.count
     ranks = {r for r in ranks if VALUE[r] <= room}
@@ -245,7 +250,7 @@ def choose(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> "int | None":
 # --- the walk: every joint deal of the others as one weighted group ----------------------------
 
 
-def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple, acc: dict,
+def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base: tuple, acc: dict,
           stats: "dict | None" = None) -> None:
     """Add to ``acc`` (side -> sum of weight x points, and ``"sq"``: sum of weight x net^2 per deal) every
     deal of ``group`` (joint hands of the players, yours left out as ``()`` -> weight) played out from
@@ -374,7 +379,7 @@ def _cs_groups(cs: int, r: int, wq: int) -> tuple:
     return out
 
 
-def _play_each(g: MultiGame, st: _St, mine: tuple, group: dict, base: tuple, acc: dict) -> None:
+def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict) -> None:
     """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does."""
     sides = g._sides
     worth = [g._net[s] for s in sides]
@@ -405,7 +410,7 @@ def _play_each(g: MultiGame, st: _St, mine: tuple, group: dict, base: tuple, acc
     acc["sq"] = acc.get("sq", 0) + sq
 
 
-def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
+def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
     """Play one deal out from ``st`` (``hands``: every player's sorted ranks, yours included; changed in place),
     adding the points credited per side to ``pts``: :func:`step` and :func:`choose` with the state in local
     variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
@@ -418,7 +423,7 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
             pts[s] = pts.get(s, 0) + v
 
 
-def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list) -> None:
+def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, pool: list) -> None:
     """:func:`_play_deal`'s loop: the points credited per side (by index in ``g._sides``) added to ``tot``;
     ``cs``: the id of ``st``'s count state, ``pool``: the cards not yet played per rank (changed in place).
 
@@ -577,7 +582,7 @@ def joint_groups(avail: Sequence[int], need: Sequence[int], above: Sequence[int]
     for i, k in enumerate(need):
         if k:
             ok = [avail[r] if VALUE[r] > above[i] else 0 for r in range(14)]
-            bound *= _multisets(ok, k) if not taken else comb(max(0, sum(1 for a in ok if a) - taken), k)
+            bound *= _count_rank_hands(ok, k) if not taken else comb(max(0, sum(1 for a in ok if a) - taken), k)
             taken += k
     if bound > limit:
         return None
@@ -597,7 +602,7 @@ def joint_groups(avail: Sequence[int], need: Sequence[int], above: Sequence[int]
     return out
 
 
-def _multisets(avail: Sequence[int], k: int) -> int:
+def _count_rank_hands(avail: Sequence[int], k: int) -> int:
     """How many k-card rank groups (multisets) ``avail[r]`` cards of each rank r allow."""
     ways = [1] + [0] * k
     for a in avail:
@@ -705,8 +710,7 @@ class MultiAdvice:
 def replay(g: MultiGame, hand: Sequence[Card], played: Sequence["Card | None"]):
     """Replay the plays so far (cards, None for a go) from the leader; returns (state, go thresholds per
     player, cards played per player) (:func:`companion.advice.pegging_model.replay_plays`)."""
-    held = g.rules.held
-    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (held,) * g.n, 0, False)
+    st = g.start()
     return replay_plays(st, played, hand, g.you,
                         lambda p: "you" if p == g.you else f"the player at seat {g.positions[p]}",
                         lambda st, r: step(g, st, r, []))
@@ -825,8 +829,7 @@ def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt:
     need = [0 if i == g.you else rules.held for i in range(g.n)]
     n = DISCARD_SAMPLES if samples is None else samples
     group = sample_groups(unseen, need, [0] * g.n, n, "|".join([rules.name, str(seat)] + sorted(map(str, dealt))))
-    held = rules.held
-    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (held,) * g.n, 0, False)
+    st = g.start()
     acc: dict = {}
     _walk(g, st, tuple(sorted(c.rank for c in keep)), group, (), acc)
     total = sum(group.values())
@@ -847,7 +850,7 @@ def infer_gos_multi(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], t
     :raises IllegalAction: a card where nobody could have said go before it.
     """
     g = multi_game(rules, 1)                       # whose advice does not matter: only the turns are followed
-    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (rules.held,) * g.n, 0, False)
+    st = g.start()
     out: list[str] = []
 
     def gos_until(p: int, c: "Card | None" = None) -> None:
