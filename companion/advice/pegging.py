@@ -264,7 +264,9 @@ def _other_order(g: PegGame, st: State, group: Mapping[tuple[int, ...], int]) ->
 
 # The split of a group at the other player's turn: ``{rank played (None: go): {hand less it: weight}}``, each
 # hand playing its favourite (its rank first in the order: min(hand, key=at.__getitem__)). Most of a ranking's
-# time is these loops, so there is one per hand length, unrolled (distinct hands less one rank stay distinct).
+# time is these loops, so there is one per hand length, unrolled, alike but for the favourite's test: with
+# _split_any for every length a lead took 1.33x and a mid-count position 1.18x as long (bench/ab_pegging.py).
+# Distinct hands less one rank stay distinct, so a part's weights are never added.
 
 
 def _split_one(group: Mapping, at: Mapping[int, int]) -> dict:
