@@ -95,6 +95,16 @@ def reference_walk(g: PegGame, st: State, mine: tuple[int, ...], group: Mapping[
 
 
 # --- the fast walk: the same, with what does not change the figures saved ---------------------------
+#
+# What :func:`_walk` saves over :func:`reference_walk`, each pinned (docs/architecture.md, "copies the advice keeps"):
+#  * the choices: yours between two cards without choose's sets (_choose_two); the other's order over every rank
+#    kept per state, with each rank's place in it (_preferred, _places), so a hand's card is its first in the order;
+#  * the splits: one loop per hand length, unrolled (_split_two ...); a lead's first split from a table per order
+#    (RootGroup, _root_split); a step without the kinds (_step);
+#  * the leaves: once each player holds at most one card (or one holds none) nobody chooses any more, and an
+#    endgame table per game keyed by the count, not by the cards played before, gives the rest (_endgame);
+#  * the rows: what the other player's last plays lead to, kept per state without the cards played before
+#    (_row_entry, _reply_two), shared by every position reaching it (PegGame.rows switches them off).
 
 
 def _choose_two(g: PegGame, st: State, played: int, a: int, b: int) -> "int | None":
