@@ -241,35 +241,31 @@ def _walk(g: PegGame, st: State, mine: tuple[int, ...], group: Mapping[tuple[int
                 wsum = sum(group.values())
             a0 += c0 * wsum
             a1 += c1 * wsum
-    # the other player's turn: split the group by what each hand does
+    # the other player's turn: its order (each rank's place in it), then the group split by what each hand does
     held = st.left[1]
-    if type(group) is RootGroup:            # a ranking's first split: every hand of k ranks, split once per order
-        parts = group.split(*_other_order(g, st, group))
+    room = 31 - st.count
+    if held == 1:                           # one card: played if it fits, else go (no choice, so no order)
+        order, at = None, _FITS[room]
+    elif len(group) < 8:                    # a few hands: only their ranks are scored
+        ranks = {x for hand in group for x in hand if VALUE[x] <= room}
+        if len(ranks) <= 1:
+            order = tuple(ranks)
+        else:
+            scores = policy_scores(g, st, 1, ranks)
+            order = tuple(sorted(ranks, key=lambda x: (scores[x], x), reverse=True))
+        at = _places(order)
     else:
-        parts = _SPLIT.get(held, _split_any)(group, _other_order(g, st, group)[1])
+        order, at = _preferred(g, st, 1)
+    if type(group) is RootGroup:            # a ranking's first split: every hand of k ranks, split once per order
+        parts = group.split(order, at)
+    else:
+        parts = _SPLIT.get(held, _split_any)(group, at)
     if stats is None and g.rows:
         if held == 2 and len(mine) == 2:
             return _reply_two(g, st, mine, parts, a0, a1)
         if held <= 2 and len(mine) <= 1 or not mine or held == 1:
             return _rows_sum(g, st, mine, parts, a0, a1)
     return _parts_sum(g, st, mine, parts, a0, a1, stats)
-
-
-def _other_order(g: PegGame, st: State, group: Mapping[tuple[int, ...], int]) -> tuple:
-    """``(order, at)`` at the other player's turn: the ranks it could play, its favourite first (None when it
-    holds one card: no choice, so no order), and each rank's place in it (99: it does not fit)."""
-    room = 31 - st.count
-    if st.left[1] == 1:                     # one card: played if it fits, else go
-        return None, _FITS[room]
-    if len(group) < 8:                      # a few hands: only their ranks are scored
-        held = {x for hand in group for x in hand if VALUE[x] <= room}
-        if len(held) <= 1:
-            order = tuple(held)
-        else:
-            scores = policy_scores(g, st, 1, held)
-            order = tuple(sorted(held, key=lambda x: (scores[x], x), reverse=True))
-        return order, _places(order)
-    return _preferred(g, st, 1)
 
 
 # The split of a group at the other player's turn: ``{rank played (None: go): {hand less it: weight}}``, each
