@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion import DECK, get_ruleset  # noqa: E402
-from companion.advice.pegging import _State, game_for, play_out  # noqa: E402
+from companion.advice.pegging import State, game_for, play_out  # noqa: E402
 
 GAMES = ("lands-end", "cribbage", "reverse-cribbage", "five-card")
 
@@ -39,7 +39,7 @@ def duel(rules, rng, deals):
         total = 0
         for seat in (0, 1):                      # lookahead deals, then leads
             g = game_for(rules, seat, ("lookahead", "greedy"))
-            st = _State(turn=0 if seat == 1 else 1, left=(held, held))
+            st = State(turn=0 if seat == 1 else 1, left=(held, held))
             pts = play_out(g, st, a, b)
             total += g.net(pts)
         nets.append(total / 2)

@@ -18,7 +18,7 @@ import pytest
 
 from companion import DECK, IllegalAction, InvalidCard, UnknownGame, get_ruleset, parse_cards, score_peg
 from companion.advice.discard import seating
-from companion.advice.pegging import KINDS, _peg, game_for, peg_points, rank_plays, reply_points, tail
+from companion.advice.pegging import KINDS, game_for, peg_points, rank_plays, reply_points, tail
 
 TWO_HAND = ["lands-end", "lands-end-casino-2", "cribbage", "reverse-cribbage", "five-card"]
 HOUSE_RULES = [
@@ -327,6 +327,7 @@ def brute_rank(rules, mine, toks, dealer, turnup):
 
 
 def test_peg_points_equal_score_peg():
+    from companion.advice.pegging_model import peg_kinds
     rng = random.Random("peg-points")
     checked = Counter()
     for _ in range(3000):
@@ -343,7 +344,7 @@ def test_peg_points_equal_score_peg():
         total, fif, pair, run, t31 = peg_points(tuple(c.rank for c in cards))
         assert total == s.points
         for k in range(len(cards)):          # a count's tail scores every later card alike
-            assert _peg(sum(c.value for c in cards), tail(tuple(c.rank for c in cards[:k])) + tuple(
+            assert peg_kinds(sum(c.value for c in cards), tail(tuple(c.rank for c in cards[:k])) + tuple(
                 c.rank for c in cards[k:]))[0] == s.points
         kinds = {i.kind: i.points for i in s.items}
         assert fif == kinds.get("fifteen", 0) and t31 == kinds.get("thirty-one", 0)
@@ -355,7 +356,7 @@ def test_peg_points_equal_score_peg():
         count, head = sum(c.value for c in cards[:-1]), tuple(c.rank for c in cards[:-1])
         row = reply_points(count, tail(head))
         assert row[cards[-1].rank] == s.points
-        assert row == (-1,) + tuple(_peg(count + (x if x < 10 else 10), head + (x,))[0] if count + min(x, 10) <= 31
+        assert row == (-1,) + tuple(peg_kinds(count + (x if x < 10 else 10), head + (x,))[0] if count + min(x, 10) <= 31
                                     else -1 for x in range(1, 14))
     assert {"fifteen", "pair", "pair royal", "run", "thirty-one"} <= set(checked)
 
@@ -365,14 +366,14 @@ def test_the_engine_s_trimmed_count_scores_every_card_to_come_as_the_whole_count
     at (the ranks missing in between fit the room under 31). Along random counts played through the engine's
     own step (``step_play``), every card scores, by the trimmed state's row, what ``score_peg`` gives it after
     every card of the count; the state is a suffix of the count's ranks, and trimmed at least sometimes."""
-    from companion.advice.pegging import _State, step_play, trim
+    from companion.advice.pegging import State, step_play, trim
 
     rng = random.Random("two-trim")
     g = game_for(get_ruleset("cribbage"), 0)
     trimmed = 0
     for _ in range(2000):
         cards: list = []
-        st = _State(turn=0, left=(26, 26))
+        st = State(turn=0, left=(26, 26))
         for c in rng.sample(DECK, 52):
             if st.count + c.value > 31:
                 continue
@@ -494,7 +495,7 @@ def test_goals_match_the_discard_advice_seating():
 def test_whole_phase_of_known_hands_equals_brute_force(preset):
     """Both hands known, the whole matching phase from the first lead: the walk's play-out (its forced plays,
     its endgame table of one card each, its small-group play-outs) against the explicit-card brute force."""
-    from companion.advice.pegging import _State, play_out
+    from companion.advice.pegging import State, play_out
     rules = get_ruleset(preset)
     rng = random.Random(f"playout-{preset}")
     held = rules.held
@@ -504,7 +505,7 @@ def test_whole_phase_of_known_hands_equals_brute_force(preset):
         seat = i % 2                         # 0 deals: the other player leads
         g = game_for(rules, seat)
         leader = 1 if seat == 0 else 0
-        got = play_out(g, _State(turn=leader, left=(held, held)), [c.rank for c in mine], [c.rank for c in theirs])
+        got = play_out(g, State(turn=leader, left=(held, held)), [c.rank for c in mine], [c.rank for c in theirs])
         want = Brute(rules, seat).run([mine, theirs], [], [], set(), leader, [], None)
         assert list(got) == want, (preset, [str(c) for c in mine], [str(c) for c in theirs])
 
@@ -523,16 +524,16 @@ def test_a_ranking_s_first_split_from_the_per_order_table_equals_the_pass_over_i
         avail = [0] + [rng.choice([0, 1, 2, 3, 4, 4, 4]) for _ in range(13)]
         above = rng.choice([0, 0, 3, 9])
         want = {}
-        for hand, parts in two._multisets(k):
+        for hand, parts in two.rank_hands(k):
             w = 1
             for r, m in parts:
-                w *= comb(avail[r], m) if two._VAL[r] > above else 0
+                w *= comb(avail[r], m) if two.VALUE[r] > above else 0
             if w:
                 want[hand] = w
         assert two.hand_groups(avail, k, above) == want
         if k == 4:
             root = two.RootGroup(avail, 4, above)
-            assert dict(root) == want and root.zeros == [i for i, (h, _) in enumerate(two._multisets(4))
+            assert dict(root) == want and root.zeros == [i for i, (h, _) in enumerate(two.rank_hands(4))
                                                          if h not in want]
             order = tuple(rng.sample(range(1, 14), rng.randint(1, 13)))     # the ranks that fit, best first
             at = dict.fromkeys(range(14), 99) | {x: i for i, x in enumerate(order)}
@@ -553,7 +554,7 @@ def test_a_ranking_s_first_split_from_the_per_order_table_equals_the_pass_over_i
 
 
 @pytest.mark.parametrize("preset", ["lands-end", "cribbage", "reverse-cribbage", "five-card", "lands-end-casino-2"])
-def test_the_walk_s_rows_of_its_last_plays_give_the_plain_walk_s_figures(preset, monkeypatch):
+def test_the_walk_s_rows_of_its_last_plays_give_the_plain_walk_s_figures(preset):
     """What the other player's last plays (and your reply to them) lead to is kept per state without the cards
     played before (``_row_entry``, ``_reply_two``): only your choice reads those. Dealer's replies to a lead and
     random positions deep in a count rank exactly as with the plain walk (itself pinned by the brute force)."""
@@ -571,7 +572,39 @@ def test_the_walk_s_rows_of_its_last_plays_give_the_plain_walk_s_figures(preset,
             mine, _, toks, dealer, turnup = pos
             calls.append(dict(hand=mine, game=rules, turnup=turnup, played=toks, dealer=dealer))
     fast = [rank_plays(**kw).to_dict() for kw in calls]
-    monkeypatch.setattr(two, "_ROWS", False)
-    for g in {two.game_for(rules, 0), two.game_for(rules, 1)}:
-        g._rows.clear()
-    assert [rank_plays(**kw).to_dict() for kw in calls] == fast
+
+    def plain(hand, game, turnup, played, dealer):     # the same position, the game with its rows off
+        seat = 0 if dealer else 1
+        return two.rank_position(two.game_for(game, seat, rows=False), seat, hand, played=played, turnup=turnup)
+    assert [plain(**kw).to_dict() for kw in calls] == fast
+    assert not two.game_for(rules, 0, rows=False).rows_memo
+
+
+@pytest.mark.parametrize("preset,options", [(p, {}) for p in TWO_HAND] + HOUSE_RULES)
+def test_the_fast_walk_gives_the_reference_walk_s_choice_and_figures(preset, options):
+    """``reference_walk`` is the walk's idea in plain code (the model's step and choice, every hand of the group
+    split at each of the other player's turns, no rows, no endgame tables, no unrolled splits). The fast walk ranks
+    every position exactly as it does: a lead (the root group's split by a table per order), a dealer's reply, and
+    random positions later in the hand, every seat, every two-hand game and house rule: the same plays in the same
+    order (so the same choice), the same points to each side, nets and reply chances, the policy's card alike."""
+    from companion.advice import pegging as two
+
+    rules = get_ruleset(preset, **options)
+    rng = random.Random(f"reference-{preset}-{sorted(options.items())}")
+    calls = []
+    for dealer in (False, True):
+        c = rng.sample(DECK, rules.held + 2)
+        calls.append(dict(hand=c[:rules.held], turnup=c[-1], played=[c[rules.held]] if dealer else [], dealer=dealer))
+    while len(calls) < 8:
+        pos = random_position(rules, rng, max_other=rng.choice([1, 2, 3]))
+        if pos is not None:
+            mine, _, toks, dealer, turnup = pos
+            calls.append(dict(hand=mine, turnup=turnup, played=toks, dealer=dealer))
+    for kw in calls:
+        seat = 0 if kw["dealer"] else 1
+        g = two.game_for(rules, seat)
+        fast = rank_plays(kw["hand"], game=rules, turnup=kw["turnup"], played=kw["played"], dealer=kw["dealer"])
+        ref = two.rank_position(g, seat, kw["hand"], played=kw["played"], turnup=kw["turnup"],
+                                walk=two.reference_walk)
+        assert ref.to_dict() == fast.to_dict(), (preset, options, kw)
+        assert [p.card for p in ref.plays] == [p.card for p in fast.plays]

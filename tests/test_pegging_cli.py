@@ -92,9 +92,9 @@ def test_refusals_change_nothing_and_say_why():
 def test_docstring_examples():
     import doctest
 
-    import companion.advice.pegging
     import companion.advice.pegging_cli
-    for module in (companion.advice.pegging, companion.advice.pegging_cli):
+    import companion.advice.pegging_model
+    for module in (companion.advice.pegging_model, companion.advice.pegging_cli):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.attempted and not result.failed
 

@@ -63,7 +63,7 @@ class TwoHand:
         other = state.next_seat(you)
         self.seat_of = (you, other)
         self.g = two.game_for(rules, 0 if you == state.dealer else 1)
-        self.st = two._State(turn=1 if you == state.dealer else 0, left=(rules.held, rules.held))
+        self.st = two.State(turn=1 if you == state.dealer else 0, left=(rules.held, rules.held))
 
     def act(self, rank) -> list:
         credits: list = []
@@ -95,8 +95,7 @@ class MultiHand:
             assert side[self.g.side[i]] == state.seat_side[seat]        # the engine's sides are the table's
         assert len(set(side.values())) == len(side)
         self.side = side
-        self.st = multi._St(self.g.positions.index(1) if 1 in self.g.positions else 0, (), 0, (), -1,
-                            (rules.held,) * self.g.n, 0, False)
+        self.st = self.g.start()
 
     def act(self, rank) -> list:
         credits: list = []
@@ -160,14 +159,14 @@ def test_the_multi_engines_one_deal_loop_plays_as_its_step_and_choose(game, opti
     rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
     deck = rng.sample(DECK, g.n * rules.held)
     hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in range(g.n)]
-    stv = multi._St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (rules.held,) * g.n, 0, False)
+    stv = g.start()
     for _ in range(data.draw(st.integers(0, 10), label="random cards first")):
         if stv.over:
             break
-        fits = [r for r in hands[stv.turn] if multi._VAL[r] <= 31 - stv.count]
+        fits = [r for r in hands[stv.turn] if multi.VALUE[r] <= 31 - stv.count]
         r = rng.choice(fits) if fits else None
         if r is not None:
-            hands[stv.turn] = multi._remove(hands[stv.turn], r)
+            hands[stv.turn] = multi.without(hands[stv.turn], r)
         stv = multi.step(g, stv, r, [])
     want: dict = {}
     ref, st0, h = list(hands), stv, None
@@ -175,7 +174,7 @@ def test_the_multi_engines_one_deal_loop_plays_as_its_step_and_choose(game, opti
         p = stv.turn
         r = multi.choose(g, stv, p, ref[p])
         if r is not None:
-            ref[p] = multi._remove(ref[p], r)
+            ref[p] = multi.without(ref[p], r)
         credits: list = []
         stv = multi.step(g, stv, r, credits)
         for side, v, _ in credits:
@@ -198,14 +197,14 @@ def two_hand_deal(game, options, data):
     rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
     deck = rng.sample(DECK, 2 * rules.held)
     hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in (0, 1)]
-    return g, rng, hands, two._State(turn=data.draw(st.integers(0, 1), label="leader"), left=(rules.held, rules.held))
+    return g, rng, hands, two.State(turn=data.draw(st.integers(0, 1), label="leader"), left=(rules.held, rules.held))
 
 
 def two_hand_act(g, s, hands, r, credits):
     """Play rank ``r`` (None: go) for ``s.turn`` by ``step_play``/``step_go``, taking it from ``hands``."""
     if r is None:
         return two.step_go(g, s, credits)
-    hands[s.turn] = two._remove(hands[s.turn], r)
+    hands[s.turn] = two.without(hands[s.turn], r)
     return two.step_play(g, s, r, credits)
 
 
@@ -219,7 +218,7 @@ def test_the_two_hand_endgame_loop_plays_as_its_step_and_choose(game, options, d
     player holds at most one card or one holds none."""
     g, rng, hands, stv = two_hand_deal(game, options, data)
     while not stv.over and max(stv.left) > 1 and min(stv.left) > 0:
-        fits = [r for r in hands[stv.turn] if two._VAL[r] <= 31 - stv.count]
+        fits = [r for r in hands[stv.turn] if two.VALUE[r] <= 31 - stv.count]
         stv = two_hand_act(g, stv, hands, rng.choice(fits) if fits else None, [])
     want = [0, 0]
     ref, s = list(hands), stv
@@ -246,7 +245,7 @@ def test_the_rows_choice_between_two_cards_is_choose_s(game, options, data):
                 for b in range(a, 14):
                     if (s.played >> 3 * a & 7) + (a == b) < 4 and (s.played >> 3 * b & 7) < 4:
                         assert two._choose_two(g, s, s.played, a, b) == two.choose(g, s, 0, (a, b)), (a, b, s)
-        fits = [r for r in hands[s.turn] if two._VAL[r] <= 31 - s.count]
+        fits = [r for r in hands[s.turn] if two.VALUE[r] <= 31 - s.count]
         s = two_hand_act(g, s, hands, rng.choice(fits) if fits else None, [])
 
 
@@ -359,11 +358,11 @@ def test_the_warm_up_ranks_a_lead_and_a_reply_of_every_two_hand_game(monkeypatch
     assert {r.name for r in games} >= {"lands-end", "cribbage", "reverse-cribbage", "five-card"}
     for r in games:
         for seat in (0, 1):
-            two.game_for(r, seat)._end.clear()
+            two.game_for(r, seat).end_memo.clear()
     assert sum(1 for _ in two.warm_up(rounds=1)) == 2 * len(games)
     for r in games:
         for seat in (0, 1):
-            assert two.game_for(r, seat)._end, (r.name, seat)
+            assert two.game_for(r, seat).end_memo, (r.name, seat)
     worker = _jobworker()
     monkeypatch.setenv("LANDSEND_WARM_UP", "0")
     assert worker.warm_steps() is None
@@ -372,7 +371,7 @@ def test_the_warm_up_ranks_a_lead_and_a_reply_of_every_two_hand_game(monkeypatch
     # the table's game only (house rules and all), as the app passes it to a fresh worker
     house = get_ruleset("cribbage", go_lead="last_player")
     monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([house]))
-    two.game_for(house, 1)._end.clear()
-    assert sum(1 for _ in worker.warm_steps()) == 4 and two.game_for(house, 1)._end
+    two.game_for(house, 1).end_memo.clear()
+    assert sum(1 for _ in worker.warm_steps()) == 4 and two.game_for(house, 1).end_memo
     monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("lands-end-4")]))
     assert worker.warm_steps() is None                  # no two-hand matching phase to warm

@@ -45,9 +45,10 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from ..cards import DECK, Card, parse_cards
 from ..errors import IllegalAction, UnknownGame
 from ..rulesets import Ruleset
-from .pegging import (KINDS, POLICY, _PLAY, _REM, _VAL, PegAdvice, PlayAdvice, best_rank, count_reply, _peg, _play,
-                      _rem, _remove, reply_points, _rules, fill_scores, hand_groups, paused_collector, position_cards,
-                      tail, trim)
+from .pegging import PegAdvice, PlayAdvice
+from .pegging_model import (BINOM, COUNT_AFTER, KINDS, POLICY, VALUE, WITHOUT, Cache, best_rank, count_after,
+                            count_reply, fill_scores, hand_groups, paused_collector, position_cards, replay_plays,
+                            reply_points, rules_of, tail, trim, without)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
 
@@ -70,7 +71,7 @@ SAMPLED = ("the other players' hands are a seeded sample of {n} deals of the car
            "the documented policy (docs/advice.md)")
 
 
-class _St(NamedTuple):
+class MultiState(NamedTuple):
     """Public state of an n-player count: whose turn, the count's tail, the count, who said go (in order),
     who played last, cards left per player, cards played per rank (3 bits at bit 3r), over."""
 
@@ -98,7 +99,7 @@ class MultiGame:
     you: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_cache", Cache(200_000))       # the policy's scores (scores)
         n = len(self.positions)
         # after player p, the others in the direction of play, p itself last (the turn's search order)
         object.__setattr__(self, "_after", tuple(tuple((p + k) % n for k in range(1, n + 1)) for p in range(n)))
@@ -128,7 +129,12 @@ class MultiGame:
         worth = self._net
         return sum(worth[s] * v for s, v in pts.items())
 
-    def next_active(self, st: _St, p: int, left: Sequence[int], gone: Sequence[int]) -> "int | None":
+    def start(self) -> MultiState:
+        """The state before the first lead: seat 1 (the dealer's left) leads, every player holds ``held`` cards."""
+        return MultiState(self.positions.index(1) if 1 in self.positions else 0, (), 0, (), -1,
+                          (self.rules.held,) * self.n, 0, False)
+
+    def next_active(self, p: int, left: Sequence[int], gone: Sequence[int]) -> "int | None":
         """The next player after ``p`` (``p`` itself last) holding cards and not gone."""
         for j in self._after[p]:
             if left[j] and j not in gone:
@@ -171,20 +177,20 @@ def multi_game(rules: Ruleset, seat: int) -> MultiGame:
 # --- the count ----------------------------------------------------------------------------
 
 
-def _new_count(g: MultiGame, leader: "int | None", left: tuple[int, ...], played: int) -> _St:
+def _new_count(g: MultiGame, leader: "int | None", left: tuple[int, ...], played: int) -> MultiState:
     if g.rules.pegging_count == "single" or leader is None:
-        return _St(-1, (), 0, (), -1, left, played, True)
-    return _St(leader, (), 0, (), -1, left, played, False)
+        return MultiState(-1, (), 0, (), -1, left, played, True)
+    return MultiState(leader, (), 0, (), -1, left, played, False)
 
 
-def _end_count(g: MultiGame, st: _St, credits: list) -> _St:
+def _end_count(g: MultiGame, st: MultiState, credits: list) -> MultiState:
     """Nobody can continue under 31: go (last, in a single count) to the last player; the first who said go
     leads the next count (M2)."""
     credits.append((g.credit[st.last], g.rules.last_card, "last" if g.rules.pegging_count == "single" else "go"))
     return _new_count(g, g.holder_from(st.gone[0], st.left), st.left, st.played)
 
 
-def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
+def step(g: MultiGame, st: MultiState, r: "int | None", credits: list) -> MultiState:
     """Player ``st.turn`` plays rank ``r`` (None: says go); append ``(side credited, points, kind)`` to ``credits``."""
     p = st.turn
     if r is None:
@@ -192,8 +198,8 @@ def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
         nxt = st._replace(gone=gone)
         if all(j in gone for j in range(g.n) if st.left[j]):
             return _end_count(g, nxt, credits)
-        return nxt._replace(turn=g.next_active(st, p, st.left, gone))
-    count = st.count + _VAL[r]
+        return nxt._replace(turn=g.next_active(p, st.left, gone))
+    count = st.count + VALUE[r]
     seq = tail(st.seq + (r,))
     left = st.left[:p] + (st.left[p] - 1,) + st.left[p + 1:]
     played = st.played + (1 << 3 * r)
@@ -211,15 +217,15 @@ def step(g: MultiGame, st: _St, r: "int | None", credits: list) -> _St:
     if nxt is None:
         if not any(left):
             credits.append((g.credit[p], g.rules.last_card, "last"))
-            return _St(-1, (), count, (), p, left, played, True)
-        return _end_count(g, _St(p, seq, count, gone, p, left, played, False), credits)
-    return _St(nxt, seq, count, gone, p, left, played, False)
+            return MultiState(-1, (), count, (), p, left, played, True)
+        return _end_count(g, MultiState(p, seq, count, gone, p, left, played, False), credits)
+    return MultiState(nxt, seq, count, gone, p, left, played, False)
 
 
-def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
+def scores(g: MultiGame, st: MultiState, p: int, ranks: Iterable[int]) -> dict:
     """The policy's scores of ``ranks`` for player ``p`` at ``st`` (see the module's docstring); cached."""
     left = st.left[:p] + (st.left[p] - 1,) + st.left[p + 1:]
-    q = g.next_active(st, p, left, st.gone)
+    q = g.next_active(p, left, st.gone)
     h = left[q] if q is not None and q != p else 0
     wp = g.value(p, g.credit[p])
     wq = g.value(q, g.credit[q]) if h else 0
@@ -227,19 +233,17 @@ def scores(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> dict:
     key = (wp, wq, sign, st.seq, st.count, st.played if h else None, h)
     out = g._cache.get(key)
     if out is None:
-        if len(g._cache) > 200_000:
-            g._cache.clear()
-        out = g._cache[key] = {}
+        out = g._cache.put(key, {})
     todo = [r for r in ranks if r not in out]
     if todo:
         fill_scores(out, todo, st.count, st.seq, st.played, h, wp, wq, sign)
     return out
 
 
-def choose(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> "int | None":
+def choose(g: MultiGame, st: MultiState, p: int, ranks: Iterable[int]) -> "int | None":
     """The rank player ``p`` plays from its ``ranks`` by the policy (ties: the higher rank), None for go."""
     room = 31 - st.count
-    ranks = {r for r in ranks if _VAL[r] <= room}
+    ranks = {r for r in ranks if VALUE[r] <= room}
     if len(ranks) <= 1:                  # one rank that fits must be played: nothing to score
         return next(iter(ranks), None)
     return best_rank(scores(g, st, p, ranks), ranks)
@@ -248,7 +252,7 @@ def choose(g: MultiGame, st: _St, p: int, ranks: Iterable[int]) -> "int | None":
 # --- the walk: every joint deal of the others as one weighted group ----------------------------
 
 
-def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple, acc: dict,
+def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base: tuple, acc: dict,
           stats: "dict | None" = None) -> None:
     """Add to ``acc`` (side -> sum of weight x points, and ``"sq"``: sum of weight x net^2 per deal) every
     deal of ``group`` (joint hands of the players, yours left out as ``()`` -> weight) played out from
@@ -257,7 +261,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         credits: list = []
         r = choose(g, st, g.you, mine)
         if r is not None:
-            mine = _remove(mine, r)
+            mine = without(mine, r)
         st = step(g, st, r, credits)
         base = _add(base, credits)
     if stats is None and len(group) <= _SMALL and not st.over:   # a few deals (most nodes): play each out
@@ -272,7 +276,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         return
     p = st.turn
     room = 31 - st.count
-    held = {r for hands in group for r in hands[p] if _VAL[r] <= room}
+    held = {r for hands in group for r in hands[p] if VALUE[r] <= room}
     if len(held) <= 1:                   # every hand plays its one rank that fits, or says go
         order = tuple(held)
     else:
@@ -282,7 +286,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
     for i, r in enumerate(order):
         at[r] = i
     place = at.__getitem__
-    rem_get = _REM.get
+    rem_get = WITHOUT.get
     parts: dict = {}
     for hands, w in group.items():
         mine_p = hands[p]
@@ -292,7 +296,7 @@ def _walk(g: MultiGame, st: _St, mine: tuple[int, ...], group: dict, base: tuple
         else:
             rest = rem_get((mine_p, r))
             if rest is None:
-                rest = _rem(mine_p, r)
+                rest = without(mine_p, r)
             h2 = hands[:p] + (rest,) + hands[p + 1:]
         sub = parts.get(r)
         if sub is None:
@@ -317,7 +321,6 @@ _CS_PTS: list = []          # id -> reply_points(count, tail): the points of a c
 _CS_NEXT: list = []         # id -> per rank: (next id, count after it; 0 after a 31: a new count)
 _CS_UP: list = []           # id -> per rank: the reply groups after it, the replier's points worth +1
 _CS_DN: list = []           # the same, worth -1
-_CC = [[comb(m, h) for m in range(53)] for h in range(14)]     # _CC[h][m] = C(m, h)
 
 
 # The tables are shared by the threads that advise at once (the web app's GET routes answer in their request
@@ -391,8 +394,8 @@ def _holding_tables(fn):
 def _cs_next(cs: int, r: int) -> tuple:
     """``_CS_NEXT[cs][r]``, made."""
     count, seq = _CS_AT[cs]
-    hit = _PLAY.get((count, seq, r))
-    c2, s2, _ = _play(count, seq, r) if hit is None else hit
+    hit = COUNT_AFTER.get((count, seq, r))
+    c2, s2, _ = count_after(count, seq, r) if hit is None else hit
     out = _CS_NEXT[cs][r] = (0, 0) if c2 == 31 else (_cs(c2, s2), c2)
     return out
 
@@ -402,8 +405,8 @@ def _cs_groups(cs: int, r: int, wq: int) -> tuple:
     their worth ``wq`` x points, best first, only ranks that fit, a group of worth 0 only when a worse one
     follows (none after a 31: no reply)."""
     count, seq = _CS_AT[cs]
-    hit = _PLAY.get((count, seq, r))
-    c2, s2, _ = _play(count, seq, r) if hit is None else hit
+    hit = COUNT_AFTER.get((count, seq, r))
+    c2, s2, _ = count_after(count, seq, r) if hit is None else hit
     out: "list | tuple" = []
     if c2 != 31:
         row = reply_points(c2, s2)
@@ -419,7 +422,7 @@ def _cs_groups(cs: int, r: int, wq: int) -> tuple:
     return out
 
 
-def _play_each(g: MultiGame, st: _St, mine: tuple, group: dict, base: tuple, acc: dict) -> None:
+def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict) -> None:
     """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does."""
     sides = g._sides
     worth = [g._net[s] for s in sides]
@@ -450,7 +453,7 @@ def _play_each(g: MultiGame, st: _St, mine: tuple, group: dict, base: tuple, acc
     acc["sq"] = acc.get("sq", 0) + sq
 
 
-def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
+def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
     """Play one deal out from ``st`` (``hands``: every player's sorted ranks, yours included; changed in place),
     adding the points credited per side to ``pts``: :func:`step` and :func:`choose` with the state in local
     variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
@@ -463,25 +466,30 @@ def _play_deal(g: MultiGame, st: _St, hands: list, pts: dict) -> None:
             pts[s] = pts.get(s, 0) + v
 
 
-def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list) -> None:
+def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, pool: list) -> None:
     """:func:`_play_deal`'s loop: the points credited per side (by index in ``g._sides``) added to ``tot``;
     ``cs``: the id of ``st``'s count state, ``pool``: the cards not yet played per rank (changed in place).
 
     The count is a count-state id (``_CS_NEXT`` gives what each rank does to it), the cards not yet played a
     list per rank kept as cards go, and the policy's look-ahead score (:func:`fill_scores`) computed from
-    them."""
+    them. :func:`step`'s rules on local variables: a sampled walk's nodes are nearly all one deal, so this loop
+    is most of its time.
+
+    Why one piece: the policy's choice is inline. As a function (it needs nine of the loop's variables) it cost
+    3-5% of the three- and four-hand rows (bench/ab_pegging.py); the turn order and the end of a count are
+    written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py)."""
     n = g.n
     after = g._after
     cidx = g._cidx
     wps = g._wp
     signs = g._sign
-    last_card = g.rules.last_card
-    single = g.rules.pegging_count == "single"
-    val = _VAL
-    nxt_tab = _CS_NEXT
-    pts_tab = _CS_PTS
     up_tab = _CS_UP
     dn_tab = _CS_DN
+    last_card = g.rules.last_card
+    single = g.rules.pegging_count == "single"
+    val = VALUE
+    nxt_tab = _CS_NEXT
+    pts_tab = _CS_PTS
     p, seq, count, gone, last, left, played, _ = st
     left = list(left)
     unplayed = sum(pool) - 4
@@ -496,9 +504,9 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
             while k < nh and val[hand[k]] <= room:
                 k += 1
             r = hand[0]
-            if hand[k - 1] != r:            # two ranks or more fit: the policy's scores (fill_scores)
+            if hand[k - 1] != r:            # two ranks or more fit: the policy's choice (choose, fill_scores)
                 q = None
-                for j in after[p]:
+                for j in after[p]:          # the next player who will hold cards after this one and is not gone
                     if (left[j] - 1 if j == p else left[j]) and j not in gone:
                         q = j
                         break
@@ -508,11 +516,11 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
                 best = None
                 bs = 0
                 prev = 0
-                if h:
+                if h:                       # the points now less the next player's expected best reply
                     n1 = unplayed - 1
                     if h > n1:
                         h = n1
-                    cn = _CC[h]
+                    cn = BINOM[h]
                     call = cn[n1]
                     sign = signs[p][q]
                     wq = wps[q]
@@ -539,78 +547,58 @@ def _play_out(g: MultiGame, st: _St, cs: int, hands: list, tot: list, pool: list
                             s += sign * exp
                         if best is None or s >= bs:
                             best, bs = x, s
-                else:
+                else:                       # no reply to look ahead to: the points now
                     for x in hand[:k]:
-                        if x == prev:
-                            continue
-                        prev = x
-                        s = wp * prow[x]
-                        if best is None or s >= bs:
-                            best, bs = x, s
+                        if x != prev:
+                            prev = x
+                            s = wp * prow[x]
+                            if best is None or s >= bs:
+                                best, bs = x, s
                 r = best
-        if r is None:                       # go
-            gone = gone + (p,)
-            nxt = None
-            for j in after[p]:              # the next player holding cards and not gone; none: the count ends
-                if left[j] and j not in gone:
-                    nxt = j
-                    break
-            if nxt is None:
-                tot[cidx[last]] += last_card
-                leader = None
-                for k in range(n):
-                    j = (gone[0] + k) % n
-                    if left[j]:
-                        leader = j
-                        break
+        if r is not None:                   # a play
+            pr = pts_tab[cs][r]
+            e = nxt_tab[cs][r] or _cs_next(cs, r)
+            i = hand.index(r)
+            hands[p] = hand[:i] + hand[i + 1:]
+            left[p] -= 1
+            pool[r] -= 1
+            unplayed -= 1
+            if pr:
+                tot[cidx[p]] += pr
+            if e[1] == 0:                   # a 31: the next player holding cards leads the next count
+                leader = _holder((p + 1) % n, left, n)
                 if single or leader is None:
                     return
                 p, cs, count, gone, last = leader, 0, 0, (), -1
                 continue
-            p = nxt
-            continue
-        pr = pts_tab[cs][r]
-        e = nxt_tab[cs][r] or _cs_next(cs, r)
-        i = hand.index(r)
-        hands[p] = hand[:i] + hand[i + 1:]
-        left[p] -= 1
-        pool[r] -= 1
-        unplayed -= 1
-        if pr:
-            tot[cidx[p]] += pr
-        if e[1] == 0:
-            leader = None
-            for k in range(1, n + 1):
-                j = (p + k) % n
-                if left[j]:
-                    leader = j
-                    break
-            if single or leader is None:
-                return
-            p, cs, count, gone, last = leader, 0, 0, (), -1
-            continue
-        cs, count = e
+            cs, count = e
+            last = p
+        else:                               # a go
+            gone = gone + (p,)
         nxt = None
-        for j in after[p]:
+        for j in after[p]:                  # the next player holding cards and not gone (p itself last)
             if left[j] and j not in gone:
                 nxt = j
                 break
-        if nxt is None:
-            tot[cidx[p]] += last_card
-            if not any(left):
-                return
-            leader = None
-            for k in range(n):
-                j = (gone[0] + k) % n
-                if left[j]:
-                    leader = j
-                    break
-            if single or leader is None:
-                return
-            p, cs, count, gone, last = leader, 0, 0, (), -1
+        if nxt is not None:
+            p = nxt
             continue
-        last = p
-        p = nxt
+        # nobody can go on: the go (the last card) to the player of the count's last card, then the first who
+        # said go leads the next count
+        tot[cidx[last]] += last_card
+        leader = _holder(gone[0], left, n) if gone else None
+        if single or leader is None:
+            return
+        p, cs, count, gone, last = leader, 0, 0, (), -1
+
+
+def _holder(start: int, left: Sequence[int], n: int) -> "int | None":
+    """The first player from ``start`` on (in the direction of play) still holding cards; None: nobody."""
+    for k in range(n):
+        j = (start + k) % n
+        if left[j]:
+            return j
+    return None
 
 
 def _add(base: tuple, credits: Sequence) -> tuple:
@@ -636,8 +624,8 @@ def joint_groups(avail: Sequence[int], need: Sequence[int], above: Sequence[int]
     taken = 0
     for i, k in enumerate(need):
         if k:
-            ok = [avail[r] if _VAL[r] > above[i] else 0 for r in range(14)]
-            bound *= _multisets(ok, k) if not taken else comb(max(0, sum(1 for a in ok if a) - taken), k)
+            ok = [avail[r] if VALUE[r] > above[i] else 0 for r in range(14)]
+            bound *= _count_rank_hands(ok, k) if not taken else comb(max(0, sum(1 for a in ok if a) - taken), k)
             taken += k
     if bound > limit:
         return None
@@ -657,7 +645,7 @@ def joint_groups(avail: Sequence[int], need: Sequence[int], above: Sequence[int]
     return out
 
 
-def _multisets(avail: Sequence[int], k: int) -> int:
+def _count_rank_hands(avail: Sequence[int], k: int) -> int:
     """How many k-card rank groups (multisets) ``avail[r]`` cards of each rank r allow."""
     ways = [1] + [0] * k
     for a in avail:
@@ -764,29 +752,11 @@ class MultiAdvice:
 
 def replay(g: MultiGame, hand: Sequence[Card], played: Sequence["Card | None"]):
     """Replay the plays so far (cards, None for a go) from the leader; returns (state, go thresholds per
-    player, cards played per player)."""
-    held = g.rules.held
-    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (held,) * g.n, 0, False)
-    above = [0] * g.n
-    by: list[list[Card]] = [[] for _ in range(g.n)]
-    for tok in played:
-        if st.over:
-            raise IllegalAction("the matching phase is already over: every card has been played")
-        p = st.turn
-        who = "you" if p == g.you else f"the player at seat {g.positions[p]}"
-        if tok is None:
-            if p == g.you and any(c.value <= 31 - st.count for c in hand):
-                raise IllegalAction(f"you said go at a count of {st.count}, but you hold a card that fits")
-            above[p] = max(above[p], 31 - st.count)
-            st = step(g, st, None, [])
-            continue
-        if tok.value > 31 - st.count:
-            raise IllegalAction(f"{tok} would take the count from {st.count} past 31")
-        if tok.value <= above[p]:
-            raise IllegalAction(f"{who} said go earlier holding only cards over {above[p]}, then played {tok}")
-        by[p].append(tok)
-        st = step(g, st, tok.rank, [])
-    return st, above, by
+    player, cards played per player) (:func:`companion.advice.pegging_model.replay_plays`)."""
+    st = g.start()
+    return replay_plays(st, played, hand, g.you,
+                        lambda p: "you" if p == g.you else f"the player at seat {g.positions[p]}",
+                        lambda st, r: step(g, st, r, []))
 
 
 def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "lands-end",
@@ -796,7 +766,7 @@ def rank_plays(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset" = "l
     """Rank every legal play of a position in any game with a matching phase: two-hand games by
     :func:`companion.advice.pegging.rank_plays` (exact), three- and four-hand games by
     :func:`rank_plays_multi` (``seat`` from the dealer, default 1 or the dealer with ``dealer``)."""
-    rules = _rules(game, options)
+    rules = rules_of(game, options)
     if rules.players == 2 or not rules.pegging:
         return two_hand_rank_plays(hand, game=rules, played=played, dealer=dealer, turnup=turnup, seen=seen,
                                    seat=seat)
@@ -817,7 +787,7 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
     ``"go"`` where a player said go, from the first lead. ``samples``/``exact_groups``/``seed``
     override :data:`SAMPLES`, :data:`EXACT_GROUPS` and the position's own seed.
     """
-    rules = _rules(game, options)
+    rules = rules_of(game, options)
     g = multi_game(rules, seat)
     mine, toks, known = position_cards(hand, played, turnup, seen)
     st, above, by = replay(g, mine, toks)
@@ -854,7 +824,7 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
         st2 = step(g, st, r, credits)
         stats = {} if st2.count and not st2.over and st2.turn != g.you else None
         acc: dict = {}
-        _walk(g, st2, _remove(ranks, r), group, _add((), credits), acc, stats)
+        _walk(g, st2, without(ranks, r), group, _add((), credits), acc, stats)
         by_side = {s: Fraction(acc.get(s, 0), total) for s in g.sides if s in acc or s in g.goal}
         net = g.net(by_side)
         se = None
@@ -900,8 +870,7 @@ def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt:
     need = [0 if i == g.you else rules.held for i in range(g.n)]
     n = DISCARD_SAMPLES if samples is None else samples
     group = sample_groups(unseen, need, [0] * g.n, n, "|".join([rules.name, str(seat)] + sorted(map(str, dealt))))
-    held = rules.held
-    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (held,) * g.n, 0, False)
+    st = g.start()
     acc: dict = {}
     _walk(g, st, tuple(sorted(c.rank for c in keep)), group, (), acc)
     total = sum(group.values())
@@ -922,7 +891,7 @@ def infer_gos_multi(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], t
     :raises IllegalAction: a card where nobody could have said go before it.
     """
     g = multi_game(rules, 1)                       # whose advice does not matter: only the turns are followed
-    st = _St(g.positions.index(1) if 1 in g.positions else 0, (), 0, (), -1, (rules.held,) * g.n, 0, False)
+    st = g.start()
     out: list[str] = []
 
     def gos_until(p: int, c: "Card | None" = None) -> None:
