@@ -26,6 +26,11 @@ def _run(args: argparse.Namespace, io: Any) -> int:
 SERVE = Subcommand("serve", "run the table daemon: LED board, buttons and the phone page", _configure, _run)
 
 
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    """The ``--db`` option of the board's subcommands that read a table's database."""
+    parser.add_argument("--db", metavar="FILE", help="the table's database (default: $LANDSEND_DB or the state dir)")
+
+
 def _configure_say(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", help='what to say, e.g. "fifteen two"')
     parser.add_argument("--wav", metavar="FILE", help="write the speech to this WAV file instead of playing it")
@@ -78,7 +83,7 @@ SAY = Subcommand("say", "speak a line with the board's voice (espeak-ng), or wri
 
 
 def _configure_release(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="FILE", help="the table's database (default: $LANDSEND_DB or the state dir)")
+    _add_db(parser)
 
 
 def _run_release(args: argparse.Namespace, io: Any) -> int:
@@ -137,7 +142,7 @@ CARD = Subcommand("card", "write the table card: the board's Wi-Fi and the page'
                   _configure_card, _run_card)
 
 def _configure_backup(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="FILE", help="the table's database (default: $LANDSEND_DB or the state dir)")
+    _add_db(parser)
     parser.add_argument("--out", metavar="FILE", help="where to write the backup (default: "
                         "landsend-backup-<board>-<date>.landsend in this folder)")
     parser.add_argument("--board", metavar="NAME", help="the board's name in the backup (default: its Wi-Fi's, "
@@ -183,7 +188,7 @@ BACKUP = Subcommand("backup", "back the whole table up to one file (every match,
 
 def _configure_restore(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("backup", metavar="BACKUP", help="a .landsend backup file")
-    parser.add_argument("--db", metavar="FILE", help="the table's database (default: $LANDSEND_DB or the state dir)")
+    _add_db(parser)
 
 
 def _run_restore(args: argparse.Namespace, io: Any) -> int:

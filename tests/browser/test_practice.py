@@ -312,6 +312,7 @@ def test_a_cancelled_or_failed_job_clears_its_progress_and_says_so(server, brows
     killed and replaced, the page never cleared its line). Cancelled, the line says "Cancelled."; a job that
     fails says why; and neither leaves a bar, a Cancel button or a waiting line behind."""
     with phone_at(browser, server.url, viewport) as page:
+        claim(page)                              # jobs are the joined phones' (a visitor's page asks the GET routes)
         page.click("[data-tab=count]")
         page.click("[data-pr-mode=practice]")
         page.select_option("#pr-game", "lands-end")
