@@ -35,6 +35,7 @@ import sqlite3
 import tempfile
 import threading
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -229,9 +230,7 @@ def check(path: "str | os.PathLike[str]", work: "str | os.PathLike[str]") -> Che
                 shutil.copyfileobj(src, dst, 1 << 20)
     except zipfile.BadZipFile as exc:
         raise BackupError(f"the backup is damaged or cut short ({exc})") from None
-    except (zipfile.LargeZipFile, EOFError, OSError) as exc:
-        if isinstance(exc, OSError) and not isinstance(exc, EOFError) and exc.errno is not None:
-            raise
+    except (zipfile.LargeZipFile, EOFError, zlib.error) as exc:     # a member cut short or garbled
         raise BackupError(f"the backup is damaged or cut short ({exc})") from None
     if _sha256(db) != manifest["db_sha256"]:
         raise BackupError("the backup is damaged: its table does not match the checksum in its manifest")

@@ -243,7 +243,7 @@ class Table:
         """Return the newest stored event's time (the board's clock is checked against it), or None."""
         return self._last_at
 
-    def _now(self) -> str:
+    def _now(self) -> _dt.datetime:
         """Return the time to stamp an event with: the clock's, but never before the newest stored event's.
 
         A board without a real-time clock (a Pi) can start on a clock set back (systemd's build date after a
@@ -253,7 +253,7 @@ class Table:
         now = self.clock()
         if self._last_at is not None and now < self._last_at:
             now = self._last_at
-        return now.isoformat(timespec="seconds")
+        return now.replace(microsecond=0)                  # as it is stored: to the second
 
     def _rebuild(self, match_id: str) -> tuple[MatchState, int, dict]:
         """Fold ``match_id`` from its first event and record its derived data (once, for a file
@@ -411,7 +411,8 @@ class Table:
                 seen = self.store.find_client(client_id)
                 if seen is not None:
                     return {**seen, "duplicate": True}
-            ctx = Context(rng=self.rng, now=self._now(), host_check=self.host_check)
+            now = self._now()
+            ctx = Context(rng=self.rng, now=now.isoformat(timespec="seconds"), host_check=self.host_check)
             if "if_seq" in command:
                 self._check_fresh(command, ctx)
             change = TABLE_COMMANDS.get(kind, Table._verify_rule)(self, command, ctx)
@@ -427,7 +428,7 @@ class Table:
                     self._state.seq = self._seq
                 raise
             self._take(change, saved=checkpoint is not None)
-            self._last_at = _parse_at(ctx.now) or self._last_at
+            self._last_at = now
             published = self._published()
         self._notify(*published)
         return copy.deepcopy(event) if change.first else {
