@@ -3,7 +3,8 @@
 # root that scripts/build-image.sh makes (scripts/lib/debian-root.sh: the image's debootstrap variant and
 # package list, scripts/image/packages.txt), install the project into it with systemd/install.sh exactly
 # as the image build does, then check that NetworkManager accepts the board's hotspot profile, that polkit
-# loads the rule and grants the service user exactly its three actions, and that `landsend serve --sim`
+# loads the rule and grants the service user exactly its actions (NetworkManager's network-control, wifi.scan,
+# settings.modify.system and the two wifi.share ones; timedated's set-time and set-ntp), and that `landsend serve --sim`
 # started there answers the page.
 #
 #   sudo scripts/pi-check.sh                 # the root cached in $IMAGE_CACHE (default /var/tmp/landsend-image-cache)
