@@ -94,16 +94,19 @@ verdicts=$(chroot "$root" sh -c '
   setpriv --reuid=landsend --regid=landsend --clear-groups sleep 120 & pid=$!; sleep 1
   for a in NetworkManager.network-control NetworkManager.wifi.scan NetworkManager.settings.modify.system \
            NetworkManager.wifi.share.protected NetworkManager.wifi.share.open timedate1.set-time timedate1.set-ntp \
-           NetworkManager.enable-disable-wifi NetworkManager.settings.modify.hostname NetworkManager.reload; do
+           timedate1.set-timezone NetworkManager.enable-disable-wifi NetworkManager.settings.modify.hostname \
+           NetworkManager.reload timedate1.set-local-rtc; do
     if pkcheck --action-id "org.freedesktop.$a" --process "$pid" >/dev/null 2>&1; then echo "$a:yes"; else echo "$a:no"; fi
   done
   kill $pid')
 want="NetworkManager.network-control:yes NetworkManager.wifi.scan:yes NetworkManager.settings.modify.system:yes"
 want="$want NetworkManager.wifi.share.protected:yes NetworkManager.wifi.share.open:yes timedate1.set-time:yes"
-want="$want timedate1.set-ntp:yes NetworkManager.enable-disable-wifi:no NetworkManager.settings.modify.hostname:no"
-want="$want NetworkManager.reload:no"
-# (timedated's set-timezone is left out: the image's own polkit defaults grant it to any local process, our
-# rule does not touch it; pi-check found that on 2026-11-28)
+want="$want timedate1.set-ntp:yes"
+want="$want timedate1.set-timezone:yes NetworkManager.enable-disable-wifi:no NetworkManager.settings.modify.hostname:no"
+want="$want NetworkManager.reload:no timedate1.set-local-rtc:no"
+# set-timezone: systemd's own policy says set-time implies it (org.freedesktop.policykit.imply), so granting
+# set-time grants it too (found by this check on 2026-11-28); the board keeps its times in UTC, so a timezone
+# changes nothing it stores. The RTC mode stays refused.
 [ "$(echo $verdicts)" = "$want" ] || { echo "pi-check.sh: polkit answers for landsend: $(echo $verdicts); expected $want" >&2; exit 1; }
 stage "polkit: $(grep -o 'Finished loading.*' "$root/tmp/pi-check-polkitd.log" || echo 'rules loaded'); landsend may: $(echo $verdicts) ($(( $(date +%s) - s )) s)"
 kill "$(cat "$root/run/pi-check-polkitd.pid")" "$(cat "$root/run/dbus/pid")" 2>/dev/null || true
