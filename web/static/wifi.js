@@ -25,9 +25,16 @@ function nowText(s) {
   }
   if (s.busy === "move") return "The board is moving to " + (s.trial ? s.trial.ssid : "the new network") + " …";
   if (s.busy) return "The board is busy (" + s.busy + ") …";
-  if (s.mode === "hotspot" && spot) return "The board runs its own Wi-Fi, " + spot.ssid + ": phones open " + site(spot.address) + ".";
+  if (s.mode === "hotspot" && spot) return "The board runs its own Wi-Fi, " + spot.ssid + ": phones open " + site(spot.address) + "." + waitText(s);
   if (s.mode === "client") return "The board is on " + shortName(s.connection) + (s.address ? ", at " + site(s.address) : "") + ".";
-  return "The board is on no Wi-Fi network" + (spot ? ": turn its own Wi-Fi on below." : ".");
+  return "The board is on no Wi-Fi network" + (spot ? ": turn its own Wi-Fi on below." : ".") + waitText(s);
+}
+
+// the networks the board joins by itself (landsend.toml's [wifi], one moved to): not in reach now
+function waitText(s) {
+  var w = s.waiting || [];
+  return w.length ? " " + w.join(", ") + (w.length > 1 ? " are" : " is") + " not in reach: the board joins " +
+    (w.length > 1 ? "them" : "it") + " by itself when " + (w.length > 1 ? "one is" : "it is") + "." : "";
 }
 
 function trialEl(s) {
