@@ -410,6 +410,30 @@ def keep_the_season(args, work: Path, disk: Disk, m: Machine, api: Api, *, kerne
             f"{restore_s:.0f} s, every view equal")
 
 
+def card_copy(image: Path, work: Path) -> tuple[Disk, int, str, str]:
+    """Copy ``image`` to ``work``/disk.img on a card 1 GiB larger (the first boot grows the root) and take its
+    kernel, initrd and command line off the boot partition (``work``/vmlinuz, initrd.img); return the disk,
+    the image's size, the kernel's name and the command line for qemu (the Pi's consoles swapped for qemu's
+    serial port). The Wi-Fi and update checks boot the same way."""
+    check(image.is_file(), f"no image {image}")
+    disk_path = work / "disk.img"
+    run(["cp", "--sparse=always", str(image), str(disk_path)])
+    size0 = disk_path.stat().st_size
+    with open(disk_path, "r+b") as f:      # a card larger than the image: the first boot grows the root
+        f.truncate(size0 + 1024 * 1048576)
+    disk = Disk(disk_path)
+    names = disk.fat_list()
+    kernel = sorted(n for n in names if n.startswith("vmlinuz-"))[-1]
+    initrd = sorted(n for n in names if n.startswith("initrd.img-"))[-1]
+    disk.fat_get(kernel, work / "vmlinuz")
+    disk.fat_get(initrd, work / "initrd.img")
+    disk.fat_get("cmdline.txt", work / "cmdline.txt")
+    pi_cmdline = (work / "cmdline.txt").read_text().split()
+    # the image's own kernel command line, its Pi consoles swapped for qemu's serial port
+    cmdline = " ".join([x for x in pi_cmdline if not x.startswith("console=")] + ["console=ttyAMA0"])
+    return disk, size0, kernel, cmdline
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(prog="scripts/boot-check.sh")
     ap.add_argument("image", type=Path)
@@ -427,22 +451,7 @@ def main() -> int:
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
-    check(args.image.is_file(), f"no image {args.image}")
-    disk_path = work / "disk.img"
-    run(["cp", "--sparse=always", str(args.image), str(disk_path)])
-    size0 = disk_path.stat().st_size
-    with open(disk_path, "r+b") as f:      # a card larger than the image: the first boot grows the root
-        f.truncate(size0 + 1024 * 1048576)
-    disk = Disk(disk_path)
-    names = disk.fat_list()
-    kernel = sorted(n for n in names if n.startswith("vmlinuz-"))[-1]
-    initrd = sorted(n for n in names if n.startswith("initrd.img-"))[-1]
-    disk.fat_get(kernel, work / "vmlinuz")
-    disk.fat_get(initrd, work / "initrd.img")
-    disk.fat_get("cmdline.txt", work / "cmdline.txt")
-    pi_cmdline = (work / "cmdline.txt").read_text().split()
-    # the image's own kernel command line, its Pi consoles swapped for qemu's serial port
-    cmdline = " ".join([x for x in pi_cmdline if not x.startswith("console=")] + ["console=ttyAMA0"])
+    disk, size0, kernel, cmdline = card_copy(args.image, work)
     say(f"image {args.image.name}: {size0 // 1048576} MiB, booting {kernel} with '{cmdline}' "
         f"on a {(size0 >> 20) + 1024} MiB card")
     run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "boot-check", "-f", str(work / "id")])
