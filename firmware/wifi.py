@@ -141,6 +141,10 @@ autoconnect-priority=-100
 mode=ap
 ssid={spot.ssid}
 band=bg
+# channel 6: allowed to an access point under every regulatory domain, the "world" one of a board whose
+# country is not set included; left to itself NetworkManager picked channel 13 there, where an access
+# point may not start ("Failed to start AP functionality": no own Wi-Fi at all, seen by the Wi-Fi check)
+channel=6
 
 [wifi-security]
 key-mgmt=wpa-psk

@@ -245,6 +245,10 @@ def test_install_files_makes_the_password_once_and_names_the_wifi_after_the_boar
     for line in ("mode=ap", "ssid=Lands End 4F2A", f"psk={spot.password}", "method=shared",
                  "address1=10.42.0.1/24", "autoconnect-priority=-100", "key-mgmt=wpa-psk"):
         assert line in text.splitlines()
+    # a fixed channel an access point may use under any regulatory domain: NetworkManager's own pick was
+    # channel 13 on a board with no country set, where the access point never started (the Wi-Fi check)
+    wifi_part = text.split("[wifi]\n")[1].split("\n[")[0].splitlines()
+    assert "band=bg" in wifi_part and "channel=6" in wifi_part
     dropin = root / "etc/NetworkManager/dnsmasq-shared.d/landsend.conf"
     assert "address=/#/10.42.0.1" in dropin.read_text().splitlines()
     assert oct((root / "etc/landsend/wifi.toml").stat().st_mode & 0o777) == "0o640"
