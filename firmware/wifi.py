@@ -35,6 +35,7 @@ import secrets
 import subprocess
 import sys
 import threading
+import time
 import tomllib
 import uuid
 from dataclasses import dataclass
@@ -53,6 +54,10 @@ TRY_PREFIX = "landsend-try "
 """The profile of a network being tried: a refused try deletes it and nothing else (the settings file's
 profile of that network, named ``landsend <name>`` too, is kept); a try that works takes that name."""
 JOIN_WAIT_S = 45
+LEAVE_DELAY_S = 2.0
+"""How long a change the page asked for waits before the board leaves the network it is on: the page's
+202 must reach the phone first (a move answered over the board's own Wi-Fi was lost when the board left it
+at once: the Wi-Fi check's phone timed out)."""
 """How long ``nmcli`` may take to join a network before the board goes back."""
 PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 """No 0/o, 1/l/i: the password is read off a card and typed on a phone."""
@@ -257,8 +262,10 @@ class Wifi:
     """
 
     def __init__(self, hotspot: Hotspot | None, *, nmcli: Sequence[str] = ("nmcli",),
-                 run: Callable[..., Any] = subprocess.run, on_change: Callable[[], None] | None = None):
+                 run: Callable[..., Any] = subprocess.run, on_change: Callable[[], None] | None = None,
+                 leave_delay: float = LEAVE_DELAY_S):
         self.hotspot = hotspot
+        self.leave_delay = leave_delay
         self.nmcli = list(nmcli)
         self._run = run
         self.on_change = on_change
@@ -356,6 +363,8 @@ class Wifi:
 
         def job() -> None:
             try:
+                if background:
+                    time.sleep(self.leave_delay)       # the page's answer goes out before the board leaves
                 fn()
             except WifiError as exc:
                 self.error = str(exc)

@@ -48,7 +48,7 @@ def air(tmp_path):
 
 @pytest.fixture
 def wifi(air):
-    return Wifi(SPOT, nmcli=air.command)
+    return Wifi(SPOT, nmcli=air.command, leave_delay=0)
 
 
 # ------------------------------------------------------------------ nmcli through the fake
@@ -323,6 +323,20 @@ def test_scan_join_wrong_password_and_move_through_the_api(tmp_path, wifi, air):
     assert host.post("/api/wifi/hotspot", json={"on": True}, headers=host.h).status_code == 202
     wifi.wait(30)
     assert air.state["active"] == AP_ON
+
+
+def test_the_pages_answer_goes_out_before_the_board_leaves_its_network(tmp_path, air):
+    # a move answered over the board's own Wi-Fi: the board left it at once and the phone never got the 202
+    wifi = Wifi(SPOT, nmcli=air.command, leave_delay=1.0)
+    wifi.join("Home", "kettle-on-please", background=False)
+    host = host_client(make_app(tmp_path, wifi=wifi))
+    n = len(air.calls())
+    r = host.post("/api/wifi/move", json={}, headers=host.h)
+    assert r.status_code == 202 and r.get_json()["busy"] == "move"
+    assert air.calls(n) == [c for c in air.calls(n) if "connection up" not in c]   # still on its own Wi-Fi
+    assert air.state["active"] == AP_ON
+    wifi.wait(30)
+    assert air.state["active"] == "landsend Home" and "--wait 45 connection up id landsend Home" in air.calls(n)
 
 
 def test_a_change_while_another_runs_is_409_and_no_wifi_control_is_404(tmp_path, wifi):
