@@ -30,11 +30,15 @@ function nowText(s) {
   return "The board is on no Wi-Fi network" + (spot ? ": turn its own Wi-Fi on below." : ".") + waitText(s);
 }
 
-// the networks the board joins by itself (landsend.toml's [wifi], one moved to): not in reach now
+// the networks the board joins by itself at a start (landsend.toml's [wifi], one moved to): not joined now.
+// On its own Wi-Fi the board stays there when one comes back (the phones keep the page; the Wi-Fi check saw
+// it): it joins at its next start, or now from this panel.
 function waitText(s) {
   var w = s.waiting || [];
-  return w.length ? " " + w.join(", ") + (w.length > 1 ? " are" : " is") + " not in reach: the board joins " +
-    (w.length > 1 ? "them" : "it") + " by itself when " + (w.length > 1 ? "one is" : "it is") + "." : "";
+  if (!w.length) return "";
+  var names = w.join(", "), them = w.length > 1 ? "one of them" : names;
+  return " It does not reach " + names + ": it joins " + them + " at its next start when in reach, or now with " +
+    "Scan and Try it.";
 }
 
 function trialEl(s) {
