@@ -586,9 +586,9 @@ def boot1(g: Guest, m: Machine, args, figures: list[str]) -> None:
         + "; the phone's and the home network's in their own namespaces")
     wait_hotspot(g, dev, 180)
     hot = time.monotonic() - t0                  # from the radios' start (SSH's round trips included)
-    say(f"the board's own Wi-Fi up on {dev} {hot:.1f} s after its radio appeared (NetworkManager, no check "
-        f"in the product: it found the radio itself)")
-    figures.append(f"radio plugged in -> hotspot up {hot:.1f} s")
+    say(f"the board's own Wi-Fi up on {dev} {hot:.1f} s after the check loaded the radios (NetworkManager "
+        f"found the radio itself: nothing in the product names it)")
+    figures.append(f"radios loaded -> hotspot up {hot:.1f} s")
     ssid_nm = g.sh("nmcli -g 802-11-wireless.ssid,802-11-wireless.mode,ipv4.method connection show landsend-hotspot")
     check(NAME in ssid_nm and "ap" in ssid_nm and "shared" in ssid_nm, f"the hotspot profile: {ssid_nm}")
     # the table card: the phone has nothing else
@@ -695,22 +695,33 @@ def boot1(g: Guest, m: Machine, args, figures: list[str]) -> None:
     check(got["reached"] is not None, f"the board did not move: {got}")
     addr = g.sh(f"ip -4 -o addr show dev {dev} | awk '{{print $4}}'").strip().split("/")[0]
     check(addr == trial["address"], f"on {HOME_SSID} the board is at {addr}, the page said {trial['address']}")
-    code = g.sh(f"ip netns exec home python3 -c \"import urllib.request as u; r=u.urlopen(u.Request("
-                f"'http://{addr}/api/table', headers={{'Host': '{addr}'}}), timeout=20); print(r.status)\"").strip()
+    code = page_status(g, "home", addr, addr)
     check(code == "200", f"the page at {addr} from the home network: {code}")
     say(f"move: the board is on {HOME_SSID} at {addr}, the address the page said; the page answers there")
     figures.append(f"page's Wi-Fi screen: scan, wrong password ({wrong_s:.0f} s, own Wi-Fi back), right one "
                    f"({right_s:.0f} s, address {trial['address']}), move ({got['reached']:.0f} s) all as promised")
-    # the home network goes away, and comes back
+    home_away_and_back(g, figures, "moved to the home network from the page")
+
+
+def home_away_and_back(g: Guest, figures: list[str], how: str) -> None:
+    """Stop the home access point: the time until the board's own Wi-Fi is up; start it again: what the
+    board does in the next 120 s."""
     fell = g.agent("watch", "--until", "landsend-hotspot", "--timeout", "300", timeout=400,
                    before="systemctl stop wifi-check-home && ")
-    check(fell["reached"] is not None, f"no fall-back to the board's own Wi-Fi: {fell}")
-    say(f"home access point gone: the board's own Wi-Fi up after {fell['reached']:.1f} s ({fell['timeline']})")
-    figures.append(f"fall-back (moved to the home network, its AP gone): hotspot up after {fell['reached']:.1f} s")
+    check(fell["reached"] is not None, f"no fall-back to the board's own Wi-Fi ({how}): {fell}")
+    say(f"home access point gone ({how}): the board's own Wi-Fi up after {fell['reached']:.1f} s "
+        f"({fell['timeline']})")
     again = g.agent("watch", "--timeout", "120", timeout=240, before="systemctl start wifi-check-home && ")
+    last = again["timeline"][-1]
     say(f"home access point back for 120 s: the board {again['timeline']}")
-    figures.append(f"home AP back: board stays on {again['timeline'][-1][2] if len(again['timeline'][-1]) > 2 else '?'}"
-                   f" for 120 s")
+    figures.append(f"fall-back ({how}, its AP gone): own Wi-Fi up after {fell['reached']:.1f} s; the AP back: "
+                   f"the board on {last[2] if len(last) > 2 else 'nothing'} after 120 s")
+
+
+def page_status(g: Guest, ns: str, address: str, host: str) -> str:
+    """GET /api/table at ``address`` with ``Host: host`` from namespace ``ns``; return the status."""
+    return g.sh(f"ip netns exec {ns} python3 -c \"import urllib.request as u; r=u.urlopen(u.Request("
+                f"'http://{address}/api/table', headers={{'Host': '{host}'}}), timeout=20); print(r.status)\"").strip()
 
 
 def boot_offset(g: Guest, m: Machine) -> float:
@@ -760,19 +771,12 @@ def boot3(g: Guest, m: Machine, figures: list[str]) -> None:
     check(res[0].get("code") == 200, f"a phone on {HOME_SSID} at http://{addr}/: {res}")
     found = g.agent("mdns", ns="phone")
     check(found.get("address") == addr, f"landsend.local from a phone on {HOME_SSID}: {found}, board at {addr}")
-    code = g.sh(f"ip netns exec phone python3 -c \"import urllib.request as u; r=u.urlopen(u.Request("
-                f"'http://{addr}/api/table', headers={{'Host': 'landsend.local'}}), timeout=20); print(r.status)\"")
-    check(code.strip() == "200", f"the page as landsend.local: {code}")
+    code = page_status(g, "phone", addr, "landsend.local")
+    check(code == "200", f"the page as landsend.local: {code}")
     say(f"a phone on {HOME_SSID} reaches the page at http://{addr}/ and resolves landsend.local (mDNS) to {addr}")
     figures.append(f"power-on -> on the home network from landsend.toml {joined + off:.0f} s; page at its "
                    f"address and landsend.local")
-    fell = g.agent("watch", "--until", "landsend-hotspot", "--timeout", "300", timeout=400,
-                   before="systemctl stop wifi-check-home && ")
-    check(fell["reached"] is not None, f"no fall-back after boot on the home network: {fell}")
-    say(f"home access point gone: the board's own Wi-Fi up after {fell['reached']:.1f} s ({fell['timeline']})")
-    figures.append(f"fall-back (joined at boot, its AP gone): hotspot up after {fell['reached']:.1f} s")
-    again = g.agent("watch", "--timeout", "120", timeout=240, before="systemctl start wifi-check-home && ")
-    say(f"home access point back for 120 s: the board {again['timeline']}")
+    home_away_and_back(g, figures, "joined at boot from landsend.toml")
 
 
 def main() -> int:
