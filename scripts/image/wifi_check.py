@@ -155,7 +155,8 @@ UNITS = {
                                     start=f"/usr/bin/python3 {DIR}/wifi_check.py guest home", needs="radios",
                                     before_nm=True, condition=f"{DIR}/home-on"),
     "wifi-check-phone.service": unit("phone", "a phone waiting for its network from power-on",
-                                     start=f"/usr/bin/python3 {DIR}/wifi_check.py guest phone-boot",
+                                     start=f"/usr/bin/env ip netns exec phone /usr/bin/python3 {DIR}/wifi_check.py "
+                                           "guest phone-boot",
                                      needs="radios", condition=f"{DIR}/phone.conf"),
 }
 
@@ -575,6 +576,25 @@ def phone_joins(g: Guest, conf: str, *, timeout: float = 60, mac: str | None = N
     return g.agent("join", *args, ns="phone", timeout=timeout + 200)
 
 
+def card_phone(g: Guest) -> dict[str, str]:
+    """Read the table card off the boot partition, decode its WIFI: code (the phone has nothing else) and
+    write the phone's files from it: the card's password, a wrong one, the home network's. Return its fields."""
+    card = g.sh("cat /boot/firmware/landsend-card.svg")
+    codes = svg_codes(card)
+    check(len(codes) == 2, f"the card holds {len(codes)} QR codes, not 2")
+    fields = wifi_fields(decode(codes[0]))
+    page_url = decode(codes[1])
+    check(fields.get("T") == "WPA" and fields.get("S") == NAME and fields.get("P") == HOTSPOT_PASSWORD,
+          f"the card's Wi-Fi code says {fields}")
+    check(f"Password: {fields['P']}" in card, "the card's printed password differs from its code")
+    say(f"the card's WIFI: code decoded from the SVG's modules: T={fields['T']} S={fields['S']!r} "
+        f"P={fields['P']!r}; its page code: {page_url}")
+    g.put(wpa_conf(fields["S"], fields["P"]).encode(), f"{DIR}/card.conf", "600")
+    g.put(wpa_conf(fields["S"], WRONG_PASSWORD).encode(), f"{DIR}/wrong.conf", "600")
+    g.put(wpa_conf(HOME_SSID, HOME_PASSWORD).encode(), f"{DIR}/home.conf", "600")
+    return fields
+
+
 def boot1(g: Guest, m: Machine, args, figures: list[str]) -> None:
     """The first boot: the radios plugged in, the card's phone, the bad inputs, the page's Wi-Fi screen,
     the move, the fall-back and the home network coming back."""
@@ -591,20 +611,7 @@ def boot1(g: Guest, m: Machine, args, figures: list[str]) -> None:
     figures.append(f"radios loaded -> hotspot up {hot:.1f} s")
     ssid_nm = g.sh("nmcli -g 802-11-wireless.ssid,802-11-wireless.mode,ipv4.method connection show landsend-hotspot")
     check(NAME in ssid_nm and "ap" in ssid_nm and "shared" in ssid_nm, f"the hotspot profile: {ssid_nm}")
-    # the table card: the phone has nothing else
-    card = g.sh("cat /boot/firmware/landsend-card.svg")
-    codes = svg_codes(card)
-    check(len(codes) == 2, f"the card holds {len(codes)} QR codes, not 2")
-    fields = wifi_fields(decode(codes[0]))
-    page_url = decode(codes[1])
-    check(fields.get("T") == "WPA" and fields.get("S") == NAME and fields.get("P") == HOTSPOT_PASSWORD,
-          f"the card's Wi-Fi code says {fields}")
-    check(f"Password: {fields['P']}" in card, "the card's printed password differs from its code")
-    say(f"the card's WIFI: code decoded from the SVG's modules: T={fields['T']} S={fields['S']!r} "
-        f"P={fields['P']!r}; its page code: {page_url}")
-    g.put(wpa_conf(fields["S"], fields["P"]).encode(), f"{DIR}/card.conf", "600")
-    g.put(wpa_conf(fields["S"], WRONG_PASSWORD).encode(), f"{DIR}/wrong.conf", "600")
-    g.put(wpa_conf(HOME_SSID, HOME_PASSWORD).encode(), f"{DIR}/home.conf", "600")
+    card_phone(g)
     # 2. a phone joins with the card
     got = phone_joins(g, f"{DIR}/card.conf", timeout=90)
     check(got.get("associated") is not None, f"the phone did not associate with the card's password: {got}")
@@ -792,6 +799,8 @@ def main() -> int:
     ap.add_argument("--boot-timeout", type=int, default=900)
     ap.add_argument("--work", type=Path, default=Path("/var/tmp/landsend-wifi-check"))
     ap.add_argument("--joins", type=int, default=20)
+    ap.add_argument("--only", choices=["power-on"], help="power-on: only the figures of a boot with the phone "
+                    "waiting (the first boot just reads the card)")
     args = ap.parse_args()
     work = args.work
     if work.exists():
@@ -819,7 +828,10 @@ def main() -> int:
         check(shipped == "", f"the image ships a test-only tool: {shipped}")
         tools = install(g, args.debs)
         say(f"test-only tools installed into the booted copy only: {tools}")
-        boot1(g, m, args, figures)
+        if args.only == "power-on":
+            card_phone(g)
+        else:
+            boot1(g, m, args, figures)
         # the next boots: the radios from power-on, the phone waiting with the card's password
         g.sh(f"rm -f {DIR}/home-on; cp {DIR}/card.conf {DIR}/phone.conf; "
              f"while nmcli connection delete id 'landsend {HOME_SSID}' >/dev/null 2>&1; do :; done")
@@ -827,11 +839,12 @@ def main() -> int:
         m.start()
         m.wait_page(Api(args.port))
         boot2(g, m, figures)
-        g.sh(f"touch {DIR}/home-on; cp {DIR}/home.conf {DIR}/phone.conf")
-        m.shutdown()
-        m.start()
-        m.wait_page(Api(args.port))
-        boot3(g, m, figures)
+        if args.only != "power-on":
+            g.sh(f"touch {DIR}/home-on; cp {DIR}/home.conf {DIR}/phone.conf")
+            m.shutdown()
+            m.start()
+            m.wait_page(Api(args.port))
+            boot3(g, m, figures)
         m.shutdown()
     except CheckFailed as exc:
         say(f"FAILED: {exc}")
