@@ -418,21 +418,32 @@ def g_watch(dev: str, until: str | None, seconds: float) -> dict:
 
 
 def g_mdns(name: str, source: str) -> str | None:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(source))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
-    s.bind((source, 0))
-    s.settimeout(2)
-    for attempt in range(10):
-        s.sendto(mdns_query(name, attempt + 1), ("224.0.0.251", 5353))
-        try:
-            while True:
-                data, _ = s.recvfrom(9000)
-                found = mdns_answer(data, name)
-                if found:
-                    return found
-        except socket.timeout:
-            continue
+    """Ask for ``name`` by mDNS from ``source``: first as a one-shot (legacy unicast) querier, then as a full
+    one (from port 5353, in the group, the answer multicast)."""
+    for full in (False, True):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(source))
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
+        if full:
+            s.bind(("", 5353))
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                         socket.inet_aton("224.0.0.251") + socket.inet_aton(source))
+        else:
+            s.bind((source, 0))
+        s.settimeout(2)
+        for attempt in range(5):
+            s.sendto(mdns_query(name, 0 if full else attempt + 1), ("224.0.0.251", 5353))
+            try:
+                while True:
+                    data, _ = s.recvfrom(9000)
+                    found = mdns_answer(data, name)
+                    if found:
+                        s.close()
+                        return found
+            except socket.timeout:
+                continue
+        s.close()
     return None
 
 
@@ -758,7 +769,7 @@ def boot2(g: Guest, m: Machine, figures: list[str]) -> None:
                    f"-> captive redirect {redirect + off:.0f} s")
 
 
-def boot3(g: Guest, m: Machine, figures: list[str]) -> None:
+def boot3(g: Guest, m: Machine, figures: list[str], findings: list[str]) -> None:
     """Power-on with the home network up: the board joins it from landsend.toml; a phone there reaches the
     page at the board's address and at landsend.local; the home network goes away and comes back."""
     off = boot_offset(g, m)
@@ -776,13 +787,21 @@ def boot3(g: Guest, m: Machine, figures: list[str]) -> None:
          "do sleep 2; done'", timeout=700)
     res = g.api([["GET", "/api/table"]], url=f"http://{addr}", wait=60)
     check(res[0].get("code") == 200, f"a phone on {HOME_SSID} at http://{addr}/: {res}")
-    found = g.agent("mdns", ns="phone")
-    check(found.get("address") == addr, f"landsend.local from a phone on {HOME_SSID}: {found}, board at {addr}")
+    say(f"a phone on {HOME_SSID} reaches the page at http://{addr}/")
     code = page_status(g, "phone", addr, "landsend.local")
     check(code == "200", f"the page as landsend.local: {code}")
-    say(f"a phone on {HOME_SSID} reaches the page at http://{addr}/ and resolves landsend.local (mDNS) to {addr}")
-    figures.append(f"power-on -> on the home network from landsend.toml {joined + off:.0f} s; page at its "
-                   f"address and landsend.local")
+    found = g.agent("mdns", ns="phone")
+    if found.get("address") == addr:
+        say(f"the phone resolves landsend.local by mDNS to {addr}; the page answers to that name")
+        figures.append(f"power-on -> on the home network from landsend.toml {joined + off:.0f} s; page at its "
+                       f"address and at landsend.local (mDNS)")
+    else:             # a finding: the run goes on to the fall-back, and fails at its end
+        avahi = g.sh("avahi-resolve -4 -n landsend.local 2>&1; journalctl -b -u avahi-daemon -o cat | tail -5")
+        findings.append(f"landsend.local from a phone on {HOME_SSID}: {found}, the board at {addr} "
+                        f"(on the board: {avahi.strip()})")
+        say(f"FINDING: {findings[-1]}")
+        figures.append(f"power-on -> on the home network from landsend.toml {joined + off:.0f} s; page at its "
+                       f"address; landsend.local NOT answered by mDNS in the phone's namespace")
     home_away_and_back(g, figures, "joined at boot from landsend.toml")
 
 
@@ -799,8 +818,8 @@ def main() -> int:
     ap.add_argument("--boot-timeout", type=int, default=900)
     ap.add_argument("--work", type=Path, default=Path("/var/tmp/landsend-wifi-check"))
     ap.add_argument("--joins", type=int, default=20)
-    ap.add_argument("--only", choices=["power-on"], help="power-on: only the figures of a boot with the phone "
-                    "waiting (the first boot just reads the card)")
+    ap.add_argument("--only", choices=["power-on", "boots"], help="power-on: only the boot with the phone "
+                    "waiting; boots: that and the boot on the home network (the first boot just reads the card)")
     args = ap.parse_args()
     work = args.work
     if work.exists():
@@ -820,6 +839,7 @@ def main() -> int:
     m = Machine(args, work, work / "vmlinuz", work / "initrd.img", cmdline)
     g = Guest(m)
     figures: list[str] = []
+    findings: list[str] = []
     try:
         m.start()
         page_s = m.wait_page(Api(args.port))
@@ -828,7 +848,7 @@ def main() -> int:
         check(shipped == "", f"the image ships a test-only tool: {shipped}")
         tools = install(g, args.debs)
         say(f"test-only tools installed into the booted copy only: {tools}")
-        if args.only == "power-on":
+        if args.only:
             card_phone(g)
         else:
             boot1(g, m, args, figures)
@@ -844,7 +864,7 @@ def main() -> int:
             m.shutdown()
             m.start()
             m.wait_page(Api(args.port))
-            boot3(g, m, figures)
+            boot3(g, m, figures, findings)
         m.shutdown()
     except CheckFailed as exc:
         say(f"FAILED: {exc}")
@@ -852,6 +872,9 @@ def main() -> int:
         return 1
     finally:
         m.stop()
+    if findings:
+        say("wifi-check FAILED: " + " | ".join(findings) + "; measured: " + "; ".join(figures))
+        return 1
     say("wifi-check passed: " + "; ".join(figures))
     return 0
 
