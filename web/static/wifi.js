@@ -30,15 +30,10 @@ function nowText(s) {
   return "The board is on no Wi-Fi network" + (spot ? ": turn its own Wi-Fi on below." : ".") + waitText(s);
 }
 
-// the networks the board joins by itself at a start (landsend.toml's [wifi], one moved to): not joined now.
-// On its own Wi-Fi the board stays there when one comes back (the phones keep the page; the Wi-Fi check saw
-// it): it joins at its next start, or now from this panel.
+// saved networks it is not on (docs/operation.md): it stays on its own Wi-Fi when one comes back
 function waitText(s) {
-  var w = s.waiting || [];
-  if (!w.length) return "";
-  var names = w.join(", "), them = w.length > 1 ? "one of them" : names;
-  return " It does not reach " + names + ": it joins " + them + " at its next start when in reach, or now with " +
-    "Scan and Try it.";
+  var w = (s.waiting || []).join(", ");
+  return w ? " It does not reach " + w + ": it joins " + w + " at its next start when in reach, or now with Scan and Try it." : "";
 }
 
 function trialEl(s) {
