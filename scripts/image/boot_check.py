@@ -434,16 +434,23 @@ def card_copy(image: Path, work: Path) -> tuple[Disk, int, str, str]:
     return disk, size0, kernel, cmdline
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(prog="scripts/boot-check.sh")
+def machine_options(prog: str, *, port: int, ssh_port: int, work: str) -> argparse.ArgumentParser:
+    """Return the argument parser with what every check that boots the image takes: the image, qemu's ports,
+    memory, CPUs, the boot's time limit and the work folder (the boot, Wi-Fi and update checks)."""
+    ap = argparse.ArgumentParser(prog=prog)
     ap.add_argument("image", type=Path)
-    ap.add_argument("--cuts", type=int, default=3)
-    ap.add_argument("--port", type=int, default=8780)
-    ap.add_argument("--ssh-port", type=int, default=8722)
+    ap.add_argument("--port", type=int, default=port)
+    ap.add_argument("--ssh-port", type=int, default=ssh_port)
     ap.add_argument("--mem", type=int, default=1024)
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--boot-timeout", type=int, default=900)
-    ap.add_argument("--work", type=Path, default=Path("/var/tmp/landsend-boot-check"))
+    ap.add_argument("--work", type=Path, default=Path(work))
+    return ap
+
+
+def main() -> int:
+    ap = machine_options("scripts/boot-check.sh", port=8780, ssh_port=8722, work="/var/tmp/landsend-boot-check")
+    ap.add_argument("--cuts", type=int, default=3)
     ap.add_argument("--seed", type=int, default=23)
     args = ap.parse_args()
     rng = random.Random(args.seed)

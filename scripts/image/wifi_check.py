@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from boot_check import Api, CheckFailed, Machine, card_copy, check, run, say, whole_hand  # noqa: E402
+from boot_check import (Api, CheckFailed, Machine, card_copy, check, machine_options, run, say,  # noqa: E402
+                        whole_hand)
 from qr_read import decode, svg_codes, wifi_fields  # noqa: E402
 
 NAME = "Lands End Wifi"
@@ -808,15 +809,8 @@ def boot3(g: Guest, m: Machine, figures: list[str], findings: list[str]) -> None
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "guest":
         return guest(sys.argv[2:])
-    ap = argparse.ArgumentParser(prog="scripts/wifi-check.sh")
-    ap.add_argument("image", type=Path)
+    ap = machine_options("scripts/wifi-check.sh", port=8781, ssh_port=8723, work="/var/tmp/landsend-wifi-check")
     ap.add_argument("--debs", type=Path, required=True)
-    ap.add_argument("--port", type=int, default=8781)
-    ap.add_argument("--ssh-port", type=int, default=8723)
-    ap.add_argument("--mem", type=int, default=1024)
-    ap.add_argument("--smp", type=int, default=2)
-    ap.add_argument("--boot-timeout", type=int, default=900)
-    ap.add_argument("--work", type=Path, default=Path("/var/tmp/landsend-wifi-check"))
     ap.add_argument("--joins", type=int, default=20)
     ap.add_argument("--only", choices=["power-on", "boots"], help="power-on: only the boot with the phone "
                     "waiting; boots: that and the boot on the home network (the first boot just reads the card)")
