@@ -459,13 +459,17 @@ def g_phone_boot() -> None:
         return
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
+        # each look in a new process, as a phone's probe after it joined: this process's resolver started
+        # before the phone had a name server, and its own probes never got the 302 (the second run)
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "guest", "probe"], capture_output=True,
+                           text=True, timeout=60)
         try:
-            code, headers, _ = http(*PROBES[0][:2])
-            if code == 302:
-                print(f"phone: captive redirect to {headers.get('location')} at {uptime():.1f} s", flush=True)
-                return
-        except OSError:
-            pass
+            code, location = json.loads(r.stdout.strip().splitlines()[-1])["probes"]["Android"]
+        except (ValueError, IndexError, KeyError):
+            code, location = 0, r.stderr[-200:]
+        if code == 302:
+            print(f"phone: captive redirect to {location} at {uptime():.1f} s", flush=True)
+            return
         time.sleep(0.5)
 
 
