@@ -35,6 +35,7 @@ import secrets
 import subprocess
 import sys
 import threading
+import time
 import tomllib
 import uuid
 from dataclasses import dataclass
@@ -49,7 +50,14 @@ ADDRESS = "10.42.0.1"
 """The board's address on its own Wi-Fi (NetworkManager's shared-mode default, written into the profile)."""
 JOIN_PREFIX = "landsend "
 """Profiles the page makes are named ``landsend <network name>``."""
+TRY_PREFIX = "landsend-try "
+"""The profile of a network being tried: a refused try deletes it and nothing else (the settings file's
+profile of that network, named ``landsend <name>`` too, is kept); a try that works takes that name."""
 JOIN_WAIT_S = 45
+LEAVE_DELAY_S = 2.0
+"""How long a change the page asked for waits before the board leaves the network it is on: the page's
+202 must reach the phone first (a move answered over the board's own Wi-Fi was lost when the board left it
+at once: the Wi-Fi check's phone timed out)."""
 """How long ``nmcli`` may take to join a network before the board goes back."""
 PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 """No 0/o, 1/l/i: the password is read off a card and typed on a phone."""
@@ -138,6 +146,10 @@ autoconnect-priority=-100
 mode=ap
 ssid={spot.ssid}
 band=bg
+# channel 6: allowed to an access point under every regulatory domain, the "world" one of a board whose
+# country is not set included; left to itself NetworkManager picked channel 13 there, where an access
+# point may not start ("Failed to start AP functionality": no own Wi-Fi at all, seen by the Wi-Fi check)
+channel=6
 
 [wifi-security]
 key-mgmt=wpa-psk
@@ -250,8 +262,10 @@ class Wifi:
     """
 
     def __init__(self, hotspot: Hotspot | None, *, nmcli: Sequence[str] = ("nmcli",),
-                 run: Callable[..., Any] = subprocess.run, on_change: Callable[[], None] | None = None):
+                 run: Callable[..., Any] = subprocess.run, on_change: Callable[[], None] | None = None,
+                 leave_delay: float = LEAVE_DELAY_S):
         self.hotspot = hotspot
+        self.leave_delay = leave_delay
         self.nmcli = list(nmcli)
         self._run = run
         self.on_change = on_change
@@ -312,9 +326,31 @@ class Wifi:
                 problem = str(exc)
         spot = self.hotspot
         mode = "off" if connection is None else ("hotspot" if spot and connection == spot.profile else "client")
+        waiting: list[str] = []
+        if mode != "client" and device is not None and problem is None:
+            try:
+                waiting = self.known()
+            except WifiError as exc:
+                problem = str(exc)
         return {"device": device, "connection": connection, "mode": mode, "address": address,
                 "busy": self._busy, "networks": list(self.networks), "trial": self.trial, "error": problem,
+                "waiting": waiting,
                 "hotspot": None if spot is None else {"ssid": spot.ssid, "address": spot.address}}
+
+    def known(self) -> list[str]:
+        """Return the networks the board joins by itself when they are in reach (the settings file's
+        ``[wifi]``, a network moved to from the page): saved client profiles with autoconnect on.
+
+        Off them, the page says the board waits for them on its own Wi-Fi: a settings file naming a
+        network that is not there (or a home network gone) is not a silent hotspot.
+        """
+        names = []
+        for line in self._nm("-t", "-f", "NAME,TYPE,AUTOCONNECT", "connection", "show").splitlines():
+            f = split_terse(line)
+            if (len(f) >= 3 and f[1] == "802-11-wireless" and f[2] == "yes" and f[0].startswith(JOIN_PREFIX)
+                    and (self.hotspot is None or f[0] != self.hotspot.profile)):
+                names.append(f[0].removeprefix(JOIN_PREFIX))
+        return sorted(set(names))
 
     # -- changes
     def _start(self, what: str, fn: Callable[[], None], *, background: bool) -> None:
@@ -327,6 +363,8 @@ class Wifi:
 
         def job() -> None:
             try:
+                if background:
+                    time.sleep(self.leave_delay)       # the page's answer goes out before the board leaves
                 fn()
             except WifiError as exc:
                 self.error = str(exc)
@@ -392,8 +430,9 @@ class Wifi:
         up to :data:`JOIN_WAIT_S` seconds, then goes back to it, so the phone
         that asked finds the page again and reads whether it worked and the
         board's address there; :meth:`move` then switches for good. A network
-        that refuses is forgotten. With no connection to go back to, the board
-        stays on a network that works.
+        that refuses is forgotten. With nothing up before, the board comes
+        back to its own Wi-Fi; only a board without one stays on a network
+        that works.
 
         :raises ValueError: a name or password NetworkManager would refuse (nothing is run).
         :raises WifiError: a change is already running.
@@ -407,40 +446,47 @@ class Wifi:
         self._start("join", lambda: self._try(ssid, password), background=background)
 
     def _try(self, ssid: str, password: str) -> None:
-        name = JOIN_PREFIX + ssid
+        name, trying = JOIN_PREFIX + ssid, TRY_PREFIX + ssid
         device, before = self.device()
         if device is None:
             raise WifiError("this board has no Wi-Fi device")
         self.trial = {"ssid": ssid, "ok": None, "address": None, "error": None, "moved": False}
-        self._forget(name)
-        add = ["connection", "add", "type", "wifi", "ifname", device, "con-name", name, "ssid", ssid,
+        self._forget(trying)
+        add = ["connection", "add", "type", "wifi", "ifname", device, "con-name", trying, "ssid", ssid,
                "connection.autoconnect", "no"]
         if password:
             add += ["wifi-sec.key-mgmt", "wpa-psk", "wifi-sec.psk", password]
         self._nm(*add)
         try:
-            self._nm("--wait", str(JOIN_WAIT_S), "connection", "up", "id", name, timeout=JOIN_WAIT_S + 15)
+            self._nm("--wait", str(JOIN_WAIT_S), "connection", "up", "id", trying, timeout=JOIN_WAIT_S + 15)
             address = self.address(device)
         except WifiError as exc:
-            self._forget(name)
+            self._forget(trying)
             self.trial = {**self.trial, "ok": False, "error": _reason(ssid, str(exc))}
             log.info("wifi: %s", self.trial["error"])
             # a failed try never leaves the board with no Wi-Fi: back to what was up, or to its own Wi-Fi
             self._back(before or (self.hotspot.profile if self.hotspot is not None else None))
             return
-        self._nm("connection", "modify", "id", name, "connection.autoconnect", "yes")
+        # it works: it replaces the network's saved profile (the settings file's or an earlier try's)
+        self._forget(name)
+        self._nm("connection", "modify", "id", trying, "connection.id", name, "connection.autoconnect", "yes")
         self.trial = {**self.trial, "ok": True, "address": address}
         log.info("wifi: %s works (address %s)", ssid, address)
-        if before is None or before == name:
+        # back to what was up, or to the board's own Wi-Fi when nothing was (the host's phone finds the board
+        # there and reads the address; staying put left it with no way to the page and "nothing to move to")
+        back = before or (self.hotspot.profile if self.hotspot is not None else None)
+        if back is None or back == name:
             self.trial["moved"] = True
             return
-        self._back(before)
+        self._back(back)
 
     def _forget(self, name: str) -> None:
-        try:
-            self._nm("connection", "delete", "id", name)
-        except WifiError:
-            pass                                   # there was none
+        """Delete every profile named ``name`` (none is fine)."""
+        for _ in range(8):
+            try:
+                self._nm("connection", "delete", "id", name)
+            except WifiError:
+                return                                 # there was none (left)
 
     def _back(self, before: str | None) -> None:
         if before is None:

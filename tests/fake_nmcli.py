@@ -76,6 +76,11 @@ def run(st: dict, args: list[str]) -> int:
         for n in st.get("air", []):
             print(f"{'*' if n['ssid'] == using else ' '}:{esc(n['ssid'])}:{n['signal']}:{esc(n['security'])}")
         return 0
+    if args == ["-t", "-f", "NAME,TYPE,AUTOCONNECT", "connection", "show"]:
+        for name, prof in profiles.items():
+            print(f"{esc(name)}:802-11-wireless:{prof.get('autoconnect', 'yes')}")
+        print("lo:loopback:no")
+        return 0
     if args[:4] == ["connection", "add", "type", "wifi"]:
         opts = dict(zip(args[4::2], args[5::2]))
         name = opts["con-name"]
@@ -93,9 +98,17 @@ def run(st: dict, args: list[str]) -> int:
             st["active"] = None
         return 0
     if args[:3] == ["connection", "modify", "id"]:
-        if args[3] not in profiles:
-            fail(10, f"Error: unknown connection '{args[3]}'.")
-        profiles[args[3]][args[4].split(".")[-1]] = args[5]
+        name = args[3]
+        if name not in profiles:
+            fail(10, f"Error: unknown connection '{name}'.")
+        for key, value in zip(args[4::2], args[5::2]):
+            if key == "connection.id":                       # a rename
+                profiles[value] = profiles.pop(name)
+                if st.get("active") == name:
+                    st["active"] = value
+                name = value
+            else:
+                profiles[name][key.split(".")[-1]] = value
         return 0
     if args[:3] == ["connection", "up", "id"]:
         name = args[3]

@@ -48,7 +48,7 @@ def air(tmp_path):
 
 @pytest.fixture
 def wifi(air):
-    return Wifi(SPOT, nmcli=air.command)
+    return Wifi(SPOT, nmcli=air.command, leave_delay=0)
 
 
 # ------------------------------------------------------------------ nmcli through the fake
@@ -61,9 +61,10 @@ def test_terse_fields_keep_escaped_colons_and_backslashes():
 def test_state_on_the_boards_own_wifi(wifi, air):
     state = wifi.state()
     assert state == {"device": "wlan0", "connection": AP_ON, "mode": "hotspot", "address": "10.42.0.1",
-                     "busy": None, "networks": [], "trial": None, "error": None,
+                     "busy": None, "networks": [], "trial": None, "error": None, "waiting": [],
                      "hotspot": {"ssid": "Lands End 4F2A", "address": "10.42.0.1"}}
-    assert air.calls() == ["-t -f DEVICE,TYPE,STATE,CONNECTION device status", "-g IP4.ADDRESS device show wlan0"]
+    assert air.calls() == ["-t -f DEVICE,TYPE,STATE,CONNECTION device status", "-g IP4.ADDRESS device show wlan0",
+                           "-t -f NAME,TYPE,AUTOCONNECT connection show"]
 
 
 def test_scan_lists_named_networks_strongest_first_without_the_boards_own(tmp_path):
@@ -91,12 +92,13 @@ def test_joining_a_network_that_works_comes_back_to_the_hotspot_and_says_the_new
                           "moved": False}
     assert air.calls() == [
         "-t -f DEVICE,TYPE,STATE,CONNECTION device status",
-        "connection delete id landsend Pub: Guest",
-        "connection add type wifi ifname wlan0 con-name landsend Pub: Guest ssid Pub: Guest "
+        "connection delete id landsend-try Pub: Guest",
+        "connection add type wifi ifname wlan0 con-name landsend-try Pub: Guest ssid Pub: Guest "
         "connection.autoconnect no wifi-sec.key-mgmt wpa-psk wifi-sec.psk pint-of-best",
-        "--wait 45 connection up id landsend Pub: Guest",
+        "--wait 45 connection up id landsend-try Pub: Guest",
         "-g IP4.ADDRESS device show wlan0",
-        "connection modify id landsend Pub: Guest connection.autoconnect yes",
+        "connection delete id landsend Pub: Guest",
+        "connection modify id landsend-try Pub: Guest connection.id landsend Pub: Guest connection.autoconnect yes",
         f"--wait 45 connection up id {AP_ON}"]
     assert air.state["active"] == AP_ON                     # the phone that asked finds the board again
     assert air.state["profiles"]["landsend Pub: Guest"] == {"ssid": "Pub: Guest", "psk": "pint-of-best",
@@ -114,7 +116,9 @@ def test_a_wrong_password_forgets_the_network_and_brings_the_hotspot_back(wifi, 
     wifi.join("Home", "not-the-password", background=False)
     assert wifi.trial == {"ssid": "Home", "ok": False, "address": None, "error": "Home refused the password",
                           "moved": False}
-    assert air.calls()[-3:] == ["--wait 45 connection up id landsend Home", "connection delete id landsend Home",
+    assert air.calls()[-4:] == ["--wait 45 connection up id landsend-try Home",
+                                "connection delete id landsend-try Home",
+                                "connection delete id landsend-try Home",        # none left
                                 f"--wait 45 connection up id {AP_ON}"]
     assert set(air.state["profiles"]) == {AP_ON} and air.state["active"] == AP_ON
     with pytest.raises(WifiError, match="try a network first"):
@@ -129,12 +133,44 @@ def test_an_open_network_is_joined_without_a_password_and_one_out_of_reach_is_na
     assert air.state["active"] == AP_ON
 
 
-def test_without_a_connection_to_go_back_to_the_board_stays_on_the_network_that_works(tmp_path):
+def test_with_nothing_up_a_network_that_works_brings_the_board_back_to_its_own_wifi(tmp_path):
+    # the Wi-Fi check on a real NetworkManager: after a join with nothing up the board stayed on the new
+    # network (trial.moved true), the host's phone on the hotspot lost the board and move said "nothing to
+    # move to"; the board now comes back to its own Wi-Fi, as docs/api.md promises, and move then switches
     air = Air(tmp_path, active=None)
     w = Wifi(SPOT, nmcli=air.command)
     w.join("Home", "kettle-on-please", background=False)
+    assert w.trial == {"ssid": "Home", "ok": True, "address": "10.0.0.7", "error": None, "moved": False}
+    assert air.state["active"] == AP_ON
+    assert air.calls()[-2:] == ["connection modify id landsend-try Home connection.id landsend Home "
+                                "connection.autoconnect yes", f"--wait 45 connection up id {AP_ON}"]
+    w.move(background=False)
+    assert air.state["active"] == "landsend Home" and w.trial["moved"] is True
+
+
+def test_a_board_without_its_own_wifi_stays_on_the_network_that_works(tmp_path):
+    air = Air(tmp_path, active=None)
+    w = Wifi(None, nmcli=air.command)
+    w.join("Home", "kettle-on-please", background=False)
     assert w.trial["moved"] is True and air.state["active"] == "landsend Home"
-    assert air.calls()[-1] == "connection modify id landsend Home connection.autoconnect yes"
+    assert air.calls()[-1] == "connection modify id landsend-try Home connection.id landsend Home connection.autoconnect yes"
+
+
+def test_on_its_own_wifi_the_board_names_the_networks_it_waits_for(tmp_path):
+    # a settings file naming a network that is not there: the hotspot comes up, and the page says which
+    # network the board joins by itself once it is in reach (nothing while the board is on a network)
+    air = Air(tmp_path)
+    profiles = air.state["profiles"]
+    profiles["landsend Home"] = {"ssid": "Home", "psk": "kettle-on-please", "autoconnect": "yes"}
+    profiles["landsend Pub: Guest"] = {"ssid": "Pub: Guest", "psk": "pint-of-best", "autoconnect": "no"}
+    air.path.write_text(json.dumps({**air.state, "profiles": profiles}))
+    w = Wifi(SPOT, nmcli=air.command)
+    state = w.state()
+    assert state["mode"] == "hotspot" and state["waiting"] == ["Home"]
+    assert air.calls()[-1] == "-t -f NAME,TYPE,AUTOCONNECT connection show"
+    w.join("Home", "kettle-on-please", background=False)
+    w.move(background=False)
+    assert w.state()["mode"] == "client" and w.state()["waiting"] == []
 
 
 def test_with_a_second_radio_listed_first_the_join_still_comes_back_to_the_hotspot(tmp_path):
@@ -175,7 +211,7 @@ def test_hotspot_up_and_down(wifi, air):
     assert air.state["active"] is None and wifi.state()["mode"] == "off"
     wifi.set_hotspot(True, background=False)
     assert air.state["active"] == AP_ON
-    assert [c for c in air.calls() if "connection" in c] == [f"--wait 30 connection down id {AP_ON}",
+    assert [c for c in air.calls() if "connection" in c and "show" not in c] == [f"--wait 30 connection down id {AP_ON}",
                                                               f"--wait 30 connection up id {AP_ON}"]
     with pytest.raises(WifiError, match="not set up here"):
         Wifi(None, nmcli=air.command).set_hotspot(True, background=False)
@@ -209,6 +245,10 @@ def test_install_files_makes_the_password_once_and_names_the_wifi_after_the_boar
     for line in ("mode=ap", "ssid=Lands End 4F2A", f"psk={spot.password}", "method=shared",
                  "address1=10.42.0.1/24", "autoconnect-priority=-100", "key-mgmt=wpa-psk"):
         assert line in text.splitlines()
+    # a fixed channel an access point may use under any regulatory domain: NetworkManager's own pick was
+    # channel 13 on a board with no country set, where the access point never started (the Wi-Fi check)
+    wifi_part = text.split("[wifi]\n")[1].split("\n[")[0].splitlines()
+    assert "band=bg" in wifi_part and "channel=6" in wifi_part
     dropin = root / "etc/NetworkManager/dnsmasq-shared.d/landsend.conf"
     assert "address=/#/10.42.0.1" in dropin.read_text().splitlines()
     assert oct((root / "etc/landsend/wifi.toml").stat().st_mode & 0o777) == "0o640"
@@ -283,6 +323,20 @@ def test_scan_join_wrong_password_and_move_through_the_api(tmp_path, wifi, air):
     assert host.post("/api/wifi/hotspot", json={"on": True}, headers=host.h).status_code == 202
     wifi.wait(30)
     assert air.state["active"] == AP_ON
+
+
+def test_the_pages_answer_goes_out_before_the_board_leaves_its_network(tmp_path, air):
+    # a move answered over the board's own Wi-Fi: the board left it at once and the phone never got the 202
+    wifi = Wifi(SPOT, nmcli=air.command, leave_delay=1.0)
+    wifi.join("Home", "kettle-on-please", background=False)
+    host = host_client(make_app(tmp_path, wifi=wifi))
+    n = len(air.calls())
+    r = host.post("/api/wifi/move", json={}, headers=host.h)
+    assert r.status_code == 202 and r.get_json()["busy"] == "move"
+    assert air.calls(n) == [c for c in air.calls(n) if "connection up" not in c]   # still on its own Wi-Fi
+    assert air.state["active"] == AP_ON
+    wifi.wait(30)
+    assert air.state["active"] == "landsend Home" and "--wait 45 connection up id landsend Home" in air.calls(n)
 
 
 def test_a_change_while_another_runs_is_409_and_no_wifi_control_is_404(tmp_path, wifi):

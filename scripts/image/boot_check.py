@@ -410,26 +410,14 @@ def keep_the_season(args, work: Path, disk: Disk, m: Machine, api: Api, *, kerne
             f"{restore_s:.0f} s, every view equal")
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(prog="scripts/boot-check.sh")
-    ap.add_argument("image", type=Path)
-    ap.add_argument("--cuts", type=int, default=3)
-    ap.add_argument("--port", type=int, default=8780)
-    ap.add_argument("--ssh-port", type=int, default=8722)
-    ap.add_argument("--mem", type=int, default=1024)
-    ap.add_argument("--smp", type=int, default=2)
-    ap.add_argument("--boot-timeout", type=int, default=900)
-    ap.add_argument("--work", type=Path, default=Path("/var/tmp/landsend-boot-check"))
-    ap.add_argument("--seed", type=int, default=23)
-    args = ap.parse_args()
-    rng = random.Random(args.seed)
-    work = args.work
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
-    check(args.image.is_file(), f"no image {args.image}")
+def card_copy(image: Path, work: Path) -> tuple[Disk, int, str, str]:
+    """Copy ``image`` to ``work``/disk.img on a card 1 GiB larger (the first boot grows the root) and take its
+    kernel, initrd and command line off the boot partition (``work``/vmlinuz, initrd.img); return the disk,
+    the image's size, the kernel's name and the command line for qemu (the Pi's consoles swapped for qemu's
+    serial port). The Wi-Fi and update checks boot the same way."""
+    check(image.is_file(), f"no image {image}")
     disk_path = work / "disk.img"
-    run(["cp", "--sparse=always", str(args.image), str(disk_path)])
+    run(["cp", "--sparse=always", str(image), str(disk_path)])
     size0 = disk_path.stat().st_size
     with open(disk_path, "r+b") as f:      # a card larger than the image: the first boot grows the root
         f.truncate(size0 + 1024 * 1048576)
@@ -443,6 +431,34 @@ def main() -> int:
     pi_cmdline = (work / "cmdline.txt").read_text().split()
     # the image's own kernel command line, its Pi consoles swapped for qemu's serial port
     cmdline = " ".join([x for x in pi_cmdline if not x.startswith("console=")] + ["console=ttyAMA0"])
+    return disk, size0, kernel, cmdline
+
+
+def machine_options(prog: str, *, port: int, ssh_port: int, work: str) -> argparse.ArgumentParser:
+    """Return the argument parser with what every check that boots the image takes: the image, qemu's ports,
+    memory, CPUs, the boot's time limit and the work folder (the boot, Wi-Fi and update checks)."""
+    ap = argparse.ArgumentParser(prog=prog)
+    ap.add_argument("image", type=Path)
+    ap.add_argument("--port", type=int, default=port)
+    ap.add_argument("--ssh-port", type=int, default=ssh_port)
+    ap.add_argument("--mem", type=int, default=1024)
+    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--boot-timeout", type=int, default=900)
+    ap.add_argument("--work", type=Path, default=Path(work))
+    return ap
+
+
+def main() -> int:
+    ap = machine_options("scripts/boot-check.sh", port=8780, ssh_port=8722, work="/var/tmp/landsend-boot-check")
+    ap.add_argument("--cuts", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=23)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    work = args.work
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    disk, size0, kernel, cmdline = card_copy(args.image, work)
     say(f"image {args.image.name}: {size0 // 1048576} MiB, booting {kernel} with '{cmdline}' "
         f"on a {(size0 >> 20) + 1024} MiB card")
     run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "boot-check", "-f", str(work / "id")])

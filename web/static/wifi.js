@@ -25,9 +25,15 @@ function nowText(s) {
   }
   if (s.busy === "move") return "The board is moving to " + (s.trial ? s.trial.ssid : "the new network") + " …";
   if (s.busy) return "The board is busy (" + s.busy + ") …";
-  if (s.mode === "hotspot" && spot) return "The board runs its own Wi-Fi, " + spot.ssid + ": phones open " + site(spot.address) + ".";
+  if (s.mode === "hotspot" && spot) return "The board runs its own Wi-Fi, " + spot.ssid + ": phones open " + site(spot.address) + "." + waitText(s);
   if (s.mode === "client") return "The board is on " + shortName(s.connection) + (s.address ? ", at " + site(s.address) : "") + ".";
-  return "The board is on no Wi-Fi network" + (spot ? ": turn its own Wi-Fi on below." : ".");
+  return "The board is on no Wi-Fi network" + (spot ? ": turn its own Wi-Fi on below." : ".") + waitText(s);
+}
+
+// saved networks it is not on (docs/operation.md): it stays on its own Wi-Fi when one comes back
+function waitText(s) {
+  var w = (s.waiting || []).join(", ");
+  return w ? " It does not reach " + w + ": it joins " + w + " at its next start when in reach, or now with Scan and Try it." : "";
 }
 
 function trialEl(s) {
