@@ -153,3 +153,61 @@ def test_timedatectl_switches_network_time_off_for_the_moment_of_a_set_when_it_r
         return subprocess.CompletedProcess(argv, 1, "", "Failed to set time: Access denied\n")
     with pytest.raises(OSError, match="Access denied"):
         timedatectl(REAL, run=refuse)
+
+
+# --- a phone's session across the board's clock jumps (found on qemu's raspi3b: no phone could join) ---------
+def board_clock_at(monkeypatch, when: float) -> None:
+    """The board's clock as Flask's session signing and cookie dates read it."""
+    from itsdangerous.timed import TimestampSigner
+
+    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: int(when))
+    monkeypatch.setattr("web.security.SecureCookieSessionInterface.get_expiration_time",
+                        lambda self, app, session: dt.datetime.fromtimestamp(when, dt.timezone.utc)
+                        + app.permanent_session_lifetime)
+
+
+@pytest.fixture
+def page(tmp_path):
+    t = Table.memory()
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=t)
+    yield app
+    t.close()
+
+
+def test_the_session_cookie_lives_by_the_phone_clock_so_a_board_months_behind_can_be_joined(page, monkeypatch):
+    import http.cookiejar
+    import urllib.request
+
+    board_clock_at(monkeypatch, BOOTED)
+    r = page.test_client().get("/api/session", headers={"Host": "localhost"})
+    cookie = r.headers["Set-Cookie"]
+    assert "Max-Age=2592000" in cookie and "Expires=Wed, 27 May 2026" in cookie   # the board's own date, stale
+    # a phone whose clock is right (today) keeps it: Max-Age wins over the board's Expires, as in browsers
+
+    class Answer:
+        def info(self):
+            import email.message
+            m = email.message.Message()
+            m["Set-Cookie"] = cookie
+            return m
+    jar = http.cookiejar.CookieJar()
+    jar.extract_cookies(Answer(), urllib.request.Request("http://localhost/api/session"))
+    assert [c.name for c in jar] == ["landsend"] and not list(jar)[0].is_expired()
+
+
+def test_a_host_stays_the_host_when_the_board_clock_jumps_months_ahead_or_a_day_back(page, monkeypatch):
+    from web.guard import joined_cookie
+
+    board_clock_at(monkeypatch, BOOTED)
+    phone = page.test_client()
+    csrf = phone.get("/api/session", headers={"Host": "localhost"}).get_json()["csrf"]
+    r = phone.post("/api/claim", json={}, headers={"Host": "localhost", "Origin": ORIGIN, "X-CSRF-Token": csrf})
+    assert r.status_code == 200
+    header = f"landsend={phone.get_cookie('landsend', domain='localhost').value}"
+    for when in (REAL, REAL - 86400, BOOTED - 86400):       # the phone set it; the host set it back; a wrong set
+        board_clock_at(monkeypatch, when)
+        page.session_interface._seen.clear()                # not the remembered answer of a minute ago
+        assert phone.get("/api/session", headers={"Host": "localhost"}).get_json()["role"] == "host"
+        assert joined_cookie(page)(header) is True
+    # a cookie that was not signed by this board is still refused
+    assert joined_cookie(page)(header[:-2] + "xx") is False
