@@ -104,15 +104,20 @@ class BoardClock:
             return {**self.state(), "set": True, "reason": None}
 
 
-def timedatectl(seconds: float, *, run: Callable[..., "subprocess.CompletedProcess"] | None = None) -> None:
-    """Set the system clock to ``seconds`` (POSIX time) through systemd-timedated, as the user ``landsend`` may.
+def timedatectl(seconds: float, *, run: Callable[..., "subprocess.CompletedProcess"] | None = None,
+                clock: Callable[[], float] = time.monotonic) -> None:
+    """Set the system clock to ``seconds`` (POSIX time, as of the call) through systemd-timedated, as the user
+    ``landsend`` may.
 
     timedated refuses a set time while network time is on ("Automatic time synchronization is enabled"):
-    it is switched off for the moment of the set, and on again.
+    it is switched off for the moment of the set, and on again. Each try sets the time the phone's clock reads
+    at that moment (``seconds`` plus what the tries before took on ``clock``): on qemu's Pi 3 the refusal and
+    the switch took seconds, and the board was set that far behind the phone.
 
     :raises OSError: timedatectl is missing or refused (its message).
     """
     run = run or subprocess.run
+    start = clock()
 
     def ctl(*args: str) -> None:
         try:
@@ -124,15 +129,16 @@ def timedatectl(seconds: float, *, run: Callable[..., "subprocess.CompletedProce
         if out.returncode != 0:
             raise OSError((out.stderr or out.stdout or f"timedatectl exited {out.returncode}").strip())
 
-    when = f"@{int(seconds)}"
+    def when() -> str:
+        return f"@{round(seconds + clock() - start)}"
     try:
-        ctl("set-time", when)
+        ctl("set-time", when())
     except OSError as exc:
         if "Automatic time synchronization is enabled" not in str(exc):
             raise
         ctl("set-ntp", "false")
         try:
-            ctl("set-time", when)
+            ctl("set-time", when())
         finally:
             ctl("set-ntp", "true")
 

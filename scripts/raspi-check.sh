@@ -3,7 +3,8 @@
 # board's clock, which a Pi does not have while it is off:
 #   - the image as the SD card; config.txt's kernel and initrd, cmdline.txt as it is; the Pi 3's device tree
 #     from the boot partition with config.txt's overlays applied (fdtoverlay) and what the Pi firmware adds
-#     (the board's revision code and serial), and one change for qemu (no DMA for the SD host and SPI);
+#     (the board's revision code and serial), and two changes for qemu (no DMA for SPI; the card on the
+#     SDHCI controller, as the sdio overlay puts it, since qemu's sdhost model loses interrupts);
 #   - the root from mmcblk0, the daemon READY, the board identified as a Pi 3, the buttons on its GPIO chip
 #     through lgpio, /dev/spidev0.0 opened by the daemon as the user landsend, the page and a whole hand over
 #     qemu's USB networking; what qemu's Pi model lacks (SPI signals, Wi-Fi, sound) is named;
@@ -20,7 +21,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 case "${1:-}" in
-  ""|-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+  ""|-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
 esac
 need=()
 command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)

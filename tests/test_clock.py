@@ -136,8 +136,11 @@ def test_timedatectl_switches_network_time_off_for_the_moment_of_a_set_when_it_r
     from firmware.clock import timedatectl
     calls, ntp = [], {"on": True}
 
+    took = {"now": 0.0}        # each call takes 3 s (qemu's Pi 3 took that long): the set follows the phone
+
     def run(argv, **kw):
         calls.append(argv[1:])
+        took["now"] += 3.0
         if argv[1:3] == ["set-ntp", "false"]:
             ntp["on"] = False
         elif argv[1:3] == ["set-ntp", "true"]:
@@ -145,9 +148,9 @@ def test_timedatectl_switches_network_time_off_for_the_moment_of_a_set_when_it_r
         elif argv[1] == "set-time" and ntp["on"]:
             return subprocess.CompletedProcess(argv, 1, "", "Failed to set time: Automatic time synchronization is enabled\n")
         return subprocess.CompletedProcess(argv, 0, "", "")
-    timedatectl(REAL, run=run)
-    t = f"@{int(REAL)}"
-    assert calls == [["set-time", t], ["set-ntp", "false"], ["set-time", t], ["set-ntp", "true"]] and ntp["on"]
+    timedatectl(REAL, run=run, clock=lambda: took["now"])
+    assert calls == [["set-time", f"@{int(REAL)}"], ["set-ntp", "false"], ["set-time", f"@{int(REAL) + 6}"],
+                     ["set-ntp", "true"]] and ntp["on"]
 
     def refuse(argv, **kw):
         return subprocess.CompletedProcess(argv, 1, "", "Failed to set time: Access denied\n")
