@@ -100,7 +100,7 @@ class BoardClock:
                 log.error("clock: cannot set it: %s", exc)
                 return {**self.state(), "set": False, "reason": f"the board could not set its clock: {exc}"}
             self.last = {"from": iso(board), "to": iso(phone), "by": by}
-            log.info("clock: set from %s's phone, %s -> %s (%+.0f s)", by, iso(board), iso(phone), ahead)
+            log.info("clock: set by %s, %s -> %s (%+.0f s)", by, iso(board), iso(phone), ahead)
             return {**self.state(), "set": True, "reason": None}
 
 
