@@ -40,6 +40,10 @@ MAX_AHEAD = 400 * 86400.0
 EARLIEST = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc).timestamp()
 LATEST = _dt.datetime(2100, 1, 1, tzinfo=_dt.timezone.utc).timestamp()
 
+TIMEDATECTL_S = 60.0
+"""Seconds one ``timedatectl`` call may take: under emulation on qemu's Pi 3, timedated's start by D-Bus took
+more than 20 s (a real board answers in about one)."""
+
 SYNCED = Path("/run/systemd/timesync/synchronized")
 """``systemd-timesyncd`` touches this file once network time has set the clock."""
 
@@ -121,11 +125,11 @@ def timedatectl(seconds: float, *, run: Callable[..., "subprocess.CompletedProce
 
     def ctl(*args: str) -> None:
         try:
-            out = run(["timedatectl", *args], capture_output=True, text=True, timeout=20)
+            out = run(["timedatectl", *args], capture_output=True, text=True, timeout=TIMEDATECTL_S)
         except FileNotFoundError:
             raise OSError("timedatectl is not installed (systemd)") from None
         except subprocess.TimeoutExpired:
-            raise OSError("timedatectl did not answer within 20 s") from None
+            raise OSError(f"timedatectl did not answer within {TIMEDATECTL_S:.0f} s") from None
         if out.returncode != 0:
             raise OSError((out.stderr or out.stdout or f"timedatectl exited {out.returncode}").strip())
 
