@@ -108,8 +108,14 @@ class BoardClock:
             return {**self.state(), "set": True, "reason": None}
 
 
+BUSY_TRIES, BUSY_WAIT_S = 10, 2.0
+"""timedated refuses a set while the last one's switch of network time is under way ("Previous request is not
+finished, refusing": the host set the board's clock back seconds after a phone set it, on qemu's Pi 3): the set
+is tried again this many times, this long apart."""
+
+
 def timedatectl(seconds: float, *, run: Callable[..., "subprocess.CompletedProcess"] | None = None,
-                clock: Callable[[], float] = time.monotonic) -> None:
+                clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
     """Set the system clock to ``seconds`` (POSIX time, as of the call) through systemd-timedated, as the user
     ``landsend`` may.
 
@@ -123,26 +129,33 @@ def timedatectl(seconds: float, *, run: Callable[..., "subprocess.CompletedProce
     run = run or subprocess.run
     start = clock()
 
-    def ctl(*args: str) -> None:
-        try:
-            out = run(["timedatectl", *args], capture_output=True, text=True, timeout=TIMEDATECTL_S)
-        except FileNotFoundError:
-            raise OSError("timedatectl is not installed (systemd)") from None
-        except subprocess.TimeoutExpired:
-            raise OSError(f"timedatectl did not answer within {TIMEDATECTL_S:.0f} s") from None
-        if out.returncode != 0:
-            raise OSError((out.stderr or out.stdout or f"timedatectl exited {out.returncode}").strip())
+    def ctl(*args: "str | Callable[[], str]") -> None:
+        for attempt in range(BUSY_TRIES):
+            argv = ["timedatectl", *(a() if callable(a) else a for a in args)]     # the time as of this try
+            try:
+                out = run(argv, capture_output=True, text=True, timeout=TIMEDATECTL_S)
+            except FileNotFoundError:
+                raise OSError("timedatectl is not installed (systemd)") from None
+            except subprocess.TimeoutExpired:
+                raise OSError(f"timedatectl did not answer within {TIMEDATECTL_S:.0f} s") from None
+            said = (out.stderr or out.stdout or f"timedatectl exited {out.returncode}").strip()
+            if out.returncode == 0:
+                return
+            # timedated refuses a set while it is still switching network time back on after the last one
+            if "Previous request is not finished" not in said or attempt == BUSY_TRIES - 1:
+                raise OSError(said)
+            sleep(BUSY_WAIT_S)
 
     def when() -> str:
         return f"@{round(seconds + clock() - start)}"
     try:
-        ctl("set-time", when())
+        ctl("set-time", when)
     except OSError as exc:
         if "Automatic time synchronization is enabled" not in str(exc):
             raise
         ctl("set-ntp", "false")
         try:
-            ctl("set-time", when())
+            ctl("set-time", when)
         finally:
             ctl("set-ntp", "true")
 

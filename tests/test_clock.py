@@ -152,6 +152,24 @@ def test_timedatectl_switches_network_time_off_for_the_moment_of_a_set_when_it_r
     assert calls == [["set-time", f"@{int(REAL)}"], ["set-ntp", "false"], ["set-time", f"@{int(REAL) + 6}"],
                      ["set-ntp", "true"]] and ntp["on"]
 
+    calls.clear()
+    busy = {"left": 2}
+
+    def just_set(argv, **kw):          # timedated still switching network time on after the last set
+        calls.append(argv[1:])
+        if argv[1] == "set-time" and busy["left"]:
+            busy["left"] -= 1
+            return subprocess.CompletedProcess(argv, 1, "", "Failed to set time: Previous request is not finished, "
+                                                            "refusing.\n")
+        return subprocess.CompletedProcess(argv, 0, "", "")
+    waits = []
+    timedatectl(REAL, run=just_set, clock=lambda: sum(waits), sleep=waits.append)
+    assert calls == [["set-time", f"@{int(REAL)}"], ["set-time", f"@{int(REAL) + 2}"],
+                     ["set-time", f"@{int(REAL) + 4}"]] and waits == [2.0, 2.0]
+    busy["left"] = 99
+    with pytest.raises(OSError, match="Previous request is not finished"):
+        timedatectl(REAL, run=just_set, sleep=waits.append)
+
     def refuse(argv, **kw):
         return subprocess.CompletedProcess(argv, 1, "", "Failed to set time: Access denied\n")
     with pytest.raises(OSError, match="Access denied"):
