@@ -40,6 +40,10 @@ MAX_AHEAD = 400 * 86400.0
 EARLIEST = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc).timestamp()
 LATEST = _dt.datetime(2100, 1, 1, tzinfo=_dt.timezone.utc).timestamp()
 
+TIMEDATECTL_S = 60.0
+"""Seconds one ``timedatectl`` call may take: under emulation on qemu's Pi 3, timedated's start by D-Bus took
+more than 20 s (a real board answers in about one)."""
+
 SYNCED = Path("/run/systemd/timesync/synchronized")
 """``systemd-timesyncd`` touches this file once network time has set the clock."""
 
@@ -100,31 +104,50 @@ class BoardClock:
                 log.error("clock: cannot set it: %s", exc)
                 return {**self.state(), "set": False, "reason": f"the board could not set its clock: {exc}"}
             self.last = {"from": iso(board), "to": iso(phone), "by": by}
-            log.info("clock: set from %s's phone, %s -> %s (%+.0f s)", by, iso(board), iso(phone), ahead)
+            log.info("clock: set by %s, %s -> %s (%+.0f s)", by, iso(board), iso(phone), ahead)
             return {**self.state(), "set": True, "reason": None}
 
 
-def timedatectl(seconds: float, *, run: Callable[..., "subprocess.CompletedProcess"] | None = None) -> None:
-    """Set the system clock to ``seconds`` (POSIX time) through systemd-timedated, as the user ``landsend`` may.
+BUSY_TRIES, BUSY_WAIT_S = 10, 2.0
+"""timedated refuses a set while the last one's switch of network time is under way ("Previous request is not
+finished, refusing": the host set the board's clock back seconds after a phone set it, on qemu's Pi 3): the set
+is tried again this many times, this long apart."""
+
+
+def timedatectl(seconds: float, *, run: Callable[..., "subprocess.CompletedProcess"] | None = None,
+                clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Set the system clock to ``seconds`` (POSIX time, as of the call) through systemd-timedated, as the user
+    ``landsend`` may.
 
     timedated refuses a set time while network time is on ("Automatic time synchronization is enabled"):
-    it is switched off for the moment of the set, and on again.
+    it is switched off for the moment of the set, and on again. Each try sets the time the phone's clock reads
+    at that moment (``seconds`` plus what the tries before took on ``clock``): on qemu's Pi 3 the refusal and
+    the switch took seconds, and the board was set that far behind the phone.
 
     :raises OSError: timedatectl is missing or refused (its message).
     """
     run = run or subprocess.run
+    start = clock()
 
-    def ctl(*args: str) -> None:
-        try:
-            out = run(["timedatectl", *args], capture_output=True, text=True, timeout=20)
-        except FileNotFoundError:
-            raise OSError("timedatectl is not installed (systemd)") from None
-        except subprocess.TimeoutExpired:
-            raise OSError("timedatectl did not answer within 20 s") from None
-        if out.returncode != 0:
-            raise OSError((out.stderr or out.stdout or f"timedatectl exited {out.returncode}").strip())
+    def ctl(*args: "str | Callable[[], str]") -> None:
+        for attempt in range(BUSY_TRIES):
+            argv = ["timedatectl", *(a() if callable(a) else a for a in args)]     # the time as of this try
+            try:
+                out = run(argv, capture_output=True, text=True, timeout=TIMEDATECTL_S)
+            except FileNotFoundError:
+                raise OSError("timedatectl is not installed (systemd)") from None
+            except subprocess.TimeoutExpired:
+                raise OSError(f"timedatectl did not answer within {TIMEDATECTL_S:.0f} s") from None
+            said = (out.stderr or out.stdout or f"timedatectl exited {out.returncode}").strip()
+            if out.returncode == 0:
+                return
+            # timedated refuses a set while it is still switching network time back on after the last one
+            if "Previous request is not finished" not in said or attempt == BUSY_TRIES - 1:
+                raise OSError(said)
+            sleep(BUSY_WAIT_S)
 
-    when = f"@{int(seconds)}"
+    def when() -> str:
+        return f"@{round(seconds + clock() - start)}"
     try:
         ctl("set-time", when)
     except OSError as exc:

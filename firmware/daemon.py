@@ -318,6 +318,7 @@ def make_wifi(*, sim: bool, env: Mapping[str, str] | None = None) -> Any:
 
 
 def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any, clock: Any) -> Any:
+    from firmware.boardid import buttons_fault, identify
     from firmware.buttons import ButtonPanel, SimClock
 
     b = config.buttons
@@ -326,6 +327,10 @@ def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any
         pin_factory = MockFactory()
     if clock is None:
         clock = SimClock() if sim else time.monotonic
+    board = None
+    if not sim and pin_factory is None:       # gpiozero picks the pins: say which board it will find
+        board = identify()
+        log.info("board: %s", board.describe())
     try:
         return ButtonPanel(b.pins(), daemon.table.submit, pin_factory=pin_factory, clock=clock, hold_s=b.hold_s,
                            release_s=b.release_s, debounce_s=b.debounce_ms / 1000.0,
@@ -334,7 +339,7 @@ def _make_buttons(config: Config, daemon: Daemon, *, sim: bool, pin_factory: Any
                            side_for_lane=daemon.side_for_lane, on_refused=daemon.loop.refuse,
                            on_store_fault=daemon.press_not_stored)
     except Exception as exc:  # gpiozero raises many kinds (BadPinFactory, PinInvalidPin, OSError...)
-        message = f"buttons: {type(exc).__name__}: {exc}"
+        message = buttons_fault(exc, board)
         daemon.add_fault(message)
         log.error("%s (the page keeps working without them)", message)
         return None

@@ -136,8 +136,11 @@ def test_timedatectl_switches_network_time_off_for_the_moment_of_a_set_when_it_r
     from firmware.clock import timedatectl
     calls, ntp = [], {"on": True}
 
+    took = {"now": 0.0}        # each call takes 3 s (qemu's Pi 3 took that long): the set follows the phone
+
     def run(argv, **kw):
         calls.append(argv[1:])
+        took["now"] += 3.0
         if argv[1:3] == ["set-ntp", "false"]:
             ntp["on"] = False
         elif argv[1:3] == ["set-ntp", "true"]:
@@ -145,11 +148,87 @@ def test_timedatectl_switches_network_time_off_for_the_moment_of_a_set_when_it_r
         elif argv[1] == "set-time" and ntp["on"]:
             return subprocess.CompletedProcess(argv, 1, "", "Failed to set time: Automatic time synchronization is enabled\n")
         return subprocess.CompletedProcess(argv, 0, "", "")
-    timedatectl(REAL, run=run)
-    t = f"@{int(REAL)}"
-    assert calls == [["set-time", t], ["set-ntp", "false"], ["set-time", t], ["set-ntp", "true"]] and ntp["on"]
+    timedatectl(REAL, run=run, clock=lambda: took["now"])
+    assert calls == [["set-time", f"@{int(REAL)}"], ["set-ntp", "false"], ["set-time", f"@{int(REAL) + 6}"],
+                     ["set-ntp", "true"]] and ntp["on"]
+
+    calls.clear()
+    busy = {"left": 2}
+
+    def just_set(argv, **kw):          # timedated still switching network time on after the last set
+        calls.append(argv[1:])
+        if argv[1] == "set-time" and busy["left"]:
+            busy["left"] -= 1
+            return subprocess.CompletedProcess(argv, 1, "", "Failed to set time: Previous request is not finished, "
+                                                            "refusing.\n")
+        return subprocess.CompletedProcess(argv, 0, "", "")
+    waits = []
+    timedatectl(REAL, run=just_set, clock=lambda: sum(waits), sleep=waits.append)
+    assert calls == [["set-time", f"@{int(REAL)}"], ["set-time", f"@{int(REAL) + 2}"],
+                     ["set-time", f"@{int(REAL) + 4}"]] and waits == [2.0, 2.0]
+    busy["left"] = 99
+    with pytest.raises(OSError, match="Previous request is not finished"):
+        timedatectl(REAL, run=just_set, sleep=waits.append)
 
     def refuse(argv, **kw):
         return subprocess.CompletedProcess(argv, 1, "", "Failed to set time: Access denied\n")
     with pytest.raises(OSError, match="Access denied"):
         timedatectl(REAL, run=refuse)
+
+
+# --- a phone's session across the board's clock jumps (found on qemu's raspi3b: no phone could join) ---------
+def board_clock_at(monkeypatch, when: float) -> None:
+    """The board's clock as Flask's session signing and cookie dates read it."""
+    from itsdangerous.timed import TimestampSigner
+
+    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: int(when))
+    monkeypatch.setattr("web.security.SecureCookieSessionInterface.get_expiration_time",
+                        lambda self, app, session: dt.datetime.fromtimestamp(when, dt.timezone.utc)
+                        + app.permanent_session_lifetime)
+
+
+@pytest.fixture
+def page(tmp_path):
+    t = Table.memory()
+    app = create_app({"TESTING": True, "STATE_DIR": str(tmp_path), "TRUSTED_HOSTS": ["localhost"]}, table=t)
+    yield app
+    t.close()
+
+
+def test_the_session_cookie_lives_by_the_phone_clock_so_a_board_months_behind_can_be_joined(page, monkeypatch):
+    import http.cookiejar
+    import urllib.request
+
+    board_clock_at(monkeypatch, BOOTED)
+    r = page.test_client().get("/api/session", headers={"Host": "localhost"})
+    cookie = r.headers["Set-Cookie"]
+    assert "Max-Age=2592000" in cookie and "Expires=Wed, 27 May 2026" in cookie   # the board's own date, stale
+    # a phone whose clock is right (today) keeps it: Max-Age wins over the board's Expires, as in browsers
+
+    class Answer:
+        def info(self):
+            import email.message
+            m = email.message.Message()
+            m["Set-Cookie"] = cookie
+            return m
+    jar = http.cookiejar.CookieJar()
+    jar.extract_cookies(Answer(), urllib.request.Request("http://localhost/api/session"))
+    assert [c.name for c in jar] == ["landsend"] and not list(jar)[0].is_expired()
+
+
+def test_a_host_stays_the_host_when_the_board_clock_jumps_months_ahead_or_a_day_back(page, monkeypatch):
+    from web.guard import joined_cookie
+
+    board_clock_at(monkeypatch, BOOTED)
+    phone = page.test_client()
+    csrf = phone.get("/api/session", headers={"Host": "localhost"}).get_json()["csrf"]
+    r = phone.post("/api/claim", json={}, headers={"Host": "localhost", "Origin": ORIGIN, "X-CSRF-Token": csrf})
+    assert r.status_code == 200
+    header = f"landsend={phone.get_cookie('landsend', domain='localhost').value}"
+    for when in (REAL, REAL - 86400, BOOTED - 86400):       # the phone set it; the host set it back; a wrong set
+        board_clock_at(monkeypatch, when)
+        page.session_interface._seen.clear()                # not the remembered answer of a minute ago
+        assert phone.get("/api/session", headers={"Host": "localhost"}).get_json()["role"] == "host"
+        assert joined_cookie(page)(header) is True
+    # a cookie that was not signed by this board is still refused
+    assert joined_cookie(page)(header[:-2] + "xx") is False

@@ -225,7 +225,7 @@ def test_the_plan_lists_every_stage_package_file_and_partition_from_the_data_the
     listed = [name for line in sections["Packages (scripts/image/packages.txt)"] for name in line.split(": ")[-1].split()]
     text = (ROOT / "scripts/image/packages.txt").read_text()
     assert listed == [w for line in text.splitlines() if (w := line.split("#")[0].strip())]
-    assert len(listed) == 32 and listed[:2] == ["raspi-firmware", "linux-image-arm64"] and listed[-1] == "sqlite3"
+    assert len(listed) == 33 and listed[:2] == ["raspi-firmware", "linux-image-arm64"] and listed[-1] == "sqlite3"
     assert sections["Packages (scripts/image/packages.txt)"][3] == "the voice: espeak-ng alsa-utils"
     assert sections["The project (systemd/install.sh, run in the root as on a Pi)"][5] == "6. units"
     files = sections["Files written into the root (write-root)"]

@@ -180,7 +180,6 @@ def joined_cookie(app: Flask) -> Callable[[str], bool]:
     """
     serializer = app.session_interface.get_signing_serializer(app)
     name = app.config["SESSION_COOKIE_NAME"]
-    max_age = int(app.permanent_session_lifetime.total_seconds())
     access = app.extensions["landsend"].access
     seen: dict[tuple[str, int], bool] = {}
 
@@ -193,7 +192,7 @@ def joined_cookie(app: Flask) -> Callable[[str], bool]:
         answer = seen.get(key)
         if answer is None:
             try:
-                data = serializer.loads(value, max_age=max_age)
+                data = serializer.loads(value)     # its age is the phone's to count (RememberedSessions)
             except BadSignature:
                 data = None
             answer = isinstance(data, dict) and bool(data.get("joined")) and data.get("epoch") == epoch

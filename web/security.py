@@ -36,6 +36,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from flask.sessions import SecureCookieSessionInterface
+from itsdangerous import BadSignature
 
 from companion.errors import StoreError
 from companion.store import MemoryStore
@@ -219,7 +220,8 @@ class TrustedHosts:
 
 
 class RememberedSessions(SecureCookieSessionInterface):
-    """Flask's signed-cookie sessions, each cookie's signature checked once a minute instead of on every request.
+    """Flask's signed-cookie sessions, each cookie's signature checked once a minute instead of on every request,
+    and the session's lifetime counted by the phone's clock, not the board's.
 
     A phone sends the same cookie with every press, poll and stream; checking
     it (a timed HMAC, base64 and JSON) was a tenth of a press's CPU time. A
@@ -227,6 +229,15 @@ class RememberedSessions(SecureCookieSessionInterface):
     seconds (the last ``keep`` cookies); each request still gets its own
     session object, copied from it. A changed session is a new cookie, so it
     is checked anew; a cookie whose signature fails is never remembered.
+
+    The board's clock is wrong until a phone sets it (a Pi has no clock that runs while it is off:
+    :mod:`firmware.clock`), and then it jumps, by months at a first boot. Flask dates both ends of a session by
+    the board's clock: the cookie's ``Expires`` (a phone whose clock is right throws away a cookie "expired"
+    months ago, so it could never join to set the board's clock) and the signature's age (every phone's session
+    "older than 30 days", or "from the future", once the clock jumps: the host would stop being the host). So
+    the cookie carries ``Max-Age`` (browsers count it from their own clock, and it wins over ``Expires``), and
+    the board checks the signature alone, never its age; the 30 days are the phone's to count, and the host's
+    "new codes" (``Access.reset``) still sends every phone away at once.
     """
 
     remember = 60.0
@@ -245,13 +256,37 @@ class RememberedSessions(SecureCookieSessionInterface):
             hit = self._seen.get(key) if value else None
         if hit is not None and now - hit[0] < self.remember:
             return self.session_class(copy.deepcopy(hit[1]))
-        session = super().open_session(app, request)
+        if self.get_signing_serializer(app) is None:
+            return None
+        session = self.verify(app, value) if value else self.session_class()
         if value and session:                       # signed by us (a refused cookie opens an empty session)
             with self._lock:
                 if len(self._seen) >= self.keep:
                     self._seen.clear()
                 self._seen[key] = (now, copy.deepcopy(dict(session)))
         return session
+
+    def verify(self, app, value: str):
+        """The session a cookie holds when this board signed it (its age is not checked: see above), else empty."""
+        try:
+            return self.session_class(self.get_signing_serializer(app).loads(value))
+        except BadSignature:
+            return self.session_class()
+
+    def save_session(self, app, session, response):
+        """Flask's, with the cookie's lifetime as ``Max-Age`` (relative, counted by the phone's clock)."""
+        lifetime = int(app.permanent_session_lifetime.total_seconds())
+        set_cookie = response.set_cookie
+
+        def relative(key, value="", *args, expires=None, **kw):
+            if expires is not None:             # a permanent session: Flask gives the board's now + lifetime
+                kw["max_age"] = lifetime
+            return set_cookie(key, value, *args, expires=expires, **kw)
+        response.set_cookie = relative
+        try:
+            super().save_session(app, session, response)
+        finally:
+            del response.set_cookie
 
 
 class JoinLimiter:
