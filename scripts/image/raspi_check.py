@@ -226,9 +226,17 @@ def pi_checks(m: Machine, api: Api) -> list[str]:
     return lines
 
 
+class Said(list):
+    """The figure lines, each also printed as it comes (a later failure leaves the ones before on the screen)."""
+
+    def append(self, line: str) -> None:
+        say(line)
+        super().append(line)
+
+
 def clock_checks(m: Machine, api: Api) -> list[str]:
     """The board's clock with no RTC: set from a phone, kept across a power cut, a new night after hours off."""
-    lines = []
+    lines = Said()
     api.host()
     synced = m.ssh("timedatectl show -p NTPSynchronized --value").strip()
     check(synced == "no", f"the board has network time (NTPSynchronized={synced}): the check needs a pub's, none")
@@ -355,9 +363,7 @@ def main() -> int:
         if args.no_clock:
             say(f"a whole two-hand hand over USB networking: {whole_hand(api)}")
         else:
-            for line in clock_checks(m, api):
-                say(line)
-                figures.append(line)
+            figures.extend(clock_checks(m, api))
         m.shutdown()
     except CheckFailed as exc:
         say(f"FAILED: {exc}")
