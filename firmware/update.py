@@ -505,9 +505,10 @@ class System:
                            capture_output=True, text=True)
         if r.returncode:
             raise UpdateError(f"could not make the release folder: {r.stderr.strip()[-300:]}")
+        # every wheel of the bundle (the project, its dependencies, lgpio for a plain Debian's gpiozero), nothing else
         r = subprocess.run([str(folder / "bin/python"), "-m", "pip", "install", "-q", "--no-index",
-                            "--find-links", str(wheels), "--no-cache-dir", f"landsend=={version}"],
-                           capture_output=True, text=True)
+                            "--find-links", str(wheels), "--no-cache-dir",
+                            *sorted(str(p) for p in wheels.glob("*.whl"))], capture_output=True, text=True)
         if r.returncode:
             raise UpdateError(f"the update's wheels do not install: {(r.stderr or r.stdout).strip()[-400:]}")
 
@@ -654,11 +655,30 @@ def make_queue(env: dict | None = None) -> Queue | None:
 
 # ---------------------------------------------------------------- the root unit's steps
 
+def own(layout: Layout, *paths: Path) -> None:
+    """Give ``paths`` to the daemon's user (the owner of the state folder): the root unit makes files the daemon
+    reads, replaces and removes there (its backups, a staged table, the spool folder)."""
+    try:
+        st = layout.db.parent.stat()
+    except OSError:
+        return
+    for path in paths:
+        try:
+            if os.geteuid() == 0 and path.exists():
+                os.chown(path, st.st_uid, st.st_gid)
+        except OSError:
+            pass
+
+
 def _take_backup(layout: Layout) -> str | None:
     if not layout.db.exists():
         return None
     from companion.backup import Kept
-    return Kept(layout.backups, board=_board_name(layout.root)).take(layout.db, reason="before-update")["file"]
+    layout.backups.mkdir(parents=True, exist_ok=True)
+    own(layout, layout.backups)
+    name = Kept(layout.backups, board=_board_name(layout.root)).take(layout.db, reason="before-update")["file"]
+    own(layout, layout.backups / name)
+    return name
 
 
 def _restore_backup(layout: Layout, name: str) -> None:
@@ -666,7 +686,8 @@ def _restore_backup(layout: Layout, name: str) -> None:
     from companion import backup as bk
     with tempfile.TemporaryDirectory(dir=layout.db.parent, prefix=".rollback-") as work:
         checked = bk.check(layout.backups / name, work)
-        bk.stage(checked, layout.db)
+        staged = bk.stage(checked, layout.db)
+    own(layout, staged, staged.with_name(staged.name + ".json"))
 
 
 def _scratch(layout: Layout, work: Path, name: str) -> Path | None:
@@ -883,6 +904,8 @@ def run_request(layout: Layout, system: Any, log: Callable[[str], None] = print)
         request = json.loads(layout.request.read_text())
     except (OSError, ValueError):
         request = None
+    if isinstance(request, dict):               # under way from here on (the page never sees a gap)
+        layout.write_status({**layout.read_status(), "step": "verify", "started_at": now_iso()})
     layout.request.unlink(missing_ok=True)
     if not isinstance(request, dict):
         return None
@@ -931,6 +954,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.file}: landsend {b.version} for {b.manifest['arch']}, signed by {b.signer}")
         return 0
     layout.spool.mkdir(parents=True, exist_ok=True)
+    own(layout, layout.spool)
     if args.cmd == "boot":
         recover(layout)
         said = take_dropped(layout)

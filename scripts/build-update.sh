@@ -63,13 +63,14 @@ root_work "$work" "$cache/update-bootfs"
 root_copy_source "$work" "$src"
 sed -i "s/^version = \".*\"$/version = \"$version\"/" "$work/tmp/landsend-src/pyproject.toml"
 
-# 3. wheels of the project and every dependency, made for the board (aarch64, its Python) by pip in the root
+# 3. wheels of the project and every dependency, made for the board (aarch64, its Python) by pip in the root, and
+#    lgpio (gpiozero's pin driver, which install.sh takes from PyPI where apt has no python3-lgpio)
 s=$(date +%s)
 root_run "$work" python3 -m venv /tmp/wheel-venv > "$cache/update-wheels.log" 2>&1 \
   || { tail -20 "$cache/update-wheels.log" >&2; fail "python3 -m venv failed in the root"; }
 rm -rf "$work/tmp/wheels"
 root_run "$work" PIP_CERT=/etc/ssl/certs/build-host-ca.crt /tmp/wheel-venv/bin/pip wheel -q \
-  --wheel-dir /tmp/wheels /tmp/landsend-src >> "$cache/update-wheels.log" 2>&1 \
+  --wheel-dir /tmp/wheels /tmp/landsend-src lgpio >> "$cache/update-wheels.log" 2>&1 \
   || { tail -30 "$cache/update-wheels.log" >&2; fail "pip wheel failed (log: $cache/update-wheels.log)"; }
 ls "$work/tmp/wheels" | sed 's/^/    /'
 [ -f "$work/tmp/wheels/landsend-$version-py3-none-any.whl" ] || fail "no landsend $version wheel was made"
