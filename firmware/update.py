@@ -659,13 +659,19 @@ def own(layout: Layout, *paths: Path) -> None:
     """Give ``paths`` to the daemon's user (the owner of the state folder): the root unit makes files the daemon
     reads, replaces and removes there (its backups, a staged table, the spool folder)."""
     try:
-        st = layout.db.parent.stat()
-    except OSError:
-        return
+        import pwd
+        user = pwd.getpwnam("landsend")
+        uid, gid = user.pw_uid, user.pw_gid
+    except (KeyError, ImportError):
+        try:
+            st = layout.db.parent.stat()
+        except OSError:
+            return
+        uid, gid = st.st_uid, st.st_gid
     for path in paths:
         try:
             if os.geteuid() == 0 and path.exists():
-                os.chown(path, st.st_uid, st.st_gid)
+                os.chown(path, uid, gid)
         except OSError:
             pass
 
@@ -853,6 +859,7 @@ def recover(layout: Layout, log: Callable[[str], None] = print) -> str | None:
                 shutil.rmtree(layout.release(status["to"]), ignore_errors=True)
             reason = f"a power cut during the update ({step}): nothing changed, the board runs {layout.running()}"
             outcome = "interrupted"
+        layout.bundle.unlink(missing_ok=True)          # the file it was installing from: sent again if wanted
         status.update(step="done", outcome=outcome, reason=reason, finished_at=now_iso())
         layout.write_status(status)
         done = f"{outcome}: {reason}"
