@@ -68,6 +68,9 @@ sed -i "s/^version = \".*\"$/version = \"$version\"/" "$work/tmp/landsend-src/py
 s=$(date +%s)
 root_run "$work" python3 -m venv /tmp/wheel-venv > "$cache/update-wheels.log" 2>&1 \
   || { tail -20 "$cache/update-wheels.log" >&2; fail "python3 -m venv failed in the root"; }
+# rpi-ws281x has no pyproject.toml: pip builds its wheel with setup.py, which needs the wheel package
+root_run "$work" PIP_CERT=/etc/ssl/certs/build-host-ca.crt /tmp/wheel-venv/bin/pip install -q wheel \
+  >> "$cache/update-wheels.log" 2>&1 || { tail -20 "$cache/update-wheels.log" >&2; fail "pip install wheel failed"; }
 rm -rf "$work/tmp/wheels"
 root_run "$work" PIP_CERT=/etc/ssl/certs/build-host-ca.crt /tmp/wheel-venv/bin/pip wheel -q \
   --wheel-dir /tmp/wheels /tmp/landsend-src lgpio >> "$cache/update-wheels.log" 2>&1 \
