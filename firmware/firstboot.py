@@ -73,34 +73,22 @@ class Outcome:
 
 def _write(path: Path, text: str, mode: int) -> bool:
     """Write ``text`` to ``path`` atomically unless it already holds it; return whether it changed."""
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            os.chmod(path, mode)
-            return False
-    except (FileNotFoundError, UnicodeDecodeError):
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".new")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
-    return True
+    return _write_bytes(path, text.encode("utf-8"), mode)
 
 
 def _write_bytes(path: Path, data: bytes, mode: int) -> bool:
-    """Write ``data`` to ``path`` atomically unless it already holds it; return whether it changed."""
+    """Write ``data`` to ``path`` atomically unless it already holds it (then only its mode is set); return
+    whether it changed."""
     try:
         if path.read_bytes() == data:
+            os.chmod(path, mode)
             return False
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".new")
-    with open(tmp, "wb") as f:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "wb") as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())

@@ -719,6 +719,17 @@ def prune(layout: Layout, keep: tuple[str, ...]) -> list[str]:
     return gone
 
 
+def _finisher(layout: Layout, status: dict, t0: float, log: Callable[[str], None]) -> Callable[..., dict]:
+    """Return ``finish(outcome, reason, **figures)``: the update's last step, written to ``status.json``."""
+    def finish(outcome: str, reason: str = "", **more: Any) -> dict:
+        status.update(step="done", outcome=outcome, reason=reason, finished_at=now_iso(),
+                      seconds=round(time.monotonic() - t0, 1), **more)
+        layout.write_status(status)
+        log(f"update: {outcome}{': ' + reason if reason else ''}")
+        return status
+    return finish
+
+
 def install(layout: Layout, bundle_path: Path, system: Any, *, allow_older: bool = False,
             log: Callable[[str], None] = print) -> dict:
     """Install the update file ``bundle_path``: the whole root-side update. Returns the outcome (also in
@@ -732,13 +743,7 @@ def install(layout: Layout, bundle_path: Path, system: Any, *, allow_older: bool
         layout.write_status(status)
         log(f"update: {name}")
 
-    def finish(outcome: str, reason: str = "", **more: Any) -> dict:
-        status.update(step="done", outcome=outcome, reason=reason, finished_at=now_iso(),
-                      seconds=round(time.monotonic() - t0, 1), **more)
-        layout.write_status(status)
-        log(f"update: {outcome}{': ' + reason if reason else ''}")
-        return status
-
+    finish = _finisher(layout, status, t0, log)
     step("verify")
     with tempfile.TemporaryDirectory(dir=layout.spool, prefix=".unpack-") as work:
         work = Path(work)
@@ -820,13 +825,7 @@ def go_back(layout: Layout, system: Any, log: Callable[[str], None] = print) -> 
     t0 = time.monotonic()
     running, prev = layout.running(), layout.previous()
     status = {"from": running, "to": prev, "started_at": now_iso(), "going_back": True}
-
-    def finish(outcome: str, reason: str = "", **more: Any) -> dict:
-        status.update(step="done", outcome=outcome, reason=reason, finished_at=now_iso(),
-                      seconds=round(time.monotonic() - t0, 1), **more)
-        layout.write_status(status)
-        log(f"update: {outcome}{': ' + reason if reason else ''}")
-        return status
+    finish = _finisher(layout, status, t0, log)
     if prev is None:
         return finish("refused", "there is no previous release on this board")
     status.update(step="switch")

@@ -301,8 +301,8 @@ def main() -> int:
                       "systemctl is-active landsend-update.path; ls -l /etc/landsend/update-keys.gpg "
                       "/usr/share/keyrings/landsend-release.gpg | awk '{print $1, $NF}' | tr '\\n' ' '").splitlines()
         check(tools[0] == "no gpg" and tools[1].startswith("gpgv (GnuPG)"), f"gpg/gpgv on the image: {tools}")
-        check(tools[2].split() == ["enabled", "enabled"] and tools[3] == "active", f"the update units: {tools}")
-        say(f"image: current -> {current}; {tools[1]}, no gpg; landsend-update.path active; keyrings: {tools[4]}")
+        check(tools[2].split() == ["enabled", "enabled", "active"], f"the update units: {tools}")
+        say(f"image: current -> {current}; {tools[1]}, no gpg; landsend-update.path active; keyrings: {tools[3]}")
         api.host()
         say(play(api))
         before = views(api)
