@@ -560,7 +560,8 @@ class System:
         return True, "", ready
 
     def journal(self) -> str:
-        r = subprocess.run(["journalctl", "-u", self.unit, "-n", "3", "-o", "cat", "--no-pager"],
+        # the daemon's own last lines (what it said as it failed), not systemd's about the unit
+        r = subprocess.run(["journalctl", f"_SYSTEMD_UNIT={self.unit}", "-n", "3", "-o", "cat", "--no-pager"],
                            capture_output=True, text=True)
         return " | ".join(x.strip() for x in r.stdout.splitlines() if x.strip())[-300:]
 
