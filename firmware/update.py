@@ -621,6 +621,8 @@ class Queue:
             except UpdateError:
                 path.unlink(missing_ok=True)                # refused: nothing is kept, nothing changed
                 raise
+            with open(path, "rb") as f:               # whole on the card before the root unit is asked for it
+                os.fsync(f.fileno())
             os.replace(path, self.layout.bundle)
             _write_json(self.layout.request, {"action": "install", "allow_older": allow_older,
                                                  "version": bundle.version}, 0o644)
@@ -781,6 +783,9 @@ def install(layout: Layout, bundle_path: Path, system: Any, *, allow_older: bool
         except (UpdateError, OSError, ValueError, subprocess.SubprocessError) as exc:
             shutil.rmtree(folder, ignore_errors=True)
             return finish("refused", f"{exc}" if isinstance(exc, UpdateError) else f"the new release failed its check: {exc}")
+        # every file of the release on the card before its marker says it is whole and current points at it:
+        # pip does not sync, and after a power cut ext4 had left a third of the files empty (the qemu check)
+        os.sync()
         _write_json(folder / MARKER, {"version": to, "schema": said.get("schema"), "installed_at": now_iso(),
                                       "signer": bundle.signer}, 0o644)
         install_s = time.monotonic() - t_install

@@ -274,6 +274,17 @@ def test_a_good_update_is_backed_up_installed_checked_switched_and_the_old_relea
     assert sorted(p.name for p in lay.releases.iterdir()) == ["0.1.1", "0.2.0"]
 
 
+def test_the_new_release_is_synced_to_the_card_before_it_is_marked_whole_and_switched_to(tmp_path, keys, monkeypatch):
+    # a power cut after the switch once left a third of the new release's files empty (pip does not sync)
+    lay = fake_root(tmp_path, keys)
+    shutil.copy(bundle(tmp_path, keys), lay.bundle)
+    seen = []
+    monkeypatch.setattr(up.os, "sync", lambda: seen.append(
+        ((lay.release("0.1.1") / "wheels.txt").exists(), lay.whole("0.1.1"), lay.running())))
+    assert up.install(lay, lay.bundle, FakeSystem(), log=lambda _: None)["outcome"] == "installed"
+    assert seen == [(True, None, "0.1.0")]
+
+
 def test_a_new_daemon_that_fails_to_start_is_rolled_back_to_the_release_that_ran(tmp_path, keys):
     lay = fake_root(tmp_path, keys)
     board_db(lay)
