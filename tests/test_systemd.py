@@ -79,6 +79,12 @@ def test_the_update_units_verify_and_run_the_release_that_runs_now_as_root(tmp_p
             """/bin/sh -c 'exec "$(readlink -f /opt/landsend/current)/bin/python" -P -m firmware.update """ + cmd + "'"]
     boot = parse_unit((ROOT / "systemd/landsend-update-boot.service").read_text())
     assert "landsend.service" in boot["Unit"]["Before"][0].split()
+    # never before a path unit: path units come before paths.target, so before basic.target, and the setup unit
+    # (which the boot step waits for) after it; that cycle made systemd skip the setup at boot
+    assert "landsend-setup.service" in boot["Unit"]["After"][0].split()
+    assert not any(u.endswith(".path") for u in " ".join(boot["Unit"]["Before"]).split())
+    service = parse_unit((ROOT / "systemd/landsend-update.service").read_text())
+    assert "landsend-update-boot.service" in service["Unit"]["After"][0].split()
 
 
 def test_unit_runs_the_daemon_as_a_notify_service_with_a_watchdog():
