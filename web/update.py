@@ -33,6 +33,10 @@ bp = Blueprint("update", __name__, url_prefix="/api")
 def _updates() -> Any:
     if role() != "host":
         abort(403, "only the host's phone may update the board")
+    return _queue()
+
+
+def _queue() -> Any:
     updates = current_app.extensions.get("landsend.updates")
     if updates is None:
         abort(404, "this board is not an installed one (a checkout: update it with git pull and systemd/install.sh)")
@@ -56,8 +60,10 @@ def update_piece():
 
 @bp.post("/update")
 def update_install():
-    u = _updates()
-    body = json_body()
+    if role() != "host":
+        abort(403, "only the host's phone may update the board")
+    body = json_body()                      # a malformed body is refused as on every route, queue or none
+    u = _queue()
     size, allow_older = body.get("bytes"), body.get("allow_older", False)
     if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= u.max_upload:
         abort(400, f"bytes is the uploaded file's size (1 to {u.max_upload})")
@@ -76,7 +82,10 @@ def update_install():
 
 @bp.post("/update/previous")
 def update_previous():
-    u = _updates()
+    if role() != "host":
+        abort(403, "only the host's phone may update the board")
+    json_body()                             # {} (JSON like every other POST)
+    u = _queue()
     try:
         prev = u.go_back()
     except LookupError as exc:
