@@ -769,8 +769,12 @@ def install(layout: Layout, bundle_path: Path, system: Any, *, allow_older: bool
         try:
             system.make_release(folder, bundle.wheels, to)
             step("check")
+            # one moment of the table for both releases: the board keeps playing while the new one is checked
             old = _scratch(layout, work, "old.db")
-            new = _scratch(layout, work, "new.db")
+            new = None
+            if old is not None:
+                new = work / "new.db"
+                shutil.copyfile(old, new)
             said = system.selfcheck(folder, new)
             if said.get("version") != to:
                 raise UpdateError(f"the new release says it is {said.get('version')}, not {to}")

@@ -285,6 +285,22 @@ def test_the_new_release_is_synced_to_the_card_before_it_is_marked_whole_and_swi
     assert seen == [(True, None, "0.1.0")]
 
 
+def test_both_releases_replay_one_moment_of_the_table_while_the_board_keeps_playing(tmp_path, keys, monkeypatch):
+    # the qemu check's tenth cut: commands acknowledged between two copies made the states differ (refused)
+    lay = fake_root(tmp_path, keys)
+    board_db(lay)
+    shutil.copy(bundle(tmp_path, keys), lay.bundle)
+    real = bk.copy_database
+
+    def copy_then_play(source, target):
+        real(source, target)
+        t = Table.open(lay.db)
+        t.submit({"type": "peg", "side": "p2", "points": 1})
+        t.close()
+    monkeypatch.setattr(bk, "copy_database", copy_then_play)
+    assert up.install(lay, lay.bundle, FakeSystem(), log=lambda _: None)["outcome"] == "installed"
+
+
 def test_a_new_daemon_that_fails_to_start_is_rolled_back_to_the_release_that_ran(tmp_path, keys):
     lay = fake_root(tmp_path, keys)
     board_db(lay)
