@@ -288,6 +288,8 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
         closers.append(daemon.hub.close)
         from firmware.clock import make_clock
         daemon.app.extensions["landsend.clock"] = make_clock(sim=sim, table=table)   # None in --sim
+        from firmware.update import make_queue
+        daemon.app.extensions["landsend.updates"] = make_queue()     # None off an installed board
         backups = daemon.app.extensions.get("landsend.backups")
         if backups is not None:         # the board keeps its own backups: at every settle-up and once a night
             backups.start()

@@ -11,7 +11,9 @@ good, applies it:
   network is in reach (the hotspot comes up by itself when no known network is);
 * the daemon's config (``[board]``, ``[strip]``, ``[buttons]``, ``[voice]``) into
   ``/etc/landsend/config.toml``;
-* SSH: on only with ``[ssh] enabled = true`` and a public key (no password exists on the board).
+* SSH: on only with ``[ssh] enabled = true`` and a public key (no password exists on the board);
+* the keys that may sign updates besides the release key (``[update] keys``) into
+  ``/etc/landsend/update-keys.gpg``, the keyring ``gpgv`` reads (:mod:`firmware.update`).
 
 A refused file changes nothing: the board keeps what it had (a new board: its defaults), the reason goes
 to ``/run/landsend-setup/status.json`` (the daemon shows it on the page) and the status LEDs blink red
@@ -51,6 +53,7 @@ SSH_OFF = "etc/ssh/sshd_not_to_be_run"
 """Debian's ssh.service does not start while this file exists (ConditionPathExists=!)."""
 AUTHORIZED_KEYS = "root/.ssh/authorized_keys"
 CONFIG = "etc/landsend/config.toml"
+UPDATE_KEYS = "etc/landsend/update-keys.gpg"
 GROW_MIN_SECTORS = 16 * 2048
 """The root is grown only when at least 16 MiB of the card lie unused after it."""
 
@@ -70,17 +73,23 @@ class Outcome:
 
 def _write(path: Path, text: str, mode: int) -> bool:
     """Write ``text`` to ``path`` atomically unless it already holds it; return whether it changed."""
+    return _write_bytes(path, text.encode("utf-8"), mode)
+
+
+def _write_bytes(path: Path, data: bytes, mode: int) -> bool:
+    """Write ``data`` to ``path`` atomically unless it already holds it (then only its mode is set); return
+    whether it changed."""
     try:
-        if path.read_text(encoding="utf-8") == text:
+        if path.read_bytes() == data:
             os.chmod(path, mode)
             return False
-    except (FileNotFoundError, UnicodeDecodeError):
+    except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".new")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
         f.flush()
         os.fsync(f.fileno())
     os.chmod(tmp, mode)
@@ -144,6 +153,13 @@ def apply(root: Path, boot: Path) -> Outcome:
             changes.append("no network to join")
         if _write(root / CONFIG, config_toml(settings), 0o644):
             changes.append(f"board config from {SETTINGS_FILE}")
+        owner_keys = root / UPDATE_KEYS
+        if settings.update_keys:
+            if _write_bytes(owner_keys, b"".join(settings.update_keys), 0o644):
+                changes.append(f"{len(settings.update_keys)} owner key(s) may sign updates")
+        elif owner_keys.exists():
+            owner_keys.unlink()
+            changes.append("only the release key signs updates")
         keys = root / AUTHORIZED_KEYS
         off = root / SSH_OFF
         if settings.ssh_enabled:

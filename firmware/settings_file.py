@@ -16,6 +16,10 @@ Keys (``scripts/image/landsend.toml`` is the commented copy that ships on the ca
     [ssh]                            # off unless enabled with a key; there is no password anywhere
     enabled = true
     authorized_keys = ["ssh-ed25519 AAAA... me@laptop"]
+    [update]                         # keys besides the release key that may sign updates for this board
+    keys = ['''-----BEGIN PGP PUBLIC KEY BLOCK-----
+    ...
+    -----END PGP PUBLIC KEY BLOCK-----''']   # gpg --armor --export: one string each, in triple quotes
     [strip]                          # and [board], [buttons], [voice]: as in /etc/landsend/config.toml
     type = "GRB"
     driver = "spi"
@@ -38,7 +42,7 @@ SETTINGS_FILE = "landsend.toml"
 BOARD_SECTIONS = ("board", "strip", "buttons", "voice")
 """Sections passed to the daemon's config (``/etc/landsend/config.toml`` on the image)."""
 TOP_KEYS = ("name", "hotspot_password")
-SECTIONS = {"wifi": ("ssid", "password"), "ssh": ("enabled", "authorized_keys")}
+SECTIONS = {"wifi": ("ssid", "password"), "ssh": ("enabled", "authorized_keys"), "update": ("keys",)}
 MAX_BYTES = 64 * 1024
 SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|"
                      r"sk-ecdsa-sha2-nistp256@openssh\.com) [A-Za-z0-9+/]+={0,3}( [^\r\n]*)?$")
@@ -66,6 +70,8 @@ class Settings:
     ssh_keys: tuple[str, ...] = ()
     board: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The board sections as written (checked by :func:`firmware.config.from_dict`)."""
+    update_keys: tuple[bytes, ...] = ()
+    """``[update] keys``: OpenPGP public keys (binary, dearmoured) that may sign updates besides the release key."""
 
 
 def _line(text: str, key: str, section: str | None = None) -> int | None:
@@ -154,13 +160,26 @@ def parse(text: str) -> Settings:
     if enabled and not keys:
         raise SettingsError("SSH on needs at least one public key in authorized_keys: the board has no password",
                             key="ssh.enabled", line=_line(text, "enabled", "ssh"))
+    update_keys = []
+    listed = data.get("update", {}).get("keys", [])
+    line = _line(text, "keys", "update")
+    if not isinstance(listed, list) or not all(isinstance(k, str) for k in listed):
+        raise SettingsError("must be a list of public keys, each in triple quotes (gpg --armor --export)",
+                            key="update.keys", line=line)
+    from firmware.update import dearmor
+    for n, k in enumerate(listed, start=1):
+        try:
+            update_keys.append(dearmor(k))
+        except ValueError as exc:
+            raise SettingsError(f"key {n}: {exc}", key="update.keys", line=line) from None
     board = {s: data[s] for s in BOARD_SECTIONS if s in data}
     try:
         board_config.from_dict(board, text=text)
     except board_config.ConfigError as exc:
         raise SettingsError(exc.reason, key=exc.key, line=exc.line) from None
     return Settings(name=name, hotspot_password=hotspot, wifi_ssid=ssid if wifi else None, wifi_password=wifi_password,
-                    ssh_enabled=enabled, ssh_keys=tuple(k.strip() for k in keys), board=board)
+                    ssh_enabled=enabled, ssh_keys=tuple(k.strip() for k in keys), board=board,
+                    update_keys=tuple(update_keys))
 
 
 def load(path: Path) -> Settings | None:

@@ -14,10 +14,13 @@
 #      lgpio wheel from PyPI into the venv instead,
 #   2. creates the system user `landsend` in the gpio, spi and audio groups (audio: /dev/snd/*),
 #   3. enables SPI (dtparam=spi=on) in the boot config (a reboot is needed the first time),
-#   4. copies the source to /opt/landsend/src and installs it into the venv /opt/landsend/venv,
+#   4. copies the source to /opt/landsend/src and installs it into its own release folder (a venv)
+#      /opt/landsend/releases/<version>, then points /opt/landsend/current at it (one rename; the units run
+#      current, and a signed update from the host's phone installs its release beside it: firmware/update.py),
 #   5. writes /etc/landsend/config.toml from the defaults unless it exists (yours is never overwritten),
 #      and checks it: a refused config stops the install before the daemon is restarted,
-#   6. installs the systemd unit and the avahi service,
+#   6. installs the systemd units (the daemon; the update's root unit, its path unit and its boot step), the
+#      release key updates are checked with (/usr/share/keyrings/landsend-release.gpg) and the avahi service,
 #   7. sets up the board's own Wi-Fi (NetworkManager, installed in step 1): /etc/landsend/wifi.toml with its
 #      name ("Lands End 4F2A", after the board) and a password made now (kept on later runs), the
 #      hotspot profile landsend-hotspot, a dnsmasq drop-in that resolves every name to the board on that
@@ -38,7 +41,7 @@ while [ $# -gt 0 ]; do
     --root)
       [ $# -ge 2 ] && [ -n "$2" ] || { echo "install.sh: --root needs a directory" >&2; exit 2; }
       root="$(mkdir -p "$2" && cd "$2" && pwd)"; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -105,7 +108,8 @@ if [ -f "$boot_config" ] && ! grep -Eq '^[[:space:]]*dtparam=spi=on' "$boot_conf
   printf '\n# Land'"'"'s End LED strip on SPI MOSI (GPIO10)\ndtparam=spi=on\n' >> "$boot_config"
 fi
 
-# 4. code (a fresh copy swapped in whole, so no file of an old version is left behind) and venv
+# 4. code (a fresh copy swapped in whole, so no file of an old version is left behind) and its release folder
+#    (a venv), then current pointed at it by rename
 say "copying the source to $prefix/src"
 install -d -m 0755 "$prefix"
 rm -rf "$prefix/src.new" "$prefix/src.old"
@@ -116,16 +120,31 @@ tar -C "$src" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.
 [ -d "$prefix/src" ] && mv "$prefix/src" "$prefix/src.old"
 mv "$prefix/src.new" "$prefix/src"
 rm -rf "$prefix/src.old"
-if [ ! -x "$prefix/venv/bin/python" ]; then
-  say "creating the venv $prefix/venv (system site packages: python3-lgpio comes from apt where it can)"
-  sys python3 -m venv --system-site-packages "$prefix/venv"
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$src/pyproject.toml" | head -1)
+release="$prefix/releases/$version"
+if [ ! -x "$release/bin/python" ]; then
+  say "creating the release folder $release (a venv; system site packages: python3-lgpio comes from apt where it can)"
+  install -d -m 0755 "$prefix/releases"
+  sys python3 -m venv --system-site-packages "$release"
 fi
-say "installing landsend into the venv"
-sys "$prefix/venv/bin/pip" install -q --upgrade "$prefix/src"
+say "installing landsend $version into $release"
+sys "$release/bin/pip" install -q --upgrade "$prefix/src"
 if [ "$lgpio_from_pip" = yes ]; then
   say "installing lgpio from PyPI into the venv (python3-lgpio is not in apt)"
-  sys "$prefix/venv/bin/pip" install -q lgpio \
+  sys "$release/bin/pip" install -q lgpio \
     || echo "install.sh: warning: pip could not install lgpio (see the note above); continuing" >&2
+fi
+# the release is whole: its marker (what firmware/update.py reads), then current -> releases/<version> by rename
+schema=$(PYTHONPATH="$src" "${PYTHON:-python3}" -c 'from companion.store import SCHEMA_VERSION; print(SCHEMA_VERSION)')
+install -d -m 0755 "$release"
+printf '{"installed_at": "%s", "schema": %s, "signer": "install.sh", "version": "%s"}\n' \
+  "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" "$schema" "$version" > "$release/landsend-release.json"
+ln -sfn "releases/$version" "$prefix/current.new"
+mv -Tf "$prefix/current.new" "$prefix/current"
+sync "$prefix" 2>/dev/null || true
+if [ -d "$prefix/venv" ]; then
+  say "removing the venv of the old layout ($prefix/venv): the units run $prefix/current now"
+  rm -rf "$prefix/venv"
 fi
 
 # 5. config (never overwritten), checked before the daemon is restarted with it
@@ -135,7 +154,7 @@ if [ ! -f "$etc/config.toml" ]; then
   install -m 0644 "$src/firmware/default_config.toml" "$etc/config.toml"
 fi
 say "checking $etc/config.toml"
-python="$prefix/venv/bin/python"
+python="$prefix/current/bin/python"
 [ -x "$python" ] || python="${PYTHON:-python3}"
 PYTHONPATH="$prefix/src" "$python" -c '
 import sys
@@ -148,7 +167,11 @@ except ConfigError as exc:
 
 # 6. units
 install -d -m 0755 "$root/etc/systemd/system" "$root/etc/avahi/services"
-install -m 0644 "$src/systemd/landsend.service" "$root/etc/systemd/system/landsend.service"
+for unit in landsend.service landsend-update.service landsend-update.path landsend-update-boot.service; do
+  install -m 0644 "$src/systemd/$unit" "$root/etc/systemd/system/$unit"
+done
+install -d -m 0755 "$root/usr/share/keyrings"
+install -m 0644 "$src/keys/landsend-release.gpg" "$root/usr/share/keyrings/landsend-release.gpg"
 install -m 0644 "$src/systemd/landsend.avahi.service" "$root/etc/avahi/services/landsend.service"
 
 # 7. the board's own Wi-Fi: wifi.toml (made once; the daemon reads it, so group landsend), the NetworkManager
@@ -166,15 +189,15 @@ fi
 if [ -z "$root" ] && [ ! -d /run/systemd/system ]; then
   # systemd is not running: a chroot or an SD-card image being built. Enable the unit (offline) so it
   # starts at the next boot; there is no daemon to reload or restart now.
-  systemctl enable landsend.service
+  systemctl enable landsend.service landsend-update.path landsend-update-boot.service
   say "systemd is not running here (a chroot or an image build): landsend starts at the next boot"
   exit 0
 fi
 # NetworkManager reads new profiles on a reload (polkit notices its new rule by itself)
 sys nmcli connection reload || echo "install.sh: NetworkManager is not running: the board's own Wi-Fi needs it" >&2
 sys systemctl daemon-reload
-sys systemctl enable landsend.service
-sys systemctl restart landsend.service
+sys systemctl enable landsend.service landsend-update.path landsend-update-boot.service
+sys systemctl restart landsend.service landsend-update.path
 sys systemctl reload-or-restart avahi-daemon.service || true
 if [ -n "$root" ]; then
   say "staged under $root"

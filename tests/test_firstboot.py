@@ -172,5 +172,5 @@ def test_the_setup_unit_runs_before_the_network_and_the_daemon():
     unit = (Path(__file__).resolve().parents[1] / "systemd" / "landsend-setup.service").read_text()
     before = " ".join(line.split("=", 1)[1] for line in unit.splitlines() if line.startswith("Before="))
     assert set(before.split()) >= {"NetworkManager.service", "avahi-daemon.service", "ssh.service", "landsend.service"}
-    assert "Type=oneshot" in unit and "ExecStart=/opt/landsend/venv/bin/python -P -m firmware.firstboot" in unit
+    assert "Type=oneshot" in unit and "ExecStart=/opt/landsend/current/bin/python -P -m firmware.firstboot" in unit
     assert os.access(Path(__file__).resolve().parents[1] / "scripts" / "boot-check.sh", os.X_OK)

@@ -296,7 +296,11 @@ def test_both_debian_root_scripts_source_the_one_shared_file_and_repeat_none_of_
     # pi-check proves install.sh on the image's own cached root, not on one of its own
     pi = (ROOT / "scripts/pi-check.sh").read_text()
     assert 'cache="${IMAGE_CACHE:-/var/tmp/landsend-image-cache}"' in pi and "PI_ROOT" not in pi
-    for name in ("lib/debian-root.sh", "build-image.sh", "pi-check.sh"):
+    # the update file is made in the same root (issue 35 item 4): it sources the file and repeats none of it either
+    update = (ROOT / "scripts/build-update.sh").read_text()
+    assert '. "$here/scripts/lib/debian-root.sh"' in update and "root_base " in update and "root_work " in update
+    assert not any(own in update for own in ("debootstrap --", "mount ", "policy-rc.d", "tar -C"))
+    for name in ("lib/debian-root.sh", "build-image.sh", "pi-check.sh", "build-update.sh", "update-check.sh"):
         subprocess.run(["bash", "-n", str(ROOT / "scripts" / name)], check=True)
 
 

@@ -1,6 +1,8 @@
 """systemd/: the unit passes `systemd-analyze verify`, its keys say what the daemon needs, avahi and install agree."""
 
 import io
+import json
+import os
 import re
 import shlex
 import shutil
@@ -43,7 +45,7 @@ SERVICE = {k: v[-1] for k, v in UNIT_KEYS["Service"].items()}
 def verify(unit_text, tmp_path, name):
     # verify checks that ExecStart's binary exists: point it at this venv's python for the check
     path = tmp_path / name
-    path.write_text(unit_text.replace("/opt/landsend/venv/bin/python", sys.executable))
+    path.write_text(unit_text.replace("/opt/landsend/current/bin/python", sys.executable))
     return subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60)
 
 
@@ -55,6 +57,34 @@ def test_systemd_analyze_verify_passes_without_a_warning(tmp_path):
     broken = verify(UNIT.read_text().replace("ProtectSystem=strict", "ProtectSytem=strict"), tmp_path,
                     "broken.service")
     assert "Unknown key" in broken.stderr and "ProtectSytem" in broken.stderr
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_update_units_verify_and_run_the_release_that_runs_now_as_root(tmp_path):
+    names = ("landsend-update.path", "landsend-update.service", "landsend-update-boot.service")
+    for name in names:
+        text = (ROOT / "systemd" / name).read_text()
+        (tmp_path / name).write_text(text)
+    out = subprocess.run(["systemd-analyze", "verify", *(str(tmp_path / n) for n in names)],
+                         capture_output=True, text=True, timeout=60)
+    assert (out.returncode, out.stderr) == (0, "")
+    path = parse_unit((ROOT / "systemd/landsend-update.path").read_text())
+    assert path["Path"] == {"PathExists": ["/var/lib/landsend/update/request.json"], "Unit": ["landsend-update.service"]}
+    from firmware.update import Layout
+    assert str(Layout().request) == "/var/lib/landsend/update/request.json"
+    for name, cmd in (("landsend-update.service", "run"), ("landsend-update-boot.service", "boot")):
+        unit = parse_unit((ROOT / "systemd" / name).read_text())
+        assert "User" not in unit["Service"]                          # root: it writes /opt and restarts the daemon
+        assert unit["Service"]["ExecStart"] == [
+            """/bin/sh -c 'exec "$(readlink -f /opt/landsend/current)/bin/python" -P -m firmware.update """ + cmd + "'"]
+    boot = parse_unit((ROOT / "systemd/landsend-update-boot.service").read_text())
+    assert "landsend.service" in boot["Unit"]["Before"][0].split()
+    # never before a path unit: path units come before paths.target, so before basic.target, and the setup unit
+    # (which the boot step waits for) after it; that cycle made systemd skip the setup at boot
+    assert "landsend-setup.service" in boot["Unit"]["After"][0].split()
+    assert not any(u.endswith(".path") for u in " ".join(boot["Unit"]["Before"]).split())
+    service = parse_unit((ROOT / "systemd/landsend-update.service").read_text())
+    assert "landsend-update-boot.service" in service["Unit"]["After"][0].split()
 
 
 def test_unit_runs_the_daemon_as_a_notify_service_with_a_watchdog():
@@ -92,7 +122,8 @@ def test_a_refused_config_is_not_restarted_in_a_loop(tmp_path):
 def test_unit_exec_start_is_a_command_line_the_daemon_accepts():
     argv = shlex.split(SERVICE["ExecStart"])
     # -P: the working directory (the writable state dir) stays off sys.path, so nothing there shadows a module
-    assert argv[:4] == ["/opt/landsend/venv/bin/python", "-P", "-m", "firmware.daemon"]
+    # current: the release folder the update switches (a symlink replaced by rename, firmware/update.py)
+    assert argv[:4] == ["/opt/landsend/current/bin/python", "-P", "-m", "firmware.daemon"]
     args = _parser().parse_args(argv[4:])
     assert (args.config, args.port, args.sim, args.db) == ("/etc/landsend/config.toml", 80, False, None)
     # port 80 as an unprivileged user
@@ -147,7 +178,7 @@ def test_install_script_on_plain_debian_says_where_lgpio_comes_from_and_takes_th
     would = [line for line in out.stdout.splitlines() if line.startswith("would run: ")]
     assert ("would run: apt-get install -y -q python3-venv python3-dev build-essential avahi-daemon espeak-ng "
             "alsa-utils network-manager") in would
-    pip = f"would run: {tmp_path / 'pi'}/opt/landsend/venv/bin/pip install -q lgpio"
+    pip = f"would run: {tmp_path / 'pi'}/opt/landsend/releases/0.1.0/bin/pip install -q lgpio"
     assert pip in would
     assert would.index(pip) > would.index("would run: apt-get install -y -q python3-venv python3-dev "
                                           "build-essential avahi-daemon espeak-ng alsa-utils network-manager")
@@ -192,10 +223,25 @@ def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_p
     rule = root / "etc/polkit-1/rules.d/50-landsend-wifi.rules"
     assert rule.read_text() == POLKIT.read_text() and rule.stat().st_mode & 0o777 == 0o644
     assert f"would run: chgrp landsend {wifi}" in would                  # the daemon reads it, nobody else
-    assert would.index("would run: nmcli connection reload") < would.index("would run: systemctl restart landsend.service")
-    assert would[-4:] == ["would run: systemctl daemon-reload", "would run: systemctl enable landsend.service",
-                          "would run: systemctl restart landsend.service",
+    assert would.index("would run: nmcli connection reload") < would.index("would run: systemctl restart landsend.service landsend-update.path")
+    assert would[-4:] == ["would run: systemctl daemon-reload",
+                          "would run: systemctl enable landsend.service landsend-update.path landsend-update-boot.service",
+                          "would run: systemctl restart landsend.service landsend-update.path",
                           "would run: systemctl reload-or-restart avahi-daemon.service"]
+    # the release layout: the project in releases/<version>, whole (its marker), current -> it by a relative link
+    prefix = root / "opt" / "landsend"
+    assert "would run: python3 -m venv --system-site-packages " + str(prefix / "releases/0.1.0") in would
+    assert f"would run: {prefix}/releases/0.1.0/bin/pip install -q --upgrade {prefix}/src" in would
+    assert os.readlink(prefix / "current") == "releases/0.1.0" and not (prefix / "current.new").exists()
+    marker = json.loads((prefix / "releases/0.1.0/landsend-release.json").read_text())
+    from companion.store import SCHEMA_VERSION
+    assert (marker["version"], marker["schema"], marker["signer"]) == ("0.1.0", SCHEMA_VERSION, "install.sh")
+    from firmware.update import Layout
+    assert Layout(root).versions() == ["0.1.0"] and Layout(root).running() == "0.1.0"
+    # the update's units and the key it checks signatures with
+    for unit in ("landsend-update.service", "landsend-update.path", "landsend-update-boot.service"):
+        assert (root / "etc/systemd/system" / unit).read_text() == (ROOT / "systemd" / unit).read_text()
+    assert (root / "usr/share/keyrings/landsend-release.gpg").read_bytes() == (ROOT / "keys/landsend-release.gpg").read_bytes()
 
     # the owner edits the config and a file disappears from the checkout's copy; install again
     config.write_text("[strip]\nbrightness = 0.3\n")
@@ -209,6 +255,7 @@ def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_p
     assert Hotspot.load(wifi) == spot and "a new password" not in second.stdout       # made once, kept
     assert profile.read_text() == hotspot_profile(spot)
     assert not (root / "opt" / "landsend" / "src.new").exists() and not (root / "opt" / "landsend" / "src.old").exists()
+    assert os.readlink(root / "opt/landsend/current") == "releases/0.1.0"            # the same release, again
 
 
 def test_install_script_stops_before_restarting_the_daemon_on_a_refused_config(tmp_path):
@@ -228,7 +275,7 @@ def test_install_script_refuses_unknown_options_and_needs_root_to_install_for_re
     out = subprocess.run(["bash", str(INSTALL), "--frobnicate"], capture_output=True, text=True)
     assert (out.returncode, out.stderr) == (2, "install.sh: unknown option --frobnicate (see --help)\n")
     text = INSTALL.read_text()
-    assert 'python3 -m venv --system-site-packages "$prefix/venv"' in text
+    assert 'python3 -m venv --system-site-packages "$release"' in text and 'release="$prefix/releases/$version"' in text
     # pip compiles spidev and rpi-ws281x on the Pi (no wheels there): the compiler and headers are installed
     # and the voice's speech engine and player (espeak-ng, aplay from alsa-utils)
     assert ("for pkg in python3-venv python3-dev build-essential python3-lgpio avahi-daemon espeak-ng alsa-utils "

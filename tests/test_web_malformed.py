@@ -70,10 +70,12 @@ POST_ROUTES = {"/api/claim": "code", "/api/join": "code", "/api/command": "card"
                "/api/sim/press": "button", "/api/settings": "voice", "/api/settings/voice/test": "text",
                "/api/seat": "seat", "/api/wifi/scan": "ssid", "/api/wifi/join": "ssid", "/api/wifi/move": "ssid",
                "/api/wifi/hotspot": "on", "/api/season/event": "name", "/api/jobs": "args",
-               "/api/notes/read": "upto", "/api/restore": "sha256", "/api/clock": "now"}
+               "/api/notes/read": "upto", "/api/restore": "sha256", "/api/clock": "now", "/api/update": "bytes",
+               "/api/update/previous": "version"}
 """Every POST route that takes JSON, and the field of its body the nesting cases put the deep value in."""
-RAW_POST_ROUTES = {"/api/restore/upload"}
-"""POST routes whose body is raw bytes (a piece of an uploaded backup: tests/test_backup.py sends it bad ones)."""
+RAW_POST_ROUTES = {"/api/restore/upload", "/api/update/upload"}
+"""POST routes whose body is raw bytes (a piece of an uploaded backup or update: tests/test_backup.py and
+tests/test_update.py send them bad ones)."""
 
 
 def test_the_cases_cover_every_post_route(world):
@@ -253,7 +255,7 @@ GET_URLS = {"pages.index": "/", "pages.join_link": "/join/123456", "pages.qr": "
             "season.get_games": "/api/games", "jobs.get_job": "/api/jobs/0123456789abcdef",
             "backup.list_backups": "/api/backups", "backup.download_backup": "/api/backup",
             "backup.download_kept": "/api/backups/landsend-backup-x-2026-11-28.landsend",
-            "clock.get_clock": "/api/clock"}
+            "clock.get_clock": "/api/clock", "update.update_info": "/api/update"}
 """A URL of every GET route (GET_URLS and web.query.QUERY must both name every one)."""
 
 

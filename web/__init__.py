@@ -170,8 +170,9 @@ def create_app(test_config: "dict[str, Any] | None" = None, *, settings: "Mappin
     app.extensions["landsend.job_kinds"] = job_kinds()     # what POST /api/jobs starts (web.jobkinds)
     season.judge_host_events(app)                           # the table judges the host's events by the season
     app.register_blueprint(wifi_views.bp)
-    from . import backup, clock
+    from . import backup, clock, update
     app.register_blueprint(backup.bp)
+    app.register_blueprint(update.bp)
     app.register_blueprint(clock.bp)
     backup.init_app(app, table, wifi)
     _register_errors(app)

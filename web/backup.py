@@ -127,20 +127,7 @@ class Backups:
     def receive(self, offset: int, data: bytes) -> int:
         """Write a piece of an upload at ``offset`` (0 starts anew); return the size received so far."""
         with self._upload_lock:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            path = self.upload_path
-            have = path.stat().st_size if path.exists() else 0
-            if offset == 0:
-                have = 0
-            elif offset != have:
-                raise UploadOutOfStep(have)
-            if have + len(data) > MAX_UPLOAD:
-                raise bk.BackupError(f"the file is too large for a backup (more than {MAX_UPLOAD // 2**20} MB)")
-            with open(path, "r+b" if offset else "wb") as f:
-                f.seek(have)
-                f.truncate()
-                f.write(data)
-            return have + len(data)
+            return receive_piece(self.upload_path, offset, data, MAX_UPLOAD, "a backup")
 
     def restore(self, size: int, sha256: "str | None" = None) -> dict:
         """Check the uploaded file whole and stage it; return its manifest. Nothing changes on a refusal."""
@@ -180,6 +167,53 @@ class UploadOutOfStep(Exception):
     def __init__(self, have: int) -> None:
         super().__init__(f"the upload stands at {have} bytes")
         self.have = have
+
+
+class UploadTooLarge(ValueError):
+    pass
+
+
+def receive_piece(path: Path, offset: int, data: bytes, limit: int, what: str) -> int:
+    """Write ``data`` into the upload ``path`` at ``offset`` (0 starts anew); return the size received so far.
+
+    :raises UploadOutOfStep: ``offset`` is not where the upload stands (a piece lost or sent twice).
+    :raises UploadTooLarge: the file would pass ``limit`` bytes (``what`` it is, for the message).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    have = path.stat().st_size if path.exists() else 0
+    if offset == 0:
+        have = 0
+    elif offset != have:
+        raise UploadOutOfStep(have)
+    if have + len(data) > limit:
+        raise UploadTooLarge(f"the file is too large for {what} (more than {limit // 2**20} MB)")
+    with open(path, "r+b" if offset else "wb") as f:
+        f.seek(have)
+        f.truncate()
+        f.write(data)
+    return have + len(data)
+
+
+def piece_route(receive: Callable[[int, bytes], int], what: str):
+    """Answer ``POST ...?offset=N`` with a piece of an upload as its body: ``{"have"}``, 409 with ``have`` when
+    the offset is not where the upload stands, 400 for no body or offset, 413 for a piece or file too large."""
+    raw = request.args.get("offset", "")
+    if not re.fullmatch(r"\d{1,12}", raw):
+        abort(400, "offset is the number of bytes already sent (0 to start)")
+    data = request.get_data(cache=False)
+    if not data:
+        abort(400, f"a piece of {what} is the request's body (application/octet-stream)")
+    if len(data) > PIECE:
+        abort(413, f"a piece is at most {PIECE // 1024} KB")
+    try:
+        have = receive(int(raw), data)
+    except UploadOutOfStep as exc:
+        resp = jsonify({"error": f"the upload stands at {exc.have} bytes: go on from there", "have": exc.have})
+        resp.status_code = 409
+        return resp
+    except UploadTooLarge as exc:
+        abort(413, str(exc))
+    return jsonify({"have": have})
 
 
 def init_app(app: Any, table: Any, wifi: Any = None) -> Backups:
@@ -241,24 +275,7 @@ def download_kept(name: str):
 
 @bp.post("/restore/upload")
 def upload_piece():
-    b = _backups()
-    raw = request.args.get("offset", "")
-    if not re.fullmatch(r"\d{1,12}", raw):
-        abort(400, "offset is the number of bytes already sent (0 to start)")
-    data = request.get_data(cache=False)
-    if not data:
-        abort(400, "a piece of the backup file is the request's body (application/octet-stream)")
-    if len(data) > PIECE:
-        abort(413, f"a piece is at most {PIECE // 1024} KB")
-    try:
-        have = b.receive(int(raw), data)
-    except UploadOutOfStep as exc:
-        resp = jsonify({"error": f"the upload stands at {exc.have} bytes: go on from there", "have": exc.have})
-        resp.status_code = 409
-        return resp
-    except bk.BackupError as exc:
-        abort(413, str(exc))
-    return jsonify({"have": have})
+    return piece_route(_backups().receive, "the backup file")
 
 
 @bp.post("/restore")

@@ -6,7 +6,7 @@ must come from this origin: its ``Origin`` header, or failing that its
 neither is refused. All of them except the simulator's button press must also
 carry the session's CSRF token in ``X-CSRF-Token`` and a JSON body
 (``Content-Type: application/json``, which a cross-site form cannot send); a
-piece of an uploaded backup (:data:`RAW_BODY`) is raw bytes with the token.
+piece of an uploaded backup or update (:data:`RAW_BODY`) is raw bytes with the token.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .security import new_token, same_origin
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 NO_CSRF = frozenset({"commands.sim_press"})       # the physical-button stand-in: open in --sim only
-RAW_BODY = frozenset({"backup.upload_piece"})      # a piece of a file: raw bytes, with the CSRF token all the same
+RAW_BODY = frozenset({"backup.upload_piece", "update.update_piece"})      # a piece of a file: raw bytes, with the CSRF token all the same
 
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
        "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; "

@@ -120,6 +120,7 @@ QUERY: dict[str, dict[str, Form]] = {
     "backup.download_backup": {},
     "backup.download_kept": {},
     "clock.get_clock": {},
+    "update.update_info": {},
 }
 """Every GET endpoint and the query parameters it takes (docs/api.md says what each means)."""
 

@@ -126,11 +126,12 @@ class Api:
             check(r.status == 200, f"{method} {path}: {r.status}")
             return r.read()
 
-    def upload(self, data: bytes, piece: int) -> None:
-        """Send a backup file in pieces, as the page does (POST /api/restore/upload?offset=N)."""
+    def upload(self, data: bytes, piece: int, path: str = "/api/restore/upload") -> None:
+        """Send a backup file in pieces, as the page does (POST /api/restore/upload?offset=N; an update file:
+        ``path="/api/update/upload"``)."""
         at = 0
         while at < len(data):
-            req = urllib.request.Request(f"{self.url}/api/restore/upload?offset={at}", data=data[at:at + piece],
+            req = urllib.request.Request(f"{self.url}{path}?offset={at}", data=data[at:at + piece],
                                          method="POST")
             req.add_header("Host", self.base.removeprefix("http://"))
             req.add_header("Origin", self.base)
@@ -279,11 +280,12 @@ def network_checks(m: Machine) -> None:
     say(f"avahi publishes landsend.local -> {resolved[1]} and the page's _http._tcp service on port 80")
 
 
-def hammer(api: Api, prefix: str, acked: list[str], stop: threading.Event, stats: dict) -> None:
-    """Send pegs (1 point, the two sides in turn) as fast as they are acknowledged, each with its own
-    client id, until ``stop``; a finished game is followed by the next one. Record every acknowledged id."""
+def hammer(api: Api, prefix: str, acked: list[str], stop: threading.Event, stats: dict, pause: float = 0.0) -> None:
+    """Send pegs (1 point, the two sides in turn) as fast as they are acknowledged (or ``pause`` seconds apart),
+    each with its own client id, until ``stop``; a finished game is followed by the next one. Record every
+    acknowledged id."""
     i = 0
-    while not stop.is_set():
+    while not stop.wait(pause) if pause else not stop.is_set():
         i += 1
         cid = f"{prefix}-{i}"
         side = "p1" if i % 2 else "p2"

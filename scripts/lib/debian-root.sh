@@ -31,6 +31,7 @@
 #                                mounted at WORK/boot/firmware, pip's cache kept in $cache/pip, this
 #                                machine's CA bundle at /etc/ssl/certs/build-host-ca.crt (for pip behind
 #                                a proxy that re-signs TLS), proc/sys/dev bound
+#   root_copy_source WORK [SRC]  a copy of the checkout (or SRC) in WORK/tmp/landsend-src
 #   root_install WORK LOG        a copy of the checkout in WORK/tmp/landsend-src and systemd/install.sh run from it
 #                                in the chroot (its log in LOG, its own "==>" lines echoed)
 
@@ -154,13 +155,18 @@ root_work() {
   stage "working root $work copied in $(( $(date +%s) - s )) s ($(root_run "$work" uname -m), $(root_run "$work" python3 --version))"
 }
 
+root_copy_source() {
+  local work="$1" from="${2:-$here}"
+  rm -rf "$work/tmp/landsend-src"
+  mkdir -p "$work/tmp/landsend-src"
+  tar -C "$from" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.egg-info' --exclude=.pytest_cache \
+    --exclude=node_modules --exclude=.cache --exclude=./build --exclude=.hypothesis -cf - . | tar -C "$work/tmp/landsend-src" -xf -
+}
+
 root_install() {
   local work="$1" log="$2" s
   s=$(date +%s)
-  rm -rf "$work/tmp/landsend-src"
-  mkdir -p "$work/tmp/landsend-src"
-  tar -C "$here" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.egg-info' --exclude=.pytest_cache \
-    --exclude=node_modules --exclude=.cache --exclude=./build --exclude=.hypothesis -cf - . | tar -C "$work/tmp/landsend-src" -xf -
+  root_copy_source "$work"
   root_run "$work" PIP_CERT=/etc/ssl/certs/build-host-ca.crt bash /tmp/landsend-src/systemd/install.sh \
     > "$log" 2>&1 || { tail -30 "$log" >&2; fail "install.sh failed (log: $log)"; }
   grep -E '^(==>|install.sh:|note:)' "$log" | sed 's/^/    /' || true

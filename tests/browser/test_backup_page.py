@@ -154,3 +154,36 @@ def test_a_joined_phone_sets_a_board_whose_clock_is_behind_and_the_host_sees_it(
     host.click("#clock-set")
     until(host, lambda: len(board["sets"]) == 2)
     assert host.errors == []
+
+
+def test_the_host_sees_the_version_and_a_refused_update_file_changes_nothing(make_server, phones, tmp_path):
+    """The Update panel (update.js, under Keep the season): the running version, the last update's outcome, a file
+    that is not an update refused with the board's reason, nothing queued; a player's phone has no panel."""
+    from firmware import update as up
+    server = make_server()
+    lay = up.Layout(tmp_path / "root")
+    (lay.release(up.running_version())).mkdir(parents=True)
+    (lay.release(up.running_version()) / up.MARKER).write_text('{"schema": 4}')
+    up.switch(lay, up.running_version())
+    lay.spool.mkdir(parents=True)
+    lay.write_status({"step": "done", "outcome": "rolled back", "to": "9.9.9",
+                      "reason": "the new daemon exited at start"})
+    server.app.extensions["landsend.updates"] = up.Queue(lay)
+    host = phones(server.url)
+    claim(host)
+    host.click("nav.tabs [data-tab='more']")
+    expect(host.locator("#upd-version")).to_have_text(f"This board runs version {up.running_version()}.")
+    expect(host.locator("#upd-last")).to_have_text("Last update (9.9.9): not kept: the board went back "
+                                                   "(the new daemon exited at start).")
+    junk = tmp_path / "landsend-9.9.9-arm64.update"
+    junk.write_bytes(b"not an update" * 100)
+    host.set_input_files("#upd-file", str(junk))
+    host.click("#upd-go")
+    expect(host.locator("#upd-msg")).to_have_text("Not installed, nothing changed: this file is not a Land's End "
+                                                  "update (not an update file at all)")
+    assert sorted(p.name for p in lay.spool.iterdir()) == ["status.json"]
+    code = server.app.extensions["landsend"].access.join_code
+    player = join_link(phones, server.url, code)
+    player.click("nav.tabs [data-tab='more']")
+    expect(player.locator("#upd")).to_have_count(0)
+    assert host.errors == [] and player.errors == []

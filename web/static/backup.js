@@ -54,7 +54,11 @@ function drawClock(c) {
     (c.last ? "; set from " + c.last.by + "'s clock at " + when(c.last.to) : "") + (c.reason && c.set === false ? " (" + c.reason + ")" : "");
 }
 
+// the board's software (update.js): loaded with this panel, on the host's phone only
+var upd = null;
+
 export function renderBackup() {
+  if (upd) upd.then(function (m) { m.renderUpdate(); });
   if (S.session.role !== "host") { show($("keep"), false); return; }
   if (B.loading) return;
   call("GET", "/api/clock").then(drawClock, function () { drawClock(null); });
@@ -64,13 +68,13 @@ export function renderBackup() {
 }
 
 // the file goes up in pieces (each under the page's request limit); a piece that finds the upload elsewhere
-// (a dropped connection) goes on from where the board says it stands
-function send(file, piece) {
+// (a dropped connection) goes on from where the board says it stands (update.js sends an update file so too)
+export function send(file, piece, url, progress) {
   var at = 0;
   function next() {
     if (at >= file.size) return Promise.resolve();
-    say("Sending the backup: " + Math.floor(100 * at / file.size) + " % …");
-    return fetch("/api/restore/upload?offset=" + at, {
+    progress(Math.floor(100 * at / file.size));
+    return fetch(url + "?offset=" + at, {
       method: "POST", credentials: "same-origin", body: file.slice(at, Math.min(file.size, at + piece)),
       headers: { "Content-Type": "application/octet-stream", "X-CSRF-Token": S.session.csrf, "Accept": "application/json" }
     }).then(function (r) {
@@ -90,7 +94,7 @@ function restore() {
   if (!file || B.busy) return;
   B.busy = true;
   draw();
-  send(file, B.info.piece).then(function () {
+  send(file, B.info.piece, "/api/restore/upload", function (pc) { say("Sending the backup: " + pc + " % …"); }).then(function () {
     say("Checking the backup …");
     return call("POST", "/api/restore", { bytes: file.size });
   }).then(function (r) {
@@ -128,6 +132,7 @@ function build() {
 
 export function init() {
   build();
+  upd = import("./update.js").then(function (m) { m.init(); m.renderUpdate(); return m; });
   $("keep-file").addEventListener("change", function () {
     B.file = this.files && this.files[0] ? this.files[0] : null;
     if (B.file) say("Restore " + B.file.name + " (" + size(B.file.size) + ")? It replaces every match, night and payment on this board with the backup's; the table now is kept as a backup first.");
