@@ -124,9 +124,11 @@ def test_whole_page_is_under_160_kb(app):
     # kept with the hand and asked again, and the phone that starts a game says whose it is (issue 36, 5 KB of
     # entry.js, header.js and newgame.js), and the host keeps the season (backup.js, 5.4 KB with the board's time,
     # loaded on the host's phone only; its panel's markup 1.6 KB) and a joined phone offers its clock (0.3 KB,
-    # issues 35 and 39; its markup is drawn by backup.js, so no other phone loads it; the lazy part on its own 55 KB since then); what every phone loads is still under 160 KB
+    # issues 35 and 39; its markup is drawn by backup.js, so no other phone loads it; the lazy part on its own 55 KB since then); what every phone loads is still under 160 KB;
+    # 215 KB since the host's Update panel is opened from backup.js (its sender shared with the restore) and the
+    # Wi-Fi panel says which network the board waits for (issues 35 and 39, 0.2 KB over 214 together)
     assert later < 55 * 1024
-    assert total + later < 214 * 1024
+    assert total + later < 215 * 1024
     # everything the server could ever send the page (icons, manifest) fits the budget with that room (201 KB since
     # issue 36, 215 KB since the show's doubts and backup.js, as above; 219 KB since the host's Update panel,
     # update.js, 4.1 KB, loaded on the host's phone only, issue 35 item 4)
