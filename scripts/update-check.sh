@@ -28,15 +28,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 case "${1:-}" in
   ""|-h|--help) sed -n '2,26p' "$0"; exit 0 ;;
 esac
-need=()
-command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
-command -v mcopy >/dev/null || need+=(mtools)
-command -v sfdisk >/dev/null || need+=(fdisk)
-command -v ssh >/dev/null || need+=(openssh-client)
-command -v gpg >/dev/null || need+=(gnupg)
-if [ "${#need[@]}" -gt 0 ]; then
-  [ "$(id -u)" -eq 0 ] || { echo "update-check.sh: install ${need[*]} (or run as root)" >&2; exit 1; }
-  apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null
-fi
+# shellcheck source=scripts/lib/host-tools.sh
+. "$here/scripts/lib/host-tools.sh"
+host_tools update-check.sh qemu-system-aarch64:qemu-system-arm mcopy:mtools sfdisk:fdisk ssh:openssh-client gpg:gnupg
 exec python3 "$here/scripts/image/update_check.py" "$@"

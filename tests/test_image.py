@@ -302,6 +302,14 @@ def test_both_debian_root_scripts_source_the_one_shared_file_and_repeat_none_of_
     assert not any(own in update for own in ("debootstrap --", "mount ", "policy-rc.d", "tar -C"))
     for name in ("lib/debian-root.sh", "build-image.sh", "pi-check.sh", "build-update.sh", "update-check.sh"):
         subprocess.run(["bash", "-n", str(ROOT / "scripts" / name)], check=True)
+    # the qemu checks take their host tools from one place (scripts/lib/host-tools.sh), each naming what it needs
+    for name, extra in (("boot-check.sh", ""), ("update-check.sh", " gpg:gnupg"),
+                        ("raspi-check.sh", " fdtoverlay:device-tree-compiler")):
+        text = (ROOT / "scripts" / name).read_text()
+        assert '. "$here/scripts/lib/host-tools.sh"' in text and "apt-get" not in text
+        assert (f"host_tools {name} qemu-system-aarch64:qemu-system-arm mcopy:mtools sfdisk:fdisk "
+                f"ssh:openssh-client{extra}\n") in text
+        subprocess.run(["bash", "-n", str(ROOT / "scripts" / name)], check=True)
 
 
 def test_script_steps_are_the_numbered_comments_with_their_continuation_lines():
