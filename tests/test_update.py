@@ -482,6 +482,9 @@ def test_only_the_host_may_update_the_board(page, tmp_path, keys):
     visitor = app.test_client()
     vh = {"X-CSRF-Token": visitor.get("/api/session").get_json()["csrf"], "Origin": ORIGIN}
     data = bundle(tmp_path, keys, version=newer(up.running_version())).read_bytes()
+    table = app.extensions["landsend"].table
+    before = (table.snapshot(), host.get("/api/session").get_json(), player.get("/api/session").get_json(),
+              visitor.get("/api/session").get_json())
     for phone, h in ((player, ph), (visitor, vh)):
         assert phone.get("/api/update").status_code == 403
         r = phone.post("/api/update/upload?offset=0", data=data[:1000], content_type="application/octet-stream",
@@ -490,6 +493,9 @@ def test_only_the_host_may_update_the_board(page, tmp_path, keys):
         assert phone.post("/api/update", json={"bytes": 1000}, headers=h).status_code == 403
         assert phone.post("/api/update/previous", json={}, headers=h).status_code == 403
     assert list(lay.spool.iterdir()) == []
+    # every refusal left the table, each phone's session and seat, and the access state as they were
+    assert (table.snapshot(), host.get("/api/session").get_json(), player.get("/api/session").get_json(),
+            visitor.get("/api/session").get_json()) == before
     # a board that is not installed (a checkout) has no updates at all
     del app.extensions["landsend.updates"]
     assert host.get("/api/update").status_code == 404
