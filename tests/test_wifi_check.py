@@ -101,6 +101,9 @@ def test_the_units_run_the_radios_and_the_home_network_before_networkmanager_and
     assert "Before=NetworkManager.service" not in phone         # the phone waits; it never holds the board up
     assert "ConditionPathExists=/etc/wifi-check/home-on" in home and "Type=simple" in home
     assert "ConditionPathExists=/etc/wifi-check/phone.conf" in phone and "RemainAfterExit=yes" in phone
+    # the phone stays on its network after the unit's own process ends, however it ends (a failed unit's
+    # leftovers are killed: the phone left the home network and its mDNS question met nobody)
+    assert "KillMode=process" in phone and "KillMode" not in radios + home
     # the phone runs in its own namespace, on its own radio (in the root namespace it found no wlan1)
     assert "ExecStart=/usr/bin/env ip netns exec phone /usr/bin/python3 /etc/wifi-check/wifi_check.py guest " \
            "phone-boot" in phone

@@ -138,14 +138,15 @@ exit 0
 
 
 def unit(name: str, what: str, *, start: str, kind: str = "oneshot", needs: str = "",
-         before_nm: bool = False, condition: str = "") -> str:
-    """Return a systemd unit of the check (installed in the booted copy only)."""
+         before_nm: bool = False, condition: str = "", keep: bool = False) -> str:
+    """Return a systemd unit of the check (installed in the booted copy only). ``keep``: what the unit leaves
+    running (the phone's wpa_supplicant) is never stopped with it (``KillMode=process``)."""
     after = "After=wifi-check-radios.service\nRequires=wifi-check-radios.service\n" if needs else ""
     return (f"# the Wi-Fi check ({name}): in the check's copy of the image only\n[Unit]\nDescription=Wi-Fi check: {what}\n"
             f"{after}{'Before=NetworkManager.service' + chr(10) if before_nm else ''}"
             f"{'ConditionPathExists=' + condition + chr(10) if condition else ''}\n"
             f"[Service]\nType={kind}\n{'RemainAfterExit=yes' + chr(10) if kind == 'oneshot' else ''}"
-            f"TimeoutStartSec=900\nExecStart={start}\n\n[Install]\nWantedBy=multi-user.target\n")
+            f"{'KillMode=process' + chr(10) if keep else ''}TimeoutStartSec=900\nExecStart={start}\n\n[Install]\nWantedBy=multi-user.target\n")
 
 
 UNITS = {
@@ -158,7 +159,7 @@ UNITS = {
     "wifi-check-phone.service": unit("phone", "a phone waiting for its network from power-on",
                                      start=f"/usr/bin/env ip netns exec phone /usr/bin/python3 {DIR}/wifi_check.py "
                                            "guest phone-boot",
-                                     needs="radios", condition=f"{DIR}/phone.conf"),
+                                     needs="radios", condition=f"{DIR}/phone.conf", keep=True),
 }
 
 
@@ -318,8 +319,11 @@ def g_probe() -> dict:
             out["probes"][who] = [code, headers.get("location")]
         except OSError as exc:
             out["probes"][who] = [0, str(exc)]
-    code, _, body = http(HOTSPOT, "/?portal=1")
-    out["sign_in"] = [code, len(body), b"<html" in body.lower() or b"<!doctype" in body.lower()]
+    try:
+        code, _, body = http(HOTSPOT, "/?portal=1")
+        out["sign_in"] = [code, len(body), b"<html" in body.lower() or b"<!doctype" in body.lower()]
+    except OSError as exc:
+        out["sign_in"] = [0, 0, str(exc)]
     return out
 
 
@@ -457,20 +461,32 @@ def g_phone_boot() -> None:
     print(f"phone: address {got.get('address')} at {got.get('address_at')} s", flush=True)
     if not got.get("address"):
         return
-    deadline = time.monotonic() + 300
+    if not got["address"].startswith(HOTSPOT.rsplit(".", 1)[0] + "."):
+        print("phone: on a network other than the board's own: no sign-in sheet to wait for", flush=True)
+        return
+    deadline, last = time.monotonic() + 300, ""
     while time.monotonic() < deadline:
-        # each look in a new process, as a phone's probe after it joined: this process's resolver started
-        # before the phone had a name server, and its own probes never got the 302 (the second run)
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "guest", "probe"], capture_output=True,
-                           text=True, timeout=60)
+        # each look in a new `ip netns exec`, as a phone's probe after it joined: the bind of the phone's
+        # resolv.conf over /etc/resolv.conf that `ip netns exec` made when this unit started is gone once
+        # NetworkManager renames its own resolv.conf into place (the kernel detaches a mount whose file is
+        # replaced), and this process then asked qemu's name server, out of the phone's reach: every probe
+        # of the boot-time runs hung for 60 s
         try:
+            r = subprocess.run(["ip", "netns", "exec", "phone", sys.executable, os.path.abspath(__file__), "guest",
+                                "probe"], capture_output=True, text=True, timeout=60)
             code, location = json.loads(r.stdout.strip().splitlines()[-1])["probes"]["Android"]
+        except subprocess.TimeoutExpired:
+            code, location = 0, "no answer to the probe within 60 s"
         except (ValueError, IndexError, KeyError):
             code, location = 0, r.stderr[-200:]
         if code == 302:
             print(f"phone: captive redirect to {location} at {uptime():.1f} s", flush=True)
             return
+        if location != last:
+            print(f"phone: probe at {uptime():.1f} s: {code} {location}", flush=True)
+            last = location
         time.sleep(0.5)
+    print(f"phone: no captive redirect in 300 s (last: {last})", flush=True)
 
 
 def guest(argv: list[str]) -> int:
