@@ -48,3 +48,45 @@ def test_sections_for_other_boards_and_later_kernels_do_not_apply():
                                         (3585 << 20, 8 << 30)])
 def test_the_sd_card_is_a_power_of_two_with_room_to_grow(size, card):
     assert raspi_check.card_size(size) == card
+
+
+# ---------------------------------------------------------------- the boot check's memory at idle (issue 38)
+
+import boot_check  # noqa: E402
+
+#: what the booted image answered (a fresh boot on qemu's virt machine, 1 GiB, the Wi-Fi check's copy)
+MEMINFO = """MemTotal:        1000836 kB
+MemAvailable:     784328 kB
+unit landsend 86904832
+unit NetworkManager 23379968
+unit wpa_supplicant 5492736
+unit polkit [not set]
+unit dbus 2772992
+pss 327 40356
+pss 495 45212
+"""
+
+
+class _Answers:
+    def __init__(self, text: str):
+        self.text, self.asked = text, []
+
+    def ssh(self, command: str, timeout: float = 60) -> str:
+        self.asked.append(command)
+        return self.text
+
+
+def test_the_boot_checks_memory_line_reads_use_units_and_pss_and_holds_the_budget():
+    m = _Answers(MEMINFO)
+    line = boot_check.memory_figures(m)
+    # (1000836 - 784328) / 1024 = 211.4 MiB in use
+    assert line.startswith("memory at idle: 211 MiB in use of 977 (budget 240 of a Zero 2 W's 430); by unit: "
+                           "landsend 82.9, NetworkManager 22.3, wpa_supplicant 5.2, dbus 2.6 MiB; ")
+    assert line.endswith("PSS: daemon 39.4 MiB, job worker 44.2 MiB")
+    assert "pgrep -P $main" in m.asked[0] and "MemAvailable" in m.asked[1]
+
+
+def test_the_boot_check_fails_an_image_over_its_idle_memory_budget():
+    over = MEMINFO.replace("784328", str(1000836 - 241 * 1024))
+    with pytest.raises(boot_check.CheckFailed, match="uses 241 MiB, over its budget of 240 MiB"):
+        boot_check.memory_figures(_Answers(over))

@@ -246,6 +246,42 @@ def boot_figures(m: Machine) -> str:
             f"{lines[0].strip()}")
 
 
+IDLE_UNITS = ("landsend", "NetworkManager", "wpa_supplicant", "avahi-daemon", "systemd-journald", "ssh",
+              "systemd-timesyncd", "systemd-logind", "polkit", "dbus")
+ZERO2W_MB = 430
+"""What a Zero 2 W's Linux has of its 512 MiB: the firmware keeps 64 MiB for the GPU (``gpu_mem``'s default on a
+512 MiB board; the image's config.txt leaves it), and the kernel's own code and tables take about 18 MiB."""
+IDLE_BUDGET_MB = 240
+"""The image at idle (the daemon up with its warmed job worker, NetworkManager, the rest; a hand played) may use
+at most this much (MemTotal - MemAvailable): the rest of :data:`ZERO2W_MB`, 190 MiB, is the room for the warm
+worker's growth and a second worker's, each up to its retire line (web/jobworker.py: 96 MiB on a Zero 2 W),
+and the page cache the store's reads need."""
+
+
+def memory_figures(m: Machine) -> str:
+    """The image's memory at idle: in use (MemTotal - MemAvailable), each big unit's share (its cgroup's
+    memory.current) and the daemon's and its job worker's PSS; checked against :data:`IDLE_BUDGET_MB`."""
+    # first the job worker the daemon starts ahead, done warming the advice (its CPU time still for 10 s)
+    m.ssh("main=$(systemctl show -P MainPID landsend); for i in $(seq 120); do w=$(pgrep -P $main | head -1); "
+          "[ -n \"$w\" ] && { a=$(cut -d' ' -f14-15 /proc/$w/stat); sleep 10; [ \"$a\" = \"$(cut -d' ' -f14-15 "
+          "/proc/$w/stat)\" ] && break; }; sleep 2; done", timeout=600)
+    out = m.ssh("grep -E '^(MemTotal|MemAvailable):' /proc/meminfo; for u in " + " ".join(IDLE_UNITS) + "; do "
+                "echo unit $u $(systemctl show -P MemoryCurrent $u.service); done; "
+                "main=$(systemctl show -P MainPID landsend); for p in $main $(pgrep -P $main); do echo pss $p "
+                "$(awk '/^Pss:/ {print $2}' /proc/$p/smaps_rollup); done")
+    kb = dict(re.findall(r"^(MemTotal|MemAvailable):\s+(\d+) kB", out, re.M))
+    check(len(kb) == 2, f"/proc/meminfo: {out}")
+    total, used = int(kb["MemTotal"]) / 1024, (int(kb["MemTotal"]) - int(kb["MemAvailable"])) / 1024
+    units = {u: int(v) / 1048576 for u, v in re.findall(r"^unit (\S+) (\d+)$", out, re.M)}
+    pss = [(int(kb_) / 1024, "job worker" if i else "daemon")             # the daemon first, then its children
+           for i, (_, kb_) in enumerate(re.findall(r"^pss (\d+) (\d+)", out, re.M))]
+    check(used <= IDLE_BUDGET_MB, f"the image at idle uses {used:.0f} MiB, over its budget of {IDLE_BUDGET_MB} MiB "
+                                  f"(of a Zero 2 W's {ZERO2W_MB}): {out}")
+    return (f"memory at idle: {used:.0f} MiB in use of {total:.0f} (budget {IDLE_BUDGET_MB} of a Zero 2 W's "
+            f"{ZERO2W_MB}); by unit: " + ", ".join(f"{u} {v:.1f}" for u, v in sorted(units.items(), key=lambda x: -x[1]))
+            + " MiB; PSS: " + ", ".join(f"{w} {v:.1f} MiB" for v, w in pss))
+
+
 def system_checks(m: Machine, api: Api) -> None:
     failed = m.ssh("systemctl --failed --no-legend --plain").strip()
     check(failed == "", f"systemctl --failed: {failed}")
@@ -495,6 +531,9 @@ def main() -> int:
         say(f"a whole two-hand hand through the API: {whole_hand(api)}")
         system_checks(m, api)
         network_checks(m)
+        line = memory_figures(m)
+        say(line)
+        figures.append(line.split(";")[0])
         # 2. power cuts while commands are being acknowledged
         acked: list[str] = []
         seqs: dict[str, int] = {}
