@@ -260,6 +260,11 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
     closers.append(voice.stop)
 
     daemon.wifi = make_wifi(sim=sim)
+    if daemon.wifi is not None and not sim and daemon.wifi.hotspot is not None:
+        from firmware.wifi import LinkWatch             # a network NetworkManager keeps up with no link
+        watch = LinkWatch(daemon.wifi)
+        watch.start()
+        closers.append(watch.stop)
 
     def make_buttons() -> Any:
         made = _make_buttons(config, daemon, sim=sim, pin_factory=pin_factory, clock=clock)

@@ -22,7 +22,8 @@ Three pieces:
 The profile comes up by itself when no known network is in reach: it has
 the lowest autoconnect priority, and NetworkManager only autoconnects a
 client profile whose network it has seen in a scan, while an access point
-needs none.
+needs none. :class:`LinkWatch` (started by the daemon) covers the one case
+NetworkManager misses: a network gone while it still calls it connected.
 """
 
 from __future__ import annotations
@@ -525,6 +526,93 @@ class Wifi:
         self._start(f"hotspot {verb}",
                     lambda: self._nm("--wait", "30", "connection", verb, "id", spot.profile, timeout=45),
                     background=background)
+
+
+LINK_LOST_S = 30.0
+"""How long the board may stay on a network NetworkManager calls connected while its radio has no link (no
+carrier: not associated) before :class:`LinkWatch` brings the board's own Wi-Fi up."""
+LINK_POLL_S = 5.0
+"""How often :class:`LinkWatch` reads the radios' carrier (a file read; nmcli runs only when a link is lost)."""
+
+
+def wifi_carriers(root: Path = Path("/sys/class/net")) -> dict[str, bool]:
+    """Return ``{device: carrier}`` for every Wi-Fi device of this network namespace (a device that is down
+    has no carrier)."""
+    found = {}
+    for dev in sorted(root.glob("*/phy80211")):
+        try:
+            found[dev.parent.name] = (dev.parent / "carrier").read_text().strip() == "1"
+        except OSError:
+            found[dev.parent.name] = False
+    return found
+
+
+class LinkWatch:
+    """Bring the board's own Wi-Fi up when NetworkManager keeps a lost network "connected".
+
+    NetworkManager gives a network that goes away 15 s to come back (then fails it, and the hotspot, the
+    profile of last resort, comes up) only when it sees wpa_supplicant *disconnected*. When wpa_supplicant
+    goes from disconnected to scanning at once, the two changes can reach NetworkManager as one (completed
+    -> scanning) and it keeps the dead connection "connected" for ever: the Wi-Fi check caught a board on a
+    home network whose access point had gone still "connected" 300 s later, with no Wi-Fi a phone could
+    reach. So the daemon reads the radios' carrier every :data:`LINK_POLL_S` seconds; a radio without one for
+    :data:`LINK_LOST_S` seconds on a network NetworkManager calls connected (not the board's own) is
+    brought back to the board's own Wi-Fi. A change the page asked for (a try, a move) is left alone.
+    """
+
+    def __init__(self, wifi: Wifi, *, carriers: Callable[[], dict[str, bool]] = wifi_carriers,
+                 clock: Callable[[], float] = time.monotonic, lost_after: float = LINK_LOST_S):
+        self.wifi, self.carriers, self.clock, self.lost_after = wifi, carriers, clock, lost_after
+        self._since: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def check(self) -> str | None:
+        """Look once; return what was done (a line for the journal), or None."""
+        now = self.clock()
+        lost = []
+        for dev, up in self.carriers().items():
+            if up:
+                self._since.pop(dev, None)
+                continue
+            since = self._since.setdefault(dev, now)
+            if now - since >= self.lost_after:
+                lost.append(dev)
+        spot = self.wifi.hotspot
+        if not lost or spot is None or self.wifi._busy:
+            return None
+        for dev in lost:
+            self._since[dev] = now                  # look again (nmcli again) only after another spell
+        try:
+            device, connection = self.wifi.device()
+        except WifiError as exc:
+            return f"wifi: no link on {', '.join(lost)} and nmcli failed: {exc}"
+        if device not in lost or connection is None or connection == spot.profile:
+            return None                             # NetworkManager knows (connecting, or nothing up)
+        try:
+            self.wifi.set_hotspot(True, background=False)
+        except WifiError as exc:
+            return f"wifi: {device} lost its link to {connection}; the board's own Wi-Fi did not come up: {exc}"
+        return (f"wifi: {device} had no link for {self.lost_after:.0f} s on {connection}, which NetworkManager "
+                f"still called connected: the board's own Wi-Fi is up{' (' + self.wifi.error + ')' if self.wifi.error else ''}")
+
+    def start(self, period: float = LINK_POLL_S) -> None:
+        def run() -> None:
+            while not self._stop.wait(period):
+                try:
+                    said = self.check()
+                except Exception:                   # the watch never dies of one bad look
+                    log.exception("wifi link watch")
+                    continue
+                if said:
+                    log.warning("%s", said)
+        self._thread = threading.Thread(target=run, name="wifi-link-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
 
 
 def main(argv: "list[str] | None" = None) -> int:

@@ -38,7 +38,7 @@ class Air:
         return json.loads(self.path.read_text())
 
     def calls(self, since=0):
-        return [" ".join(c) for c in self.state["calls"][since:]]
+        return [" ".join(c) for c in self.state.get("calls", [])[since:]]
 
 
 @pytest.fixture
@@ -533,3 +533,79 @@ def test_the_card_escapes_as_xml_sax_did():
     for text in ('Tom & Jerry\'s <"net">', "&amp; already", "plain", ""):
         assert _escape(text) == escape(text)
         assert _escape(text, quote=True) == escape(text, {'"': "&quot;"})
+
+
+# ------------------------------------------------------------------ a lost network NetworkManager keeps up
+
+def _watch(air, carriers, lost_after=30.0):
+    from firmware.wifi import LinkWatch
+    now = [1000.0]
+    wifi = Wifi(SPOT, nmcli=air.command, leave_delay=0)
+    watch = LinkWatch(wifi, carriers=lambda: dict(carriers), clock=lambda: now[0], lost_after=lost_after)
+    return wifi, watch, now
+
+
+def test_a_network_kept_connected_with_no_link_for_30_s_gives_way_to_the_boards_own_wifi(tmp_path):
+    # the Wi-Fi check's finding: the home access point gone, NetworkManager still says connected
+    air = Air(tmp_path, active="landsend Home",
+              profiles={AP_ON: {"ssid": SPOT.ssid, "mode": "ap"}, "landsend Home": {"ssid": "Home", "psk": HOME["password"]}})
+    carriers = {"wlan0": False}
+    wifi, watch, now = _watch(air, carriers)
+    assert watch.check() is None and air.calls() == []          # the first look: the spell starts, no nmcli
+    now[0] += 29.0
+    assert watch.check() is None and air.calls() == []          # 29 s: NetworkManager's own 15 s may still act
+    now[0] += 1.0
+    said = watch.check()
+    assert said == ("wifi: wlan0 had no link for 30 s on landsend Home, which NetworkManager still called "
+                    "connected: the board's own Wi-Fi is up")
+    assert air.calls() == ["-t -f DEVICE,TYPE,STATE,CONNECTION device status",
+                           "--wait 30 connection up id landsend-hotspot"]
+    assert air.state["active"] == AP_ON and wifi.state()["mode"] == "hotspot" and wifi.state()["busy"] is None
+    # the hotspot up: a carrier again, nothing more is done
+    carriers["wlan0"] = True
+    n = len(air.calls())
+    now[0] += 60.0
+    assert watch.check() is None and len(air.calls()) == n
+
+
+def test_the_link_watch_leaves_alone_a_link_that_comes_back_the_hotspot_a_busy_screen_and_nothing_up(tmp_path):
+    air = Air(tmp_path, active="landsend Home",
+              profiles={AP_ON: {"ssid": SPOT.ssid, "mode": "ap"}, "landsend Home": {"ssid": "Home", "psk": HOME["password"]}})
+    carriers = {"wlan0": False}
+    wifi, watch, now = _watch(air, carriers)
+    watch.check()
+    now[0] += 20.0
+    carriers["wlan0"] = True                     # the link came back within the spell: a new spell next time
+    assert watch.check() is None
+    carriers["wlan0"] = False
+    now[0] += 20.0
+    assert watch.check() is None and air.calls() == []
+    # a change the page asked for is running (a try leaves the board without a link on purpose)
+    now[0] += 40.0
+    wifi._busy = "join"
+    assert watch.check() is None and air.calls() == []
+    wifi._busy = None
+    # NetworkManager itself has nothing up (connecting, or no profile): it is left to it, looked at once a spell
+    air.path.write_text(json.dumps({**air.state, "active": None}))
+    assert watch.check() is None
+    assert air.calls() == ["-t -f DEVICE,TYPE,STATE,CONNECTION device status"]
+    assert watch.check() is None and len(air.calls()) == 1       # not again until another 30 s
+    # on the board's own Wi-Fi with no carrier (NetworkManager restarting it): left alone
+    air.path.write_text(json.dumps({**air.state, "active": AP_ON}))
+    now[0] += 30.0
+    assert watch.check() is None and air.calls()[-1] == "-t -f DEVICE,TYPE,STATE,CONNECTION device status"
+    assert air.state["active"] == AP_ON
+
+
+def test_the_link_watch_reads_the_carrier_of_wifi_devices_only(tmp_path):
+    from firmware.wifi import wifi_carriers
+    for name, carrier, wifi in (("wlan0", "0\n", True), ("wlan1", "1\n", True), ("eth0", "1\n", False),
+                                ("wlan2", None, True)):
+        d = tmp_path / name
+        d.mkdir()
+        if wifi:
+            (d / "phy80211").mkdir()
+        if carrier is not None:
+            (d / "carrier").write_text(carrier)
+    # wlan2 is down: reading its carrier fails (EINVAL on a real board), so no link
+    assert wifi_carriers(tmp_path) == {"wlan0": False, "wlan1": True, "wlan2": False}
