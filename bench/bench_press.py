@@ -398,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strace", action="store_true", help="run the servers under strace and print, for every timed "
                     "press, how many fsync/fdatasync calls the thread that served it made on its database before "
                     "the answer, and what other threads synced meanwhile (the figures of such a run are strace's)")
-    ap.add_argument("--keep", metavar="DIR", help="with --trace: keep each server's notes and presses in DIR")
+    ap.add_argument("--keep", metavar="DIR", help="with --trace or --strace: keep each server's notes, presses or "
+                    "strace log in DIR")
     args = ap.parse_args(argv)
     presses = args.presses or (100 if args.quick else 1000)
     rounds = args.startups or (3 if args.quick else 5)
@@ -484,6 +485,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.strace:
             for sv in servers:
                 strace_report(sv, tmp / sv.name / "strace", tmp / sv.name)
+                if args.keep:
+                    Path(args.keep).mkdir(parents=True, exist_ok=True)
+                    shutil.copy(tmp / sv.name / "strace", Path(args.keep) / f"{sv.name}.strace")
         if args.trace:
             for sv in servers:
                 trace_report(sv, tmp / sv.name / "trace", args.trace)
@@ -507,29 +511,31 @@ def traced_children(pid: int) -> list[int]:
 
 
 def strace_report(server: Server, log: Path, folder: Path) -> None:
-    """Print how many syncs the serving thread made on ``server``'s database (files under ``folder``) between
-    each timed press sent and its answer, and the syncs of other threads (the store's WAL copies) meanwhile."""
+    """Print how many syncs ``server``'s serving thread made on its database (files under ``folder``) between
+    sending each timed press and its answer, and how many presses saw another thread sync it meanwhile.
+
+    The serving thread is the one whose fsync of the WAL came last before the answer (the commit's: the
+    answer waits for it); its syncs in that window are the press's (SQLite's own checkpoint, made by the
+    committing thread, adds its syncs there)."""
     import re
     syncs = []                               # (wall time, tid, path)
     for line in log.read_text().splitlines():
         m = re.match(r"(\d+)\s+([\d.]+)\s+f(?:data)?sync\(\d+<([^>]*)>", line)
         if m and m.group(3).startswith(str(folder)) and ".db" in m.group(3):
             syncs.append((float(m.group(2)), int(m.group(1)), m.group(3)))
-    copiers = {tid for _, tid, path in syncs if path.endswith(".db")}     # threads that sync the file itself
     per_press: dict[int, int] = {}
-    overlapped = 0
+    others = 0
     for p in server.log:
-        inside = [(tid, path) for t, tid, path in syncs if p["wall"] <= t <= p["wall_answer"]]
-        mine = [tid for tid, path in inside if tid not in copiers]
-        counts = {tid: mine.count(tid) for tid in set(mine)}
-        n = max(counts.values(), default=0)
+        inside = [(t, tid, path) for t, tid, path in syncs if p["wall"] <= t <= p["wall_answer"]]
+        wal = [tid for t, tid, path in inside if path.endswith("-wal")]
+        serving = wal[-1] if wal else None
+        n = sum(1 for _, tid, _ in inside if tid == serving)
         per_press[n] = per_press.get(n, 0) + 1
-        overlapped += any(tid in copiers for tid, _ in inside)
+        others += any(tid != serving for _, tid, _ in inside)
     print(f"{server.name}: {len(server.log)} timed presses; fsync/fdatasync calls on its database by the thread "
           f"that served the press, between sending it and the answer: "
           + ", ".join(f"{n} in {k} presses" for n, k in sorted(per_press.items()))
-          + f"; threads that synced the database file itself (the store's WAL copy, the close): {len(copiers)}, "
-          f"their syncs overlapping {overlapped} presses")
+          + f"; presses during which another thread synced it (the store's WAL copy): {others}")
 
 
 def traced(cmd: list[str], out: Path) -> list[str]:

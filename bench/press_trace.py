@@ -19,7 +19,10 @@ here, the clock the bench stamps its presses with, so the two line up.
 
 The wrappers cost a few microseconds per call: a traced run is for finding
 where the slow presses waited (``bench_press.py --trace`` prints that), not
-for the ratios.
+for the ratios. ``PRESS_TRACE_FINE=1`` in the environment also notes the
+request's own steps (Flask's WSGI call, the session, the before-request
+guards, the view, the client id's lookup, the rules' verify and apply, the
+snapshot made for the subscribers).
 """
 
 from __future__ import annotations
@@ -87,6 +90,20 @@ def install(product: bool) -> None:
     from web.backup import Backups
     wrap(Backups, "after", "backup")
     wrap(Voice, "update", "voice")
+    import os
+    if os.environ.get("PRESS_TRACE_FINE"):           # the request's own steps (more notes, more overhead)
+        import flask
+        from companion.table import Table as T
+        from web.security import RememberedSessions
+        wrap(flask.Flask, "wsgi_app", "wsgi")
+        wrap(flask.Flask, "preprocess_request", "pre")
+        wrap(flask.Flask, "dispatch_request", "view")
+        wrap(flask.Flask, "finalize_request", "fin")
+        wrap(RememberedSessions, "open_session", "session")
+        wrap(T, "_verify_rule", "verify")
+        wrap(T, "_apply", "apply")
+        wrap(T, "_published", "snapshot")
+        wrap(SQLiteStore, "find_client", "dedupe")
 
 
 def dump(path: str) -> None:
