@@ -2,8 +2,10 @@
 
 Run from the repository root::
 
-    .venv/bin/python bench/bench_press.py            # ~2 min: 400 presses per row, 5 start-ups each
+    .venv/bin/python bench/bench_press.py            # ~4 min: 1,000 presses per row, 5 start-ups each
     .venv/bin/python bench/bench_press.py --quick    # 100 presses per row, 3 start-ups
+    .venv/bin/python bench/bench_press.py --strace   # the syncs each press made before its answer
+    .venv/bin/python bench/bench_press.py --trace 3  # what every thread did in the 3 slowest presses
 
 Two servers run at once on loopback, each on its own database in a
 temporary folder on disk (not tmpfs: the fsync is part of the press):
@@ -15,8 +17,10 @@ temporary folder on disk (not tmpfs: the fsync is part of the press):
   it compiles them;
 * the **anchor**: ``bench/anchor_app.py``, a few dozen lines of Flask on
   waitress with the same durability: each press commits one SQLite row
-  (WAL, ``synchronous=FULL``, one fdatasync before the answer) and publishes
-  the new state to every open Server-Sent Events stream.
+  (WAL, ``synchronous=FULL``, one fdatasync before the answer, and its WAL
+  copied into the file and started over as the table's store does it, so
+  both press into a reused WAL of the same size) and publishes the new
+  state to every open Server-Sent Events stream.
 
 A press is one ``POST`` on a keep-alive connection from the presser's own
 address: ``/api/command`` with a one-point ``peg`` and a ``client_id`` (what
@@ -28,10 +32,10 @@ first swaps every round), 20 ms apart, and the bench times, from the
 moment the request is sent:
 
 * **press -> state**: until the ``state`` event of the new seq has reached
-  a listening phone (every phone's arrival is a sample), and until it has
-  reached *every* phone (one sample per press);
+  a listening phone (every phone's arrival is a sample), the *first* phone
+  and *every* phone (one sample per press each);
 * **press -> LED frame** (product only): until the ``board`` event of the
-  new seq reaches the first phone. The render loop sends it after it has
+  new seq reaches the first phone (beside the anchor's first phone). The render loop sends it after it has
   handed the frame to the strip driver (the simulator here), so this is an
   upper bound of press -> frame on the strip, one loopback hop late.
 
@@ -39,13 +43,15 @@ Everything runs in one thread of the bench (a ``selectors`` loop over the
 presser's connection and every stream), so the bench's own threads do not
 add their scheduling to one server and not the other. A Land's End game
 ends after about 30 one-point pegs: the bench then starts a new game on the
-product (untimed) and waits for the board to settle.
+product (untimed) and waits for the board to settle. Before the first row
+300 rounds are pressed untimed (20 before the second), so each server's WAL
+has been started over once.
 
 Start-up: each server is started ``--startups`` times, alternately, on a new
 empty database: the time from spawn to the first answer (``GET /api/table``;
 ``GET /state``), and VmRSS right then.
 
-It prints every figure with the product / anchor ratio, the CPU time each
+It prints p50, p99 and max with the product / anchor ratio, the CPU time each
 server used per press (every thread, user + system: the figure a busy machine
 moves least, and the one a Pi's slower core multiplies), and the load average
 before and after. Targets (issue 25): the press -> state ratio at most 1.5x
