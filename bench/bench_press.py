@@ -480,14 +480,17 @@ def main(argv: list[str] | None = None) -> int:
                 close()
     finally:
         for sv in servers:
-            if args.strace:                   # strace detaches on SIGINT and leaves the server running: stop it,
-                for child in traced_children(sv.proc.pid):       # and strace ends with it
-                    os.kill(child, 2)
+            children = traced_children(sv.proc.pid) if args.strace else []
+            for child in children:            # strace detaches on SIGINT and leaves the server running: stop it,
+                os.kill(child, 2)             # and strace ends with it
+            if children:
                 try:
                     sv.proc.wait(timeout=20)
                 except subprocess.TimeoutExpired:
                     pass
             stop_server(sv.proc)
+            for child in children:            # a SIGINT that strace let fall while it detached: once more, untraced
+                stop_pid(child)
         if args.strace:
             for sv in servers:
                 strace_report(sv, tmp / sv.name / "strace", tmp / sv.name)
@@ -506,6 +509,20 @@ def main(argv: list[str] | None = None) -> int:
     load1 = os.getloadavg()
     report(rows, starts, rss_after, presses=presses, rounds=rounds, load=(load0[0], load1[0]))
     return 0
+
+
+def stop_pid(pid: int) -> None:
+    """Stop process ``pid`` (not a child of the bench) with SIGINT if it still runs, SIGKILL after 20 s."""
+    deadline = time.monotonic() + 20
+    try:
+        os.kill(pid, 2)
+        while time.monotonic() < deadline:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return                        # ended, not yet reaped by its parent
+            time.sleep(0.05)
+        os.kill(pid, 9)
+    except (ProcessLookupError, FileNotFoundError):
+        return
 
 
 def traced_children(pid: int) -> list[int]:
