@@ -2,8 +2,10 @@
 
 Run from the repository root::
 
-    .venv/bin/python bench/bench_press.py            # ~2 min: 400 presses per row, 5 start-ups each
+    .venv/bin/python bench/bench_press.py            # ~4 min: 1,000 presses per row, 5 start-ups each
     .venv/bin/python bench/bench_press.py --quick    # 100 presses per row, 3 start-ups
+    .venv/bin/python bench/bench_press.py --strace   # the syncs each press made before its answer
+    .venv/bin/python bench/bench_press.py --trace 3  # what every thread did in the 3 slowest presses
 
 Two servers run at once on loopback, each on its own database in a
 temporary folder on disk (not tmpfs: the fsync is part of the press):
@@ -15,8 +17,10 @@ temporary folder on disk (not tmpfs: the fsync is part of the press):
   it compiles them;
 * the **anchor**: ``bench/anchor_app.py``, a few dozen lines of Flask on
   waitress with the same durability: each press commits one SQLite row
-  (WAL, ``synchronous=FULL``, one fdatasync before the answer) and publishes
-  the new state to every open Server-Sent Events stream.
+  (WAL, ``synchronous=FULL``, one fdatasync before the answer, and its WAL
+  copied into the file and started over as the table's store does it, so
+  both press into a reused WAL of the same size) and publishes the new
+  state to every open Server-Sent Events stream.
 
 A press is one ``POST`` on a keep-alive connection from the presser's own
 address: ``/api/command`` with a one-point ``peg`` and a ``client_id`` (what
@@ -28,10 +32,10 @@ first swaps every round), 20 ms apart, and the bench times, from the
 moment the request is sent:
 
 * **press -> state**: until the ``state`` event of the new seq has reached
-  a listening phone (every phone's arrival is a sample), and until it has
-  reached *every* phone (one sample per press);
+  a listening phone (every phone's arrival is a sample), the *first* phone
+  and *every* phone (one sample per press each);
 * **press -> LED frame** (product only): until the ``board`` event of the
-  new seq reaches the first phone. The render loop sends it after it has
+  new seq reaches the first phone (beside the anchor's first phone). The render loop sends it after it has
   handed the frame to the strip driver (the simulator here), so this is an
   upper bound of press -> frame on the strip, one loopback hop late.
 
@@ -39,13 +43,15 @@ Everything runs in one thread of the bench (a ``selectors`` loop over the
 presser's connection and every stream), so the bench's own threads do not
 add their scheduling to one server and not the other. A Land's End game
 ends after about 30 one-point pegs: the bench then starts a new game on the
-product (untimed) and waits for the board to settle.
+product (untimed) and waits for the board to settle. Before the first row
+300 rounds are pressed untimed (20 before the second), so each server's WAL
+has been started over once.
 
 Start-up: each server is started ``--startups`` times, alternately, on a new
 empty database: the time from spawn to the first answer (``GET /api/table``;
 ``GET /state``), and VmRSS right then.
 
-It prints every figure with the product / anchor ratio, the CPU time each
+It prints p50, p99 and max with the product / anchor ratio, the CPU time each
 server used per press (every thread, user + system: the figure a busy machine
 moves least, and the one a Pi's slower core multiplies), and the load average
 before and after. Targets (issue 25): the press -> state ratio at most 1.5x
@@ -74,6 +80,8 @@ from bench_streams import ROOT, Phone, free_port, pct, rss_kib, serve_command, s
 
 ANCHOR = Path(__file__).resolve().parent / "anchor_app.py"
 GAP = 0.02                       # seconds between two presses
+WARM_FIRST = 300                 # untimed rounds before the first row (20 before the second)
+WALL = time.time() - time.perf_counter()     # time.time() = WALL + time.perf_counter() (strace stamps wall time)
 DEADLINE = 900.0                 # the whole bench stops by then, whatever happens
 
 
@@ -144,6 +152,7 @@ class Presser:
         self.buf = b""
         self.answer: dict | None = None
         self.status = 0
+        self.when = 0.0
 
     def send(self, body: dict) -> None:
         data = json.dumps(body).encode()
@@ -165,6 +174,7 @@ class Presser:
             if name.strip().lower() == b"content-length":
                 length = int(value)
         if len(body) >= length:
+            self.when = now
             self.status = int(head.split(b" ", 2)[1])
             self.answer = json.loads(body[:length])
 
@@ -181,7 +191,11 @@ class Server:
         self.streams: list[Stream] = []
         self.state_any: list[float] = []     # ms, one per phone per press
         self.state_all: list[float] = []     # ms, one per press (the last phone told)
+        self.state_first: list[float] = []   # ms, one per press (the first phone told)
         self.frame: list[float] = []         # ms, one per press (product only)
+        self.log: list[dict] = []            # every timed press: row, t0 (perf_counter ns), seq, arrivals (ms)
+        self.timed = False
+        self.listeners = 0
         self.n = 0
         self.phones: list[Phone] = []
         self.closers: list = []
@@ -222,8 +236,14 @@ def press(server: Server, sel: selectors.BaseSelector, *, frame: bool) -> None:
     times = [s.first("state", seq, t0) for s in server.streams]
     server.state_any += [(t - t0) * 1000 for t in times]
     server.state_all.append((max(times) - t0) * 1000)
+    server.state_first.append((min(times) - t0) * 1000)
     if frame:
         server.frame.append((min(t for s in server.streams if (t := s.first("board", seq, t0))) - t0) * 1000)
+    if server.timed:
+        server.log.append({"row": server.listeners, "t0": t0, "seq": seq, "answer": server.presser.when,
+                           "wall": WALL + t0, "wall_answer": WALL + server.presser.when,
+                           "state": [(t - t0) * 1000 for t in times],
+                           "frame": server.frame[-1] if frame else None})
     state = [d for _, k, d in server.streams[0].got if k == "state"]
     for s in server.streams:
         s.got.clear()
@@ -312,8 +332,9 @@ def startups(tmp: Path, rounds: int, deadline: float, makers: dict) -> dict[str,
     return out
 
 
-def summary(values: list[float]) -> tuple[float, float]:
-    return pct(values, 50), pct(values, 99)
+def summary(values: list[float]) -> tuple[float, float, float]:
+    """Return the p50, p99 and max of ``values``."""
+    return pct(values, 50), pct(values, 99), max(values)
 
 
 def open_product(name: str, port: int, proc: subprocess.Popen, first: int, deadline: float) -> Server:
@@ -369,19 +390,30 @@ def open_anchor(port: int, proc: subprocess.Popen, deadline: float) -> Server:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--presses", type=int, default=None, help="timed presses per server and row (400; --quick 100)")
+    ap.add_argument("--presses", type=int, default=None, help="timed presses per server and row (1000; --quick 100)")
     ap.add_argument("--startups", type=int, default=None, help="start-ups of each server (5; --quick 3)")
     ap.add_argument("--before", metavar="DIR", help="also run the product from this other checkout (an older "
                     "commit, e.g. `git archive <commit> | tar -x -C DIR`) in the same interleaving")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--startup-only", action="store_true", help="measure the start-ups only (no presses)")
+    ap.add_argument("--trace", type=int, metavar="N", default=0, help="run the servers under bench/press_trace.py "
+                    "and print what every thread did during the N slowest presses of each server and row "
+                    "(the ratios of a traced run are not the product's)")
+    ap.add_argument("--dir", metavar="DIR", help="make the servers' databases under DIR (default: the temporary "
+                    "folder, on disk; /dev/shm takes the fsync's wait out of the figures, for diagnosis only)")
+    ap.add_argument("--strace", action="store_true", help="run the servers under strace and print, for every timed "
+                    "press, how many fsync/fdatasync calls the thread that served it made on its database before "
+                    "the answer, and what other threads synced meanwhile (the figures of such a run are strace's)")
+    ap.add_argument("--keep", metavar="DIR", help="with --trace or --strace: keep each server's notes, presses or "
+                    "strace log in DIR")
     args = ap.parse_args(argv)
-    presses = args.presses or (100 if args.quick else 400)
+    presses = args.presses or (100 if args.quick else 1000)
     rounds = args.startups or (3 if args.quick else 5)
     before = Path(args.before).resolve() if args.before else None
     deadline = time.monotonic() + DEADLINE
     load0 = os.getloadavg()
-    tmp = Path(tempfile.mkdtemp(prefix="landsend-bench-press-"))      # on disk: the fsync is part of a press
+    # on disk: the fsync is part of a press (--dir /dev/shm takes the disk out, to look at the CPU's share alone)
+    tmp = Path(tempfile.mkdtemp(prefix="landsend-bench-press-", dir=args.dir))
     servers: list[Server] = []
     try:
         makers = {"product": product_cmd, "anchor": anchor_cmd}
@@ -396,6 +428,11 @@ def main(argv: list[str] | None = None) -> int:
             port = free_port()
             (tmp / name).mkdir()
             cmd, env = make(port, tmp / name)
+            if args.trace:
+                cmd = traced(cmd, tmp / name / "trace")
+            if args.strace:
+                cmd = ["strace", "-f", "-y", "-ttt", "-e", "trace=fsync,fdatasync", "-o",
+                       str(tmp / name / "strace")] + cmd
             proc = start(cmd, before if name == "before" else ROOT, env, tmp / name / "log")
             servers.append(Server(name, proc, port))
         servers = [open_product(sv.name, sv.port, sv.proc, 11 if sv.name == "product" else 51, deadline)
@@ -414,18 +451,24 @@ def main(argv: list[str] | None = None) -> int:
                 for st in sv.streams:
                     sel.register(st.sock, selectors.EVENT_READ, st)
             wait_until(sel, lambda: all(st.got for sv in servers for st in sv.streams), time.perf_counter() + 10)
-            for i in range(20 + presses):                      # the first 20 rounds warm every server up
-                if i == 20:
+            # the first rounds warm every server up: 20, and before the first row enough for each server's WAL to
+            # have been copied into its file and started over once (256 commits), so both press into a reused WAL
+            warm = WARM_FIRST if listeners == 1 else 20
+            for i in range(warm + presses):
+                if i == warm:
                     for sv in servers:
-                        sv.state_any, sv.state_all, sv.frame = [], [], []
+                        sv.state_any, sv.state_all, sv.state_first, sv.frame = [], [], [], []
                         sv.cpu = cpu_seconds(sv.proc.pid)
+                        sv.timed, sv.listeners = True, listeners
                 for sv in servers[i % len(servers):] + servers[:i % len(servers)]:    # who goes first rotates
                     press(sv, sel, frame=sv is not anchor)
                     time.sleep(GAP)
                 if time.monotonic() > deadline:
                     raise SystemExit("stopped at the deadline")
+            for sv in servers:
+                sv.timed = False
             rows.append((listeners, {sv.name: (summary(sv.state_any), summary(sv.state_all),
-                                               summary(sv.frame) if sv.frame else None,
+                                               summary(sv.state_first), summary(sv.frame) if sv.frame else None,
                                                (cpu_seconds(sv.proc.pid) - sv.cpu) * 1000 / presses)
                                      for sv in servers}))
         rss_after = {sv.name: rss_kib(sv.proc.pid) for sv in servers}
@@ -437,11 +480,117 @@ def main(argv: list[str] | None = None) -> int:
                 close()
     finally:
         for sv in servers:
+            children = traced_children(sv.proc.pid) if args.strace else []
+            for child in children:            # strace detaches on SIGINT and leaves the server running: stop it,
+                os.kill(child, 2)             # and strace ends with it
+            if children:
+                try:
+                    sv.proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    pass
             stop_server(sv.proc)
+            for child in children:            # a SIGINT that strace let fall while it detached: once more, untraced
+                stop_pid(child)
+        if args.strace:
+            for sv in servers:
+                strace_report(sv, tmp / sv.name / "strace", tmp / sv.name)
+                if args.keep:
+                    Path(args.keep).mkdir(parents=True, exist_ok=True)
+                    shutil.copy(tmp / sv.name / "strace", Path(args.keep) / f"{sv.name}.strace")
+        if args.trace:
+            for sv in servers:
+                trace_report(sv, tmp / sv.name / "trace", args.trace)
+                if args.keep:
+                    keep = Path(args.keep)
+                    keep.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(tmp / sv.name / "trace", keep / f"{sv.name}.trace")
+                    (keep / f"{sv.name}.presses").write_text("\n".join(json.dumps(p) for p in sv.log))
         shutil.rmtree(tmp, ignore_errors=True)
     load1 = os.getloadavg()
     report(rows, starts, rss_after, presses=presses, rounds=rounds, load=(load0[0], load1[0]))
     return 0
+
+
+def stop_pid(pid: int) -> None:
+    """Stop process ``pid`` (not a child of the bench) with SIGINT if it still runs, SIGKILL after 20 s."""
+    deadline = time.monotonic() + 20
+    try:
+        os.kill(pid, 2)
+        while time.monotonic() < deadline:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return                        # ended, not yet reaped by its parent
+            time.sleep(0.05)
+        os.kill(pid, 9)
+    except (ProcessLookupError, FileNotFoundError):
+        return
+
+
+def traced_children(pid: int) -> list[int]:
+    """Return the processes ``pid`` (strace) started (the server it traces)."""
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def strace_report(server: Server, log: Path, folder: Path) -> None:
+    """Print how many syncs ``server``'s serving thread made on its database (files under ``folder``) between
+    sending each timed press and its answer, and how many presses saw another thread sync it meanwhile.
+
+    The serving thread is the one whose fsync of the WAL came last before the answer (the commit's: the
+    answer waits for it); its syncs in that window are the press's (SQLite's own checkpoint, made by the
+    committing thread, adds its syncs there)."""
+    import re
+    syncs = []                               # (wall time, tid, path)
+    for line in log.read_text().splitlines():
+        m = re.match(r"(\d+)\s+([\d.]+)\s+f(?:data)?sync\(\d+<([^>]*)>", line)
+        if m and m.group(3).startswith(str(folder)) and ".db" in m.group(3):
+            syncs.append((float(m.group(2)), int(m.group(1)), m.group(3)))
+    per_press: dict[int, int] = {}
+    others = 0
+    for p in server.log:
+        inside = [(t, tid, path) for t, tid, path in syncs if p["wall"] <= t <= p["wall_answer"]]
+        wal = [tid for t, tid, path in inside if path.endswith("-wal")]
+        serving = wal[-1] if wal else None
+        n = sum(1 for _, tid, _ in inside if tid == serving)
+        per_press[n] = per_press.get(n, 0) + 1
+        others += any(tid != serving for _, tid, _ in inside)
+    print(f"{server.name}: {len(server.log)} timed presses; fsync/fdatasync calls on its database by the thread "
+          f"that served the press, between sending it and the answer: "
+          + ", ".join(f"{n} in {k} presses" for n, k in sorted(per_press.items()))
+          + f"; presses during which another thread synced it (the store's WAL copy): {others}")
+
+
+def traced(cmd: list[str], out: Path) -> list[str]:
+    """Return ``cmd`` (a server's command line) run under ``bench/press_trace.py``, its notes written to ``out``."""
+    tracer = [sys.executable, str(Path(__file__).resolve().parent / "press_trace.py"), str(out)]
+    if cmd[0] == sys.executable:
+        return tracer + cmd[1:]
+    return tracer + ["-m", "firmware.cli"] + cmd[1:]            # the ``landsend`` console script
+
+
+def trace_report(server: Server, path: Path, slowest: int) -> None:
+    """Print what every thread of ``server`` noted during its ``slowest`` presses (by the last phone's state)
+    of each row, and one median press of the row for comparison."""
+    import press_trace
+    if not path.is_file():
+        print(f"{server.name}: no trace written")
+        return
+    notes = press_trace.load(str(path))
+    for listeners in sorted({p["row"] for p in server.log}):
+        row = sorted((p for p in server.log if p["row"] == listeners), key=lambda p: max(p["state"]))
+        picks = [("median", row[len(row) // 2])] + [(f"slowest {i + 1}", p) for i, p in
+                                                     enumerate(reversed(row[-slowest:]))]
+        for label, p in picks:
+            t0 = int(p["t0"] * 1e9)
+            marks = {"answer": int(p["answer"] * 1e9)}
+            for i, ms in enumerate(p["state"]):
+                marks[f"state reached phone {i + 1}"] = t0 + int(ms * 1e6)
+            if p["frame"] is not None:
+                marks["frame reached a phone"] = t0 + int(p["frame"] * 1e6)
+            print(f"\n{server.name}, {listeners} listener(s), {label}: seq {p['seq']}, state "
+                  f"{max(p['state']):.2f} ms (every phone)" + (f", frame {p['frame']:.2f} ms" if p["frame"] else ""))
+            print("\n".join(press_trace.timeline(notes, t0, max(marks.values()), marks)))
 
 
 def report(rows: list, starts: dict, rss_after: dict, *, presses: int, rounds: int, load: tuple) -> None:
@@ -454,19 +603,23 @@ def report(rows: list, starts: dict, rss_after: dict, *, presses: int, rounds: i
           f"presses per server and row; load average {load[0]:.2f} before, {load[1]:.2f} after")
     for name in names:
         print()
-        print(f"| listeners | what | {name} p50 | anchor p50 | ratio p50 | {name} p99 | anchor p99 | ratio p99 |")
-        print("|---:|---|---:|---:|---:|---:|---:|---:|")
+        print(f"| listeners | what | {name} p50 | anchor p50 | ratio p50 | {name} p99 | anchor p99 | ratio p99 "
+              f"| {name} max | anchor max |")
+        print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for listeners, got in rows:
-            (pa, pl, fr, pcpu), (aa, al, _, acpu) = got[name], got["anchor"]
-            print(f"| {listeners} | press -> state, each phone | {ms(pa[0])} | {ms(aa[0])} | {pa[0] / aa[0]:.2f}x "
-                  f"| {ms(pa[1])} | {ms(aa[1])} | {pa[1] / aa[1]:.2f}x |")
+            (pa, pl, pf, fr, pcpu), (aa, al, af, _, acpu) = got[name], got["anchor"]
+
+            def line(what: str, mine: tuple, theirs: tuple) -> None:
+                print(f"| {listeners} | {what} | {ms(mine[0])} | {ms(theirs[0])} | {mine[0] / theirs[0]:.2f}x "
+                      f"| {ms(mine[1])} | {ms(theirs[1])} | {mine[1] / theirs[1]:.2f}x | {ms(mine[2])} "
+                      f"| {ms(theirs[2])} |")
+            line("press -> state, each phone", pa, aa)
             if listeners > 1:
-                print(f"| {listeners} | press -> state, every phone | {ms(pl[0])} | {ms(al[0])} | "
-                      f"{pl[0] / al[0]:.2f}x | {ms(pl[1])} | {ms(al[1])} | {pl[1] / al[1]:.2f}x |")
-            print(f"| {listeners} | press -> LED frame (vs the anchor's state) | {ms(fr[0])} | {ms(aa[0])} "
-                  f"| {fr[0] / aa[0]:.2f}x | {ms(fr[1])} | {ms(aa[1])} | {fr[1] / aa[1]:.2f}x |")
+                line("press -> state, the first phone", pf, af)
+                line("press -> state, every phone", pl, al)
+            line("press -> LED frame (vs the anchor's state, the first phone)", fr, af)
             print(f"| {listeners} | server CPU per press (every thread, mean) | {ms(pcpu)} | {ms(acpu)} "
-                  f"| {pcpu / acpu:.2f}x | | | |")
+                  f"| {pcpu / acpu:.2f}x | | | | | |")
     print()
     print(f"| start-up ({rounds} each, median) | " + " | ".join(names + ["anchor"]) + " | " +
           " | ".join(f"{n} / anchor" for n in names) + " |")

@@ -12,13 +12,17 @@ from __future__ import annotations
 import bisect
 import datetime
 import json
+import logging
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
 from .errors import ConflictError, StoreError
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 4
 """The layout of a table database, stamped in the file (``PRAGMA user_version``). Every released layout:
@@ -35,6 +39,19 @@ own code."""
 
 EVENT_VERSION = 1
 """The format of a stored event's body (the ``version`` column of ``events``)."""
+
+CHECKPOINT_AFTER = 256
+"""Commits after which :class:`SQLiteStore`'s own thread copies the WAL into the database file (about 800 pages
+of a two-hand match: SQLite's own threshold is 1,000). SQLite would do it inside the commit that crosses its
+threshold, so that one press paid two more fsyncs and the writing of the pages, and the next press a third (the
+restarted WAL's header): issue 38's tail."""
+
+CHECKPOINT_IDLE = 0.02
+"""Seconds without a commit the store's checkpoint waits for (at most :data:`CHECKPOINT_WAIT`), so that it
+does not share the disk with a press."""
+
+CHECKPOINT_WAIT = 2.0
+"""Seconds the checkpoint waits at most for :data:`CHECKPOINT_IDLE` (commits that never pause: it goes on)."""
 
 APPLICATION_ID = 0x4C454E44
 """``PRAGMA application_id`` of a Land's End table ("LEND"): a database of another program is told apart."""
@@ -247,19 +264,37 @@ class SQLiteStore:
     """An append-only event store in one SQLite file (WAL, synchronous=FULL).
 
     A row is committed before :meth:`append` returns, so an acknowledged
-    event survives a process kill or a power cut at any instant.
+    event survives a process kill or a power cut at any instant: each commit
+    is one fdatasync of the WAL, and nothing else. Copying the WAL into the
+    database file (a checkpoint) is not left to SQLite, which does it inside
+    the commit that crosses its threshold: every ``checkpoint_after``
+    commits the store's own thread does it (:meth:`copy_wal`) once the
+    commits pause for :data:`CHECKPOINT_IDLE` s, on a connection of its own,
+    while commits go on.
     """
 
-    def __init__(self, path: "str | os.PathLike[str]", *, busy_timeout: float = 5.0) -> None:
+    def __init__(self, path: "str | os.PathLike[str]", *, busy_timeout: float = 5.0,
+                 checkpoint_after: "int | None" = CHECKPOINT_AFTER) -> None:
         """Open (or create) the database at ``path``.
 
         :param busy_timeout: seconds to wait for another writer's lock before giving up.
+        :param checkpoint_after: commits between two copies of the WAL into the file by the store's thread
+            (None: only :meth:`copy_wal` and the close copy it).
         :raises StoreError: the file is not a database (an empty, 0-byte file included), is locked, or
             cannot be created.
         """
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db = None
+        self._busy_ms = max(0, int(busy_timeout * 1000))
+        self._checkpoint_after = checkpoint_after if str(path) != ":memory:" else None
+        self._commits = 0                  # since the last checkpoint
+        self._last_commit = 0.0            # time.monotonic() of the last commit
+        self._wake = threading.Condition()
+        self._closing = False
+        self._checkpointer: "threading.Thread | None" = None
+        self._side: "sqlite3.Connection | None" = None     # the checkpoint's own connection
+        self._side_lock = threading.Lock()
         if str(path) != ":memory:" and self.path.is_file() and self.path.stat().st_size == 0:
             # SQLite would take an empty file for a new database: a truncated table must not start afresh
             raise StoreError(f"cannot open the table database {path}: the file is empty (0 bytes), so it is not "
@@ -270,10 +305,11 @@ class SQLiteStore:
                 if not self.path.exists():
                     _create(self.path)
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-            self._db.execute(f"PRAGMA busy_timeout={max(0, int(busy_timeout * 1000))}")
+            self._db.execute(f"PRAGMA busy_timeout={self._busy_ms}")
             readable(self._db, str(path))      # another program's file, or a newer table's, is left untouched
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA wal_autocheckpoint=0")      # the store's thread checkpoints (checkpoint)
             # the page cache is what memory holds of the file: 2 MB (SQLite's default, said here as the bound
             # the daemon's memory relies on however long the match grows; bench/bench_memory.py)
             self._db.execute("PRAGMA cache_size=-2000")
@@ -337,6 +373,7 @@ class SQLiteStore:
                                      (closes[0], json.dumps(closes[1])))
                     self._db.execute("DELETE FROM checkpoints WHERE match_id != ?", (match_id,))
                 self._db.execute("COMMIT")
+                self._committed()
             except sqlite3.IntegrityError as exc:
                 self._db.execute("ROLLBACK")
                 seq, client_id = rows[-1][0], rows[-1][2]
@@ -417,6 +454,7 @@ class SQLiteStore:
                 for sql, args in sql_rows:
                     self._db.execute(sql, args)
                 self._db.execute("COMMIT")
+                self._committed()
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
@@ -507,6 +545,7 @@ class SQLiteStore:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, str(value)))
                 self._db.execute("COMMIT")
+                self._committed()
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
@@ -518,8 +557,76 @@ class SQLiteStore:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
 
+    def _committed(self) -> None:
+        """Count a commit (under ``_lock``); wake, or start, the checkpoint thread when one is due."""
+        self._commits += 1
+        self._last_commit = time.monotonic()
+        if self._checkpoint_after is None or self._commits < self._checkpoint_after:
+            return
+        if self._checkpointer is None:
+            self._checkpointer = threading.Thread(target=self._checkpoints, name="store-checkpoint", daemon=True)
+            self._checkpointer.start()
+        else:
+            with self._wake:
+                self._wake.notify()
+
+    def _checkpoints(self) -> None:
+        """The checkpoint thread: a checkpoint each time ``checkpoint_after`` commits are due, once the commits
+        pause (:data:`CHECKPOINT_IDLE`, waited for at most :data:`CHECKPOINT_WAIT`); until :meth:`close`."""
+        while True:
+            with self._wake:
+                self._wake.wait_for(lambda: self._closing or self._commits >= self._checkpoint_after)
+                if self._closing:
+                    return
+                until = time.monotonic() + CHECKPOINT_WAIT
+                while not self._closing:
+                    quiet = time.monotonic() - self._last_commit
+                    if quiet >= CHECKPOINT_IDLE or time.monotonic() >= until:
+                        break
+                    self._wake.wait(CHECKPOINT_IDLE - quiet)
+                if self._closing:
+                    return
+            try:
+                self.copy_wal()
+            except sqlite3.Error as exc:      # a full disk, a reader in the way: the next one tries again
+                log.warning("table database %s: the WAL could not be copied into the file: %s", self.path, exc)
+
+    def copy_wal(self) -> bool:
+        """Copy the WAL into the database file (a checkpoint, in SQLite's words), then restart the WAL; return True when all of it was copied.
+
+        The copy runs on the store's second connection (commits go on meanwhile: a passive checkpoint
+        takes no writer's lock); then a one-page write on the store's own connection (the schema stamp
+        written again, unchanged) starts the WAL over from its beginning, with the fsync of its new header
+        that SQLite would otherwise leave to the next commit. Both fsync the WAL and the file as SQLite's
+        own checkpoint does (``synchronous=FULL``).
+        """
+        with self._side_lock:
+            self._commits = 0
+            if self._closing:
+                return False
+            if self._side is None:
+                self._side = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+                self._side.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+                self._side.execute("PRAGMA synchronous=FULL")
+            busy, frames, copied = self._side.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        if busy or frames != copied:
+            return False
+        with self._lock:
+            stamp = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+            self._db.execute(f"PRAGMA user_version={stamp}")
+        return True
+
     def close(self) -> None:
-        """Close the database file."""
+        """Stop the checkpoint thread, close the database file (SQLite copies the WAL into it then)."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify_all()
+        if self._checkpointer is not None and self._checkpointer is not threading.current_thread():
+            self._checkpointer.join(timeout=30.0)
+        with self._side_lock:
+            if self._side is not None:
+                self._side.close()
+                self._side = None
         with self._lock:
             self._db.close()
 

@@ -252,3 +252,68 @@ def test_a_new_database_is_synced_whole_before_it_is_linked_in(tmp_path, monkeyp
     assert s._db.execute("PRAGMA synchronous").fetchone()[0] == 2
     s.append("m1", 0, {"type": "new_match"})
     assert SQLiteStore(path).events("m1") == [{"type": "new_match"}]
+
+
+def _events_in_the_file_alone(path, tmp_path):
+    """Return how many events the database file holds without its WAL (what a checkpoint copied into it)."""
+    alone = tmp_path / "alone"
+    alone.mkdir(exist_ok=True)
+    (alone / "copy.db").write_bytes(path.read_bytes())
+    con = sqlite3.connect(alone / "copy.db")
+    try:
+        return con.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_a_commit_never_copies_the_wal_into_the_database_file(tmp_path):
+    """Issue 38: SQLite's own checkpoint ran inside the commit that crossed 1,000 WAL pages (two more fsyncs and
+    the pages written, in that press; a third fsync in the next). 200 commits of ~6 pages each leave the file
+    as it was: everything is in the WAL until the store's thread copies it."""
+    path = tmp_path / "events.db"
+    s = SQLiteStore(path)
+    before = path.read_bytes()
+    for seq in range(200):
+        s.append("m1", seq, ev("note", text=f"{seq:05d}" + "x" * 20_000))
+    assert (path.parent / "events.db-wal").stat().st_size > 1_000 * 4096
+    assert path.read_bytes() == before
+    assert _events_in_the_file_alone(path, tmp_path) == 0
+    assert len(s.events("m1")) == 200
+    s.close()
+    assert _events_in_the_file_alone(path, tmp_path) == 200         # the close copied it
+
+
+def test_the_store_thread_copies_the_wal_into_the_file_once_the_commits_pause(tmp_path):
+    import threading
+    import time
+    path = tmp_path / "events.db"
+    s = SQLiteStore(path, checkpoint_after=20)
+    for seq in range(19):
+        s.append("m1", seq, ev("peg", side="p1", points=1))
+    assert not [t for t in threading.enumerate() if t.name == "store-checkpoint"]    # started when one is due
+    for seq in range(19, 25):
+        s.append("m1", seq, ev("peg", side="p1", points=1))
+    deadline = time.monotonic() + 10
+    while _events_in_the_file_alone(path, tmp_path) < 20 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _events_in_the_file_alone(path, tmp_path) >= 20
+    assert len(s.events("m1")) == 25
+    # the WAL was started over by the store (its schema stamp written again, unchanged), not by the next commit
+    assert s._db.execute("PRAGMA user_version").fetchone()[0] == 4
+    s.close()
+    assert not [t for t in threading.enumerate() if t.name == "store-checkpoint"]
+    assert _events_in_the_file_alone(path, tmp_path) == 25
+
+
+def test_a_checkpoint_by_hand_copies_everything_and_commits_go_on(tmp_path):
+    path = tmp_path / "events.db"
+    s = SQLiteStore(path, checkpoint_after=None)
+    for seq in range(10):
+        s.append("m1", seq, ev("peg", side="p1", points=1))
+    assert _events_in_the_file_alone(path, tmp_path) == 0
+    assert s.copy_wal() is True
+    assert _events_in_the_file_alone(path, tmp_path) == 10
+    s.append("m1", 10, ev("peg", side="p2", points=1))
+    assert [e["side"] for e in s.events("m1")] == ["p1"] * 10 + ["p2"]
+    s.close()
+    assert _events_in_the_file_alone(path, tmp_path) == 11
