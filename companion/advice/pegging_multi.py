@@ -48,7 +48,7 @@ from ..rulesets import Ruleset
 from .pegging import PegAdvice, PlayAdvice
 from .pegging_model import (BINOM, COUNT_AFTER, KINDS, POLICY, VALUE, WITHOUT, Cache, best_rank, count_after,
                             count_reply, fill_scores, hand_groups, paused_collector, position_cards, replay_plays,
-                            reply_points, rules_of, tail, trim, without)
+                            rank_hands, reply_points, rules_of, tail, trim, without)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
 
@@ -255,7 +255,8 @@ def choose(g: MultiGame, st: MultiState, p: int, ranks: Iterable[int]) -> "int |
 def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base: tuple, acc: dict,
           stats: "dict | None" = None) -> None:
     """Add to ``acc`` (side -> sum of weight x points, and ``"sq"``: sum of weight x net^2 per deal) every
-    deal of ``group`` (joint hands of the players, yours left out as ``()`` -> weight) played out from
+    deal of ``group`` (joint hands of the players as hand ids, :func:`_by_ids`; yours left out as the empty hand's
+    -> weight) played out from
     ``st``; ``base``: the points per side made so far on this path (a tuple of (side, points))."""
     while not st.over and st.turn == g.you:
         credits: list = []
@@ -276,7 +277,9 @@ def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base
         return
     p = st.turn
     room = 31 - st.count
-    held = {r for hands in group for r in hands[p] if VALUE[r] <= room}
+    fit_tab = _H_FIT
+    ri = room if room < 10 else 10
+    held = {r for hands in group for r in fit_tab[hands[p]][ri]}
     if len(held) <= 1:                   # every hand plays its one rank that fits, or says go
         order = tuple(held)
     else:
@@ -286,18 +289,16 @@ def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base
     for i, r in enumerate(order):
         at[r] = i
     place = at.__getitem__
-    rem_get = WITHOUT.get
+    less = _H_LESS
     parts: dict = {}
     for hands, w in group.items():
         mine_p = hands[p]
-        r = min(mine_p, key=place)           # the hand's favourite: its rank first in the order
+        fit = fit_tab[mine_p][ri]
+        r = (min(fit, key=place) if len(fit) > 1 else fit[0]) if fit else 0   # the hand's favourite: first in the order
         if at[r] == 99:
             r, h2 = None, hands
         else:
-            rest = rem_get((mine_p, r))
-            if rest is None:
-                rest = without(mine_p, r)
-            h2 = hands[:p] + (rest,) + hands[p + 1:]
+            h2 = hands[:p] + (less[mine_p][r],) + hands[p + 1:]
         sub = parts.get(r)
         if sub is None:
             sub = parts[r] = {}
@@ -422,6 +423,40 @@ def _cs_groups(cs: int, r: int, wq: int) -> tuple:
     return out
 
 
+# The play-out's hands: every rank multiset a player can hold in the matching phase (up to 4 cards: held is 3 or
+# 4) is a small int, made at import; per hand, its distinct ranks that fit under each room (what a player may play:
+# the room capped at 10, where every rank fits), and per rank the hand less one card of it.
+_H_ID: dict = {}            # sorted ranks -> id
+_H_FIT: list = []           # id -> per room 0..10: the distinct ranks that fit, ascending
+_H_LESS: list = []          # id -> per rank: the id of the hand less one card of it (None: it holds none)
+_H_RANKS: list = []         # id -> its sorted ranks
+
+
+def _h_add(hand: tuple) -> int:
+    i = _H_ID.get(hand)
+    if i is None:
+        less = [None] * 14
+        for r in set(hand):
+            less[r] = _h_add(without(hand, r))
+        i = len(_H_FIT)
+        _H_FIT.append(tuple(tuple(sorted({r for r in hand if VALUE[r] <= room})) for room in range(11)))
+        _H_LESS.append(less)
+        _H_RANKS.append(hand)
+        _H_ID[hand] = i
+    return i
+
+
+for _k in range(5):
+    for _hand, _ in rank_hands(_k):
+        _h_add(_hand)
+del _k, _hand
+
+# The players' turn order as tables, per player count n and player p, indexed by a bitmask of players: the first in
+# the mask after p in the direction of play, p itself last (None: the mask is empty).
+_NEXT = {n: tuple(tuple(next((j for j in ((p + k) % n for k in range(1, n + 1)) if m >> j & 1), None)
+                        for m in range(1 << n)) for p in range(n)) for n in (3, 4)}
+
+
 def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict) -> None:
     """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does."""
     sides = g._sides
@@ -436,11 +471,13 @@ def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tup
     sums = [0] * len(sides)
     sq = 0
     ns = range(len(sides))
+    hid = _H_ID
+    mine_id = hid[mine]
     for hands, w in group.items():
-        hands = list(hands)
-        hands[you] = mine
+        ids = list(hands)
+        ids[you] = mine_id
         tot = start[:]
-        _play_out(g, st, cs, hands, tot, pool[:])
+        _play_out(g, st, cs, ids, tot, pool[:])
         net = 0
         for i in ns:
             v = tot[i]
@@ -454,13 +491,15 @@ def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tup
 
 
 def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
-    """Play one deal out from ``st`` (``hands``: every player's sorted ranks, yours included; changed in place),
-    adding the points credited per side to ``pts``: :func:`step` and :func:`choose` with the state in local
-    variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
+    """Play one deal out from ``st`` (``hands``: every player's sorted ranks, yours included; emptied as they are
+    played), adding the points credited per side to ``pts``: :func:`step` and :func:`choose` with the state in
+    local variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
     if st.over:
         return
     tot = [0] * len(g._sides)
-    _play_out(g, st, _cs(st.count, st.seq), hands, tot, [4 - (st.played >> 3 * x & 7) for x in range(14)])
+    ids = [_H_ID[tuple(h)] for h in hands]
+    _play_out(g, st, _cs(st.count, st.seq), ids, tot, [4 - (st.played >> 3 * x & 7) for x in range(14)])
+    hands[:] = [_H_RANKS[h] for h in ids]
     for s, v in zip(g._sides, tot):
         if v:
             pts[s] = pts.get(s, 0) + v
@@ -468,18 +507,21 @@ def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
 
 def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, pool: list) -> None:
     """:func:`_play_deal`'s loop: the points credited per side (by index in ``g._sides``) added to ``tot``;
-    ``cs``: the id of ``st``'s count state, ``pool``: the cards not yet played per rank (changed in place).
+    ``cs``: the id of ``st``'s count state, ``hands``: every player's hand id (changed in place), ``pool``: the
+    cards not yet played per rank (changed in place).
 
-    The count is a count-state id (``_CS_NEXT`` gives what each rank does to it), the cards not yet played a
-    list per rank kept as cards go, and the policy's look-ahead score (:func:`fill_scores`) computed from
-    them. :func:`step`'s rules on local variables: a sampled walk's nodes are nearly all one deal, so this loop
-    is most of its time.
+    Everything the loop reads is a small int indexing a table made once: the count state (``_CS_NEXT`` gives what
+    each rank does to it, ``_CS_PTS`` its points), a hand (``_H_FIT``: its distinct ranks that fit under the room;
+    ``_H_LESS``: less a card), the players who may still play in this count and those holding cards as bitmasks
+    (``_NEXT``: the next of them in turn); the cards not yet played a list per rank kept as cards go, and the
+    policy's look-ahead score (:func:`fill_scores`) computed from them. :func:`step`'s rules on these: a sampled
+    walk's nodes are nearly all one deal, so this loop is most of its time.
 
     Why one piece: the policy's choice is inline. As a function (it needs nine of the loop's variables) it cost
     3-5% of the three- and four-hand rows (bench/ab_pegging.py); the turn order and the end of a count are
     written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py)."""
     n = g.n
-    after = g._after
+    nxt_of = _NEXT[n]
     cidx = g._cidx
     wps = g._wp
     signs = g._sign
@@ -487,36 +529,39 @@ def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, poo
     dn_tab = _CS_DN
     last_card = g.rules.last_card
     single = g.rules.pegging_count == "single"
-    val = VALUE
     nxt_tab = _CS_NEXT
     pts_tab = _CS_PTS
-    p, seq, count, gone, last, left, played, _ = st
+    fit_tab = _H_FIT
+    less_tab = _H_LESS
+    p, _, count, gone, last, left, _, _ = st
     left = list(left)
+    hold = 0                                # the players holding cards, a bit each
+    for j in range(n):
+        if left[j]:
+            hold |= 1 << j
+    act = hold                              # those of them who have not said go in this count
+    first = gone[0] if gone else -1         # the first who said go in this count
+    for j in gone:
+        act &= ~(1 << j)
     unplayed = sum(pool) - 4
     while True:
-        hand = hands[p]
-        room = 31 - count
-        if not hand or val[hand[0]] > room:
-            r = None
+        h_id = hands[p]
+        cands = fit_tab[h_id][31 - count if count > 20 else 10]
+        if not cands:                       # a go
+            if first < 0:
+                first = p
+            act &= ~(1 << p)
         else:
-            k = 1
-            nh = len(hand)
-            while k < nh and val[hand[k]] <= room:
-                k += 1
-            r = hand[0]
-            if hand[k - 1] != r:            # two ranks or more fit: the policy's choice (choose, fill_scores)
-                q = None
-                for j in after[p]:          # the next player who will hold cards after this one and is not gone
-                    if (left[j] - 1 if j == p else left[j]) and j not in gone:
-                        q = j
-                        break
-                h = left[q] - (q == p) if q is not None and q != p else 0
+            r = cands[0]
+            if len(cands) > 1:              # two ranks or more fit: the policy's choice (choose, fill_scores)
+                # the next player who will hold cards after this one and is not gone
+                q = nxt_of[p][act & ~(1 << p) if left[p] == 1 else act]
                 wp = wps[p]
                 prow = pts_tab[cs]
                 best = None
                 bs = 0
-                prev = 0
-                if h:                       # the points now less the next player's expected best reply
+                if q != p and q is not None:    # the points now less the next player's expected best reply
+                    h = left[q]
                     n1 = unplayed - 1
                     if h > n1:
                         h = n1
@@ -525,10 +570,7 @@ def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, poo
                     sign = signs[p][q]
                     wq = wps[q]
                     grow = (up_tab if wq > 0 else dn_tab)[cs]
-                    for x in hand[:k]:
-                        if x == prev:
-                            continue
-                        prev = x
+                    for x in cands:
                         s = wp * prow[x] * call
                         grp = grow[x]
                         if grp is None:
@@ -548,48 +590,41 @@ def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, poo
                         if best is None or s >= bs:
                             best, bs = x, s
                 else:                       # no reply to look ahead to: the points now
-                    for x in hand[:k]:
-                        if x != prev:
-                            prev = x
-                            s = wp * prow[x]
-                            if best is None or s >= bs:
-                                best, bs = x, s
+                    for x in cands:
+                        s = wp * prow[x]
+                        if best is None or s >= bs:
+                            best, bs = x, s
                 r = best
-        if r is not None:                   # a play
+            # a play
             pr = pts_tab[cs][r]
             e = nxt_tab[cs][r] or _cs_next(cs, r)
-            i = hand.index(r)
-            hands[p] = hand[:i] + hand[i + 1:]
+            hands[p] = less_tab[h_id][r]
             left[p] -= 1
+            if not left[p]:
+                hold &= ~(1 << p)
+                act &= ~(1 << p)
             pool[r] -= 1
             unplayed -= 1
             if pr:
                 tot[cidx[p]] += pr
-            if e[1] == 0:                   # a 31: the next player holding cards leads the next count
-                leader = _holder((p + 1) % n, left, n)
-                if single or leader is None:
-                    return
-                p, cs, count, gone, last = leader, 0, 0, (), -1
-                continue
             cs, count = e
+            if not count:                   # a 31: the next player holding cards leads the next count
+                if single or not hold:
+                    return
+                p = nxt_of[p][hold]
+                act, first, last = hold, -1, -1
+                continue
             last = p
-        else:                               # a go
-            gone = gone + (p,)
-        nxt = None
-        for j in after[p]:                  # the next player holding cards and not gone (p itself last)
-            if left[j] and j not in gone:
-                nxt = j
-                break
-        if nxt is not None:
-            p = nxt
+        if act:                             # the next player holding cards and not gone (p itself last)
+            p = nxt_of[p][act]
             continue
         # nobody can go on: the go (the last card) to the player of the count's last card, then the first who
-        # said go leads the next count
+        # said go leads the next count (from there, the first still holding cards)
         tot[cidx[last]] += last_card
-        leader = _holder(gone[0], left, n) if gone else None
-        if single or leader is None:
+        if single or first < 0 or not hold:
             return
-        p, cs, count, gone, last = leader, 0, 0, (), -1
+        p = nxt_of[(first - 1) % n][hold]
+        cs, count, act, first, last = 0, 0, hold, -1, -1
 
 
 def _holder(start: int, left: Sequence[int], n: int) -> "int | None":
@@ -654,32 +689,37 @@ def _count_rank_hands(avail: Sequence[int], k: int) -> int:
     return ways[k]
 
 
+def _by_ids(group: dict) -> dict:
+    """``group`` (joint rank hands -> weight) keyed by the players' hand ids (``_H_ID``), as the walk reads it."""
+    hid = _H_ID
+    return {tuple([hid[h] for h in hands]): w for hands, w in group.items()}
+
+
 def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[int], n: int, seed: Any) -> dict:
     """``n`` joint deals drawn uniformly from ``unseen`` (rejecting those a player's gos rule out), as
     {joint rank hands: how many times drawn}."""
     rng = random.Random(seed)
+    sample = rng.sample
+    ranks = [c.rank for c in unseen]     # the draw reads the random source as a draw of the cards themselves would
     total = sum(need)
-    cards = list(unseen)
-    out: Counter = Counter()
+    cuts = []
+    for i, k in enumerate(need):
+        cuts.append((len(cuts) and cuts[-1][1], (len(cuts) and cuts[-1][1]) + k, above[i] if k else 0))
+    gos = any(a for _, _, a in cuts)
+    out: dict = {}
     tries = 0
     drawn = 0
     while drawn < n:
         tries += 1
         if tries > 200 * n:
             raise IllegalAction("the other players' gos leave almost no deal of the unseen cards possible")
-        draw = rng.sample(cards, total)
-        hands, i0, ok = [], 0, True
-        for i, k in enumerate(need):
-            h = draw[i0:i0 + k]
-            i0 += k
-            if any(c.value <= above[i] for c in h):
-                ok = False
-                break
-            hands.append(tuple(sorted(c.rank for c in h)))
-        if ok:
-            out[tuple(hands)] += 1
-            drawn += 1
-    return dict(out)
+        draw = sample(ranks, total)
+        hands = tuple([tuple(sorted(draw[i0:i1])) for i0, i1, _ in cuts])
+        if gos and any(h and VALUE[h[0]] <= a for h, (_, _, a) in zip(hands, cuts)):
+            continue                     # a player's card at or under its go's threshold: drawn again
+        out[hands] = out.get(hands, 0) + 1
+        drawn += 1
+    return out
 
 
 # --- results ------------------------------------------------------------------------------
@@ -815,6 +855,7 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
                                                        + ["go" if t is None else str(t) for t in toks])
         group = sample_groups(unseen, need, above, n, seed)
     total = sum(group.values())
+    group = _by_ids(group)
     ranks = tuple(sorted(c.rank for c in mine))
     fits = sorted({c.rank for c in mine if c.value <= 31 - st.count}, reverse=True)
     policy = choose(g, st, g.you, set(ranks))
@@ -872,7 +913,7 @@ def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt:
     group = sample_groups(unseen, need, [0] * g.n, n, "|".join([rules.name, str(seat)] + sorted(map(str, dealt))))
     st = g.start()
     acc: dict = {}
-    _walk(g, st, tuple(sorted(c.rank for c in keep)), group, (), acc)
+    _walk(g, st, tuple(sorted(c.rank for c in keep)), _by_ids(group), (), acc)
     total = sum(group.values())
     by_side = {s: Fraction(acc.get(s, 0), total) for s in g.sides}
     net = g.net(by_side)
