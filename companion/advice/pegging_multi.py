@@ -61,6 +61,8 @@ SAMPLES = 1000
 
 #: Groups of up to this many deals are played out deal by deal (1, 4, 6, 8, 12, 30, 100 and all measured: 4-100 alike)
 _SMALL = 2000
+#: A play-out's first this many cards and gos keep the policy's scores per public state for the other deals
+_SHARED_DEPTH = 4
 
 EXACT = ("the other players' hands are averaged exactly over every way the cards you have not seen could be "
          "dealt to them, all equally likely (only their gos narrow them); from now on every player follows the "
@@ -471,13 +473,13 @@ def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tup
     sums = [0] * len(sides)
     sq = 0
     ns = range(len(sides))
-    hid = _H_ID
-    mine_id = hid[mine]
+    mine_id = _H_ID[mine]
+    memo: dict = {}                     # the policy's scores at the deals' first public states (_play_out)
     for hands, w in group.items():
         ids = list(hands)
         ids[you] = mine_id
         tot = start[:]
-        _play_out(g, st, cs, ids, tot, pool[:])
+        _play_out(g, st, cs, ids, tot, pool[:], memo)
         net = 0
         for i in ns:
             v = tot[i]
@@ -498,14 +500,14 @@ def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
         return
     tot = [0] * len(g._sides)
     ids = [_H_ID[tuple(h)] for h in hands]
-    _play_out(g, st, _cs(st.count, st.seq), ids, tot, [4 - (st.played >> 3 * x & 7) for x in range(14)])
+    _play_out(g, st, _cs(st.count, st.seq), ids, tot, [4 - (st.played >> 3 * x & 7) for x in range(14)], {})
     hands[:] = [_H_RANKS[h] for h in ids]
     for s, v in zip(g._sides, tot):
         if v:
             pts[s] = pts.get(s, 0) + v
 
 
-def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, pool: list) -> None:
+def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, pool: list, memo: dict) -> None:
     """:func:`_play_deal`'s loop: the points credited per side (by index in ``g._sides``) added to ``tot``;
     ``cs``: the id of ``st``'s count state, ``hands``: every player's hand id (changed in place), ``pool``: the
     cards not yet played per rank (changed in place).
@@ -544,6 +546,8 @@ def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, poo
     for j in gone:
         act &= ~(1 << j)
     unplayed = sum(pool) - 4
+    ph = 1                                  # the play-out's public history, a digit a card (0: a go), while short
+    share = 1 << 4 * _SHARED_DEPTH
     while True:
         h_id = hands[p]
         cands = fit_tab[h_id][31 - count if count > 20 else 10]
@@ -551,6 +555,8 @@ def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, poo
             if first < 0:
                 first = p
             act &= ~(1 << p)
+            if ph < share:
+                ph <<= 4
         else:
             r = cands[0]
             if len(cands) > 1:              # two ranks or more fit: the policy's choice (choose, fill_scores)
@@ -570,6 +576,18 @@ def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, poo
                     sign = signs[p][q]
                     wq = wps[q]
                     grow = (up_tab if wq > 0 else dn_tab)[cs]
+                    if ph < share:          # early: the scores at this public state, kept for the group's deals
+                        sc = memo.get(ph)
+                        if sc is None:
+                            sc = memo[ph] = {}
+                        for x in cands:
+                            s = sc.get(x)
+                            if s is None:
+                                s = sc[x] = _lookahead(cs, x, wq, wp * prow[x] * call, grow, pool, n1, cn, sign)
+                            if best is None or s >= bs:
+                                best, bs = x, s
+                        r = best
+                        cands = ()
                     for x in cands:
                         s = wp * prow[x] * call
                         grp = grow[x]
@@ -596,6 +614,8 @@ def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, poo
                             best, bs = x, s
                 r = best
             # a play
+            if ph < share:
+                ph = ph << 4 | r
             pr = pts_tab[cs][r]
             e = nxt_tab[cs][r] or _cs_next(cs, r)
             hands[p] = less_tab[h_id][r]
@@ -627,13 +647,25 @@ def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, poo
         cs, count, act, first, last = 0, 0, hold, -1, -1
 
 
-def _holder(start: int, left: Sequence[int], n: int) -> "int | None":
-    """The first player from ``start`` on (in the direction of play) still holding cards; None: nobody."""
-    for k in range(n):
-        j = (start + k) % n
-        if left[j]:
-            return j
-    return None
+def _lookahead(cs: int, x: int, wq: int, s: int, grow: list, pool: list, n1: int, cn: list, sign: int) -> int:
+    """:func:`_play_out`'s look-ahead score of rank ``x`` at the count state ``cs``, from ``s``, its own points' part
+    (the loop's inline copy, for the scores it keeps per public state)."""
+    grp = grow[x]
+    if grp is None:
+        grp = _cs_groups(cs, x, wq)
+    if grp:
+        exp = 0
+        top = n1
+        for v, rs, mine in grp:
+            m = -mine
+            for y in rs:
+                m += pool[y]
+            if m:
+                if v:
+                    exp += v * (cn[top] - cn[top - m])
+                top -= m
+        s += sign * exp
+    return s
 
 
 def _add(base: tuple, credits: Sequence) -> tuple:
