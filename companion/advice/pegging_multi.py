@@ -62,7 +62,8 @@ SAMPLES = 1000
 #: Groups of up to this many deals are played out deal by deal (1, 4, 6, 8, 12, 30, 100 and all measured: 4-100 alike)
 _SMALL = 2000
 #: A play-out's first this many cards and gos keep the policy's scores per public state for the other deals
-_SHARED_DEPTH = 4
+_SHARED_DEPTH = 5
+_LOW = -1 << 62             # under every policy score
 
 EXACT = ("the other players' hands are averaged exactly over every way the cards you have not seen could be "
          "dealt to them, all equally likely (only their gos narrow them); from now on every player follows the "
@@ -113,6 +114,10 @@ class MultiGame:
         # the sides in a fixed order, and each player's credited side's index in it (the play-out's tallies)
         object.__setattr__(self, "_sides", self.sides)
         object.__setattr__(self, "_cidx", tuple(self.sides.index(self.credit[p]) for p in range(n)))
+        # per player p and next player q: (wp[p], sign[p][q], wq[q], the reply groups' table for q's worth)
+        object.__setattr__(self, "_pairs", tuple(tuple((self._wp[p], self._sign[p][q], self._wp[q],
+                                                          _CS_UP if self._wp[q] > 0 else _CS_DN) for q in range(n))
+                                                   for p in range(n)))
 
     @property
     def n(self) -> int:
@@ -267,8 +272,8 @@ def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base
             mine = without(mine, r)
         st = step(g, st, r, credits)
         base = _add(base, credits)
-    if stats is None and len(group) <= _SMALL and not st.over:   # a few deals (most nodes): play each out
-        _play_each(g, st, mine, group, base, acc)
+    if len(group) <= _SMALL and not st.over:   # a few deals (most nodes): play each out
+        _play_each(g, st, mine, group, base, acc, stats)
         return
     if st.over:
         w = sum(group.values())
@@ -324,6 +329,7 @@ _CS_PTS: list = []          # id -> reply_points(count, tail): the points of a c
 _CS_NEXT: list = []         # id -> per rank: (next id, count after it; 0 after a 31: a new count)
 _CS_UP: list = []           # id -> per rank: the reply groups after it, the replier's points worth +1
 _CS_DN: list = []           # the same, worth -1
+_CS_STEP: list = []         # id -> per rank: (its points, the next id: 0 after a 31, the room after it capped at 10)
 
 
 # The tables are shared by the threads that advise at once (the web app's GET routes answer in their request
@@ -356,6 +362,7 @@ def _cs_add(count: int, seq: tuple) -> int:
         _CS_NEXT.append([None] * 14)
         _CS_UP.append([None] * 14)
         _CS_DN.append([None] * 14)
+        _CS_STEP.append([None] * 14)
         _CS_ID[count, seq] = i
     return i
 
@@ -367,7 +374,7 @@ def _cs_reset(*, alone: bool = False) -> None:
         if alone and _CS_BUSY[0] != 1:
             return
         _CS_ID.clear()
-        del _CS_AT[:], _CS_PTS[:], _CS_NEXT[:], _CS_UP[:], _CS_DN[:]
+        del _CS_AT[:], _CS_PTS[:], _CS_NEXT[:], _CS_UP[:], _CS_DN[:], _CS_STEP[:]
         _cs_add(0, ())                  # id 0: a new count
 
 
@@ -400,6 +407,13 @@ def _cs_next(cs: int, r: int) -> tuple:
     hit = COUNT_AFTER.get((count, seq, r))
     c2, s2, _ = count_after(count, seq, r) if hit is None else hit
     out = _CS_NEXT[cs][r] = (0, 0) if c2 == 31 else (_cs(c2, s2), c2)
+    return out
+
+
+def _cs_step(cs: int, r: int) -> tuple:
+    """``_CS_STEP[cs][r]``, made: a card of rank ``r`` at the count state ``cs``."""
+    nxt, count = _CS_NEXT[cs][r] or _cs_next(cs, r)
+    out = _CS_STEP[cs][r] = (_CS_PTS[cs][r], nxt, 31 - count if count > 20 else 10)
     return out
 
 
@@ -459,37 +473,28 @@ _NEXT = {n: tuple(tuple(next((j for j in ((p + k) % n for k in range(1, n + 1)) 
                         for m in range(1 << n)) for p in range(n)) for n in (3, 4)}
 
 
-def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict) -> None:
-    """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does."""
+def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict,
+               stats: "dict | None" = None) -> None:
+    """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does (and, with
+    ``stats``, the first player's reply as :func:`count_reply` counts it)."""
     sides = g._sides
     worth = [g._net[s] for s in sides]
     start = [0] * len(sides)
     for s, v in base:
         start[sides.index(s)] += v
     you = g.you
-    cs = _cs(st.count, st.seq)
-    played = st.played
-    pool = [4 - (played >> 3 * x & 7) for x in range(14)]
-    sums = [0] * len(sides)
-    sq = 0
-    ns = range(len(sides))
     mine_id = _H_ID[mine]
-    memo: dict = {}                     # the policy's scores at the deals' first public states (_play_out)
+    deals = []
     for hands, w in group.items():
-        ids = list(hands)
-        ids[you] = mine_id
-        tot = start[:]
-        _play_out(g, st, cs, ids, tot, pool[:], memo)
-        net = 0
-        for i in ns:
-            v = tot[i]
-            if v:
-                sums[i] += w * v
-                net += worth[i] * v
-        sq += w * net * net
+        hands = list(hands)
+        hands[you] = mine_id
+        deals.append((hands, w))
+    sums, sq, firsts = _play_out(g, st, deals, start, worth, stats is not None)
     for s, v in zip(sides, sums):
         acc[s] = acc.get(s, 0) + v
     acc["sq"] = acc.get("sq", 0) + sq
+    for r, w in firsts.items():
+        count_reply(stats, st.count, st.seq, r, w)
 
 
 def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
@@ -498,153 +503,171 @@ def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
     local variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
     if st.over:
         return
-    tot = [0] * len(g._sides)
     ids = [_H_ID[tuple(h)] for h in hands]
-    _play_out(g, st, _cs(st.count, st.seq), ids, tot, [4 - (st.played >> 3 * x & 7) for x in range(14)], {})
+    sums, _, _ = _play_out(g, st, [(ids, 1)], [0] * len(g._sides), [0] * len(g._sides), False)
     hands[:] = [_H_RANKS[h] for h in ids]
-    for s, v in zip(g._sides, tot):
+    for s, v in zip(g._sides, sums):
         if v:
             pts[s] = pts.get(s, 0) + v
 
 
-def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, pool: list, memo: dict) -> None:
-    """:func:`_play_deal`'s loop: the points credited per side (by index in ``g._sides``) added to ``tot``;
-    ``cs``: the id of ``st``'s count state, ``hands``: every player's hand id (changed in place), ``pool``: the
-    cards not yet played per rank (changed in place).
+def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: list, firsts: bool) -> tuple:
+    """Play every deal of ``deals`` (``(hand ids of every player, yours included, weight)``; the hands are
+    changed in place) out from ``st`` (not over), each starting from the points per side ``start`` (by index in
+    ``g._sides``); return the sums over the deals of weight x points per side, of weight x net^2 (``worth``: a
+    side's point to you), and (``firsts``) the weight of each first play (its rank, None: a go).
 
-    Everything the loop reads is a small int indexing a table made once: the count state (``_CS_NEXT`` gives what
+    Everything the loop reads is a small int indexing a table made once: the count state (``_CS_STEP``: what
     each rank does to it, ``_CS_PTS`` its points), a hand (``_H_FIT``: its distinct ranks that fit under the room;
     ``_H_LESS``: less a card), the players who may still play in this count and those holding cards as bitmasks
     (``_NEXT``: the next of them in turn); the cards not yet played a list per rank kept as cards go, and the
-    policy's look-ahead score (:func:`fill_scores`) computed from them. :func:`step`'s rules on these: a sampled
-    walk's nodes are nearly all one deal, so this loop is most of its time.
+    policy's look-ahead score (:func:`fill_scores`) computed from them. :func:`step`'s rules on these. The deals
+    start from one state, so the policy's scores at their first public states (the first ``_SHARED_DEPTH`` cards
+    and gos, a digit each in ``ph``) are kept for the deals after.
 
     Why one piece: the policy's choice is inline. As a function (it needs nine of the loop's variables) it cost
     3-5% of the three- and four-hand rows (bench/ab_pegging.py); the turn order and the end of a count are
-    written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py)."""
+    written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py,
+    tests/test_pegging_multi_fast.py)."""
     n = g.n
     nxt_of = _NEXT[n]
     cidx = g._cidx
     wps = g._wp
-    signs = g._sign
-    up_tab = _CS_UP
-    dn_tab = _CS_DN
+    pairs = g._pairs
     last_card = g.rules.last_card
     single = g.rules.pegging_count == "single"
-    nxt_tab = _CS_NEXT
+    step_tab = _CS_STEP
     pts_tab = _CS_PTS
     fit_tab = _H_FIT
     less_tab = _H_LESS
-    p, _, count, gone, last, left, _, _ = st
-    left = list(left)
-    hold = 0                                # the players holding cards, a bit each
+    p0, _, count, gone, last0, left0, played, _ = st
+    cs0 = _cs(count, st.seq)
+    ri0 = 31 - count if count > 20 else 10      # the room under 31, capped at 10 (where every rank fits)
+    pool0 = [4 - (played >> 3 * x & 7) for x in range(14)]     # the cards not yet played per rank
+    unplayed0 = sum(pool0) - 4
+    left0 = list(left0)
+    hold0 = 0                                   # the players holding cards, a bit each
     for j in range(n):
-        if left[j]:
-            hold |= 1 << j
-    act = hold                              # those of them who have not said go in this count
-    first = gone[0] if gone else -1         # the first who said go in this count
+        if left0[j]:
+            hold0 |= 1 << j
+    act0 = hold0                                # those of them who have not said go in this count
     for j in gone:
-        act &= ~(1 << j)
-    unplayed = sum(pool) - 4
-    ph = 1                                  # the play-out's public history, a digit a card (0: a go), while short
-    share = 1 << 4 * _SHARED_DEPTH
-    while True:
-        h_id = hands[p]
-        cands = fit_tab[h_id][31 - count if count > 20 else 10]
-        if not cands:                       # a go
-            if first < 0:
-                first = p
-            act &= ~(1 << p)
-            if ph < share:
-                ph <<= 4
-        else:
-            r = cands[0]
-            if len(cands) > 1:              # two ranks or more fit: the policy's choice (choose, fill_scores)
-                # the next player who will hold cards after this one and is not gone
-                q = nxt_of[p][act & ~(1 << p) if left[p] == 1 else act]
-                wp = wps[p]
-                prow = pts_tab[cs]
-                best = None
-                bs = 0
-                if q != p and q is not None:    # the points now less the next player's expected best reply
-                    h = left[q]
-                    n1 = unplayed - 1
-                    if h > n1:
-                        h = n1
-                    cn = BINOM[h]
-                    call = cn[n1]
-                    sign = signs[p][q]
-                    wq = wps[q]
-                    grow = (up_tab if wq > 0 else dn_tab)[cs]
-                    if ph < share:          # early: the scores at this public state, kept for the group's deals
-                        sc = memo.get(ph)
-                        if sc is None:
-                            sc = memo[ph] = {}
-                        for x in cands:
-                            s = sc.get(x)
-                            if s is None:
-                                s = sc[x] = _lookahead(cs, x, wq, wp * prow[x] * call, grow, pool, n1, cn, sign)
-                            if best is None or s >= bs:
-                                best, bs = x, s
-                        r = best
-                        cands = ()
-                    for x in cands:
-                        s = wp * prow[x] * call
-                        grp = grow[x]
-                        if grp is None:
-                            grp = _cs_groups(cs, x, wq)
-                        if grp:
-                            exp = 0
-                            top = n1
-                            for v, rs, mine in grp:
-                                m = -mine
-                                for y in rs:
-                                    m += pool[y]
-                                if m:
-                                    if v:
-                                        exp += v * (cn[top] - cn[top - m])
-                                    top -= m
-                            s += sign * exp
-                        if best is None or s >= bs:
-                            best, bs = x, s
-                else:                       # no reply to look ahead to: the points now
-                    for x in cands:
-                        s = wp * prow[x]
-                        if best is None or s >= bs:
-                            best, bs = x, s
-                r = best
-            # a play
-            if ph < share:
-                ph = ph << 4 | r
-            pr = pts_tab[cs][r]
-            e = nxt_tab[cs][r] or _cs_next(cs, r)
-            hands[p] = less_tab[h_id][r]
-            left[p] -= 1
-            if not left[p]:
-                hold &= ~(1 << p)
+        act0 &= ~(1 << j)
+    first0 = gone[0] if gone else -1            # the first who said go in this count
+    share = 1 << 4 * _SHARED_DEPTH              # ph under this: the history is short enough to keep scores by
+    memo: dict = {}
+    ns = range(len(start))
+    sums = [0] * len(start)
+    sq = 0
+    seen: dict = {}
+    for hands, w in deals:
+        tot = start[:]
+        pool = pool0[:]
+        left = left0[:]
+        p, cs, ri, hold, act, first, last, unplayed = p0, cs0, ri0, hold0, act0, first0, last0, unplayed0
+        ph = 1                                  # the public history so far, a digit a card (0: a go), while short
+        while True:
+            h_id = hands[p]
+            cands = fit_tab[h_id][ri]
+            if not cands:                       # a go
+                if first < 0:
+                    first = p
                 act &= ~(1 << p)
-            pool[r] -= 1
-            unplayed -= 1
-            if pr:
-                tot[cidx[p]] += pr
-            cs, count = e
-            if not count:                   # a 31: the next player holding cards leads the next count
-                if single or not hold:
-                    return
-                p = nxt_of[p][hold]
-                act, first, last = hold, -1, -1
+                if ph < share:
+                    ph <<= 4
+            else:
+                r = cands[0]
+                if len(cands) > 1:              # two ranks or more fit: the policy's choice (choose, fill_scores)
+                    # the next player who will hold cards after this one and is not gone
+                    q = nxt_of[p][act & ~(1 << p) if left[p] == 1 else act]
+                    prow = pts_tab[cs]
+                    bs = _LOW
+                    if q != p and q is not None:    # the points now less the next player's expected best reply
+                        wp, sign, wq, groups = pairs[p][q]
+                        grow = groups[cs]
+                        h = left[q]
+                        n1 = unplayed - 1
+                        if h > n1:
+                            h = n1
+                        cn = BINOM[h]
+                        wpc = wp * cn[n1]
+                        if ph < share:          # early: the scores at this public state, kept for the group's deals
+                            sc = memo.get(ph)
+                            if sc is None:
+                                sc = memo[ph] = {}
+                            for x in cands:
+                                s = sc.get(x)
+                                if s is None:
+                                    s = sc[x] = _lookahead(cs, x, wq, wpc * prow[x], grow, pool, n1, cn, sign)
+                                if s >= bs:
+                                    r, bs = x, s
+                            cands = ()
+                        for x in cands:
+                            s = wpc * prow[x]
+                            grp = grow[x]
+                            if grp is None:
+                                grp = _cs_groups(cs, x, wq)
+                            if grp:
+                                exp = 0
+                                top = n1
+                                for v, rs, mine in grp:
+                                    m = -mine
+                                    for y in rs:
+                                        m += pool[y]
+                                    if m:
+                                        if v:
+                                            exp += v * (cn[top] - cn[top - m])
+                                        top -= m
+                                s += sign * exp
+                            if s >= bs:
+                                r, bs = x, s
+                    else:                       # no reply to look ahead to: the points now
+                        wp = wps[p]
+                        for x in cands:
+                            s = wp * prow[x]
+                            if s >= bs:
+                                r, bs = x, s
+                # a play
+                if ph < share:
+                    ph = ph << 4 | r
+                pr, cs, ri = step_tab[cs][r] or _cs_step(cs, r)
+                hands[p] = less_tab[h_id][r]
+                left[p] -= 1
+                if not left[p]:
+                    hold &= ~(1 << p)
+                    act &= ~(1 << p)
+                pool[r] -= 1
+                unplayed -= 1
+                if pr:
+                    tot[cidx[p]] += pr
+                if not cs:                      # a 31: the next player holding cards leads the next count
+                    if single or not hold:
+                        break
+                    p = nxt_of[p][hold]
+                    act, first, last = hold, -1, -1
+                    continue
+                last = p
+            if act:                             # the next player holding cards and not gone (p itself last)
+                p = nxt_of[p][act]
                 continue
-            last = p
-        if act:                             # the next player holding cards and not gone (p itself last)
-            p = nxt_of[p][act]
-            continue
-        # nobody can go on: the go (the last card) to the player of the count's last card, then the first who
-        # said go leads the next count (from there, the first still holding cards)
-        tot[cidx[last]] += last_card
-        if single or first < 0 or not hold:
-            return
-        p = nxt_of[(first - 1) % n][hold]
-        cs, count, act, first, last = 0, 0, hold, -1, -1
+            # nobody can go on: the go (the last card) to the player of the count's last card, then the first who
+            # said go leads the next count (from there, the first still holding cards)
+            tot[cidx[last]] += last_card
+            if single or first < 0 or not hold:
+                break
+            p = nxt_of[(first - 1) % n][hold]
+            cs, ri, act, first, last = 0, 10, hold, -1, -1
+        net = 0
+        for i in ns:
+            v = tot[i]
+            if v:
+                sums[i] += w * v
+                net += worth[i] * v
+        sq += w * net * net
+        if firsts:                              # the first token: ph's top digit
+            r = ph >> ((ph.bit_length() - 1) // 4 - 1) * 4 & 15
+            seen[r or None] = seen.get(r or None, 0) + w
+    return sums, sq, seen
 
 
 def _lookahead(cs: int, x: int, wq: int, s: int, grow: list, pool: list, n1: int, cn: list, sign: int) -> int:
