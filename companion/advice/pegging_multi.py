@@ -420,7 +420,9 @@ def _cs_step(cs: int, r: int) -> tuple:
 def _cs_groups(cs: int, r: int, wq: int) -> tuple:
     """``_CS_UP[cs][r]`` (``wq`` 1) or ``_CS_DN[cs][r]`` (-1), made: the replies after rank ``r`` grouped by
     their worth ``wq`` x points, best first, only ranks that fit, a group of worth 0 only when a worse one
-    follows (none after a 31: no reply)."""
+    follows (none after a 31: no reply), each ``(worth, ranks, 1 if r is one of them)``. Kept as the play-out
+    reads it fastest: one group of one rank as ``(worth, rank, 0 or 1)``, no group as ``()``, else
+    ``(groups,)``."""
     count, seq = _CS_AT[cs]
     hit = COUNT_AFTER.get((count, seq, r))
     c2, s2, _ = count_after(count, seq, r) if hit is None else hit
@@ -434,7 +436,11 @@ def _cs_groups(cs: int, r: int, wq: int) -> tuple:
         out = [(v, tuple(by[v]), 1 if r in by[v] else 0) for v in sorted(by, reverse=True)]
         if out and out[-1][0] == 0:
             out.pop()
-    out = tuple(out)
+    if len(out) == 1 and len(out[0][1]) == 1:     # one group of one rank (most): (worth, rank, 0 or 1) itself
+        v, (y,), mine = out[0]
+        out = (v, y, mine)
+    else:                                        # none: (); else the groups in a 1-tuple (never 3 long)
+        out = (tuple(out),) if out else ()
     (_CS_UP if wq > 0 else _CS_DN)[cs][r] = out
     return out
 
@@ -590,7 +596,8 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
                         if h > n1:
                             h = n1
                         cn = BINOM[h]
-                        wpc = wp * cn[n1]
+                        call = cn[n1]
+                        wpc = wp * call
                         if ph < share:          # early: the scores at this public state, kept for the group's deals
                             sc = memo.get(ph)
                             if sc is None:
@@ -607,10 +614,15 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
                             grp = grow[x]
                             if grp is None:
                                 grp = _cs_groups(cs, x, wq)
-                            if grp:
+                            if len(grp) == 3:       # one group of one rank: the reply scores v with a card of y
+                                v, y, mine = grp
+                                m = pool[y] - mine
+                                if m:
+                                    s += sign * v * (call - cn[n1 - m])
+                            elif grp:
                                 exp = 0
                                 top = n1
-                                for v, rs, mine in grp:
+                                for v, rs, mine in grp[0]:
                                     m = -mine
                                     for y in rs:
                                         m += pool[y]
@@ -676,10 +688,15 @@ def _lookahead(cs: int, x: int, wq: int, s: int, grow: list, pool: list, n1: int
     grp = grow[x]
     if grp is None:
         grp = _cs_groups(cs, x, wq)
-    if grp:
+    if len(grp) == 3:
+        v, y, mine = grp
+        m = pool[y] - mine
+        if m:
+            s += sign * v * (cn[n1] - cn[n1 - m])
+    elif grp:
         exp = 0
         top = n1
-        for v, rs, mine in grp:
+        for v, rs, mine in grp[0]:
             m = -mine
             for y in rs:
                 m += pool[y]
