@@ -520,7 +520,8 @@ def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
 def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: list, firsts: bool) -> tuple:
     """Play every deal of ``deals`` (``(hand ids of every player, yours included, weight)``; the hands are
     changed in place) out from ``st`` (not over), each starting from the points per side ``start`` (by index in
-    ``g._sides``); return the sums over the deals of weight x points per side, of weight x net^2 (``worth``: a
+    ``g._sides``; a deal's own points are tallied in one int, 10 bits a side: a side makes far fewer than 1,024
+    points in a matching phase); return the sums over the deals of weight x points per side, of weight x net^2 (``worth``: a
     side's point to you), and (``firsts``) the weight of each first play (its rank, None: a go).
 
     Everything the loop reads is a small int indexing a table made once: the count state (``_CS_STEP``: what
@@ -562,12 +563,11 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
     first0 = gone[0] if gone else -1            # the first who said go in this count
     share = 1 << 4 * _SHARED_DEPTH              # ph under this: the history is short enough to keep scores by
     memo: dict = {}
-    ns = range(len(start))
-    sums = [0] * len(start)
-    sq = 0
+    shift = [10 * c for c in cidx]              # a side's points in a deal's tally: 10 bits a side, from bit 10 x
+    ends: dict = {}                             # the tallies the deals ended with -> their weight
     seen: dict = {}
     for hands, w in deals:
-        tot = start[:]
+        tot = 0
         pool = pool0[:]
         left = left0[:]
         p, cs, ri, hold, act, first, last, unplayed = p0, cs0, ri0, hold0, act0, first0, last0, unplayed0
@@ -651,7 +651,7 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
                 pool[r] -= 1
                 unplayed -= 1
                 if pr:
-                    tot[cidx[p]] += pr
+                    tot += pr << shift[p]
                 if not cs:                      # a 31: the next player holding cards leads the next count
                     if single or not hold:
                         break
@@ -664,21 +664,26 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
                 continue
             # nobody can go on: the go (the last card) to the player of the count's last card, then the first who
             # said go leads the next count (from there, the first still holding cards)
-            tot[cidx[last]] += last_card
+            tot += last_card << shift[last]
             if single or first < 0 or not hold:
                 break
             p = nxt_of[(first - 1) % n][hold]
             cs, ri, act, first, last = 0, 10, hold, -1, -1
+        ends[tot] = ends.get(tot, 0) + w
+        if firsts:                              # the first token: ph's top digit
+            r = ph >> ((ph.bit_length() - 1) // 4 - 1) * 4 & 15
+            seen[r or None] = seen.get(r or None, 0) + w
+    ns = range(len(start))
+    sums = [0] * len(start)
+    sq = 0
+    for tot, w in ends.items():                 # fewer tallies than deals: summed once each
         net = 0
         for i in ns:
-            v = tot[i]
+            v = start[i] + (tot >> 10 * i & 1023)
             if v:
                 sums[i] += w * v
                 net += worth[i] * v
         sq += w * net * net
-        if firsts:                              # the first token: ph's top digit
-            r = ph >> ((ph.bit_length() - 1) // 4 - 1) * 4 & 15
-            seen[r or None] = seen.get(r or None, 0) + w
     return sums, sq, seen
 
 
