@@ -36,8 +36,8 @@ Run from the repository root::
   the ratio brute force / fast on the same positions.
 
 The target rows' workers are warmed first as the product's job worker warms itself while it waits for its first
-call (web/jobworker.py ``warm_steps``: a few seeded rankings of the table's game, here the rows' two games, other
-positions than these);
+call (web/jobworker.py ``warm_steps`` and ``warm_multi_steps``: a few seeded rankings of the table's game, here the
+rows' games, other positions than these, until the warm-up's memory budget);
 ``--cold-worker`` times them in cold workers instead (a worker's first calls).
 
 Times are CPU seconds of this process per position (``time.process_time``) and wall seconds
@@ -176,9 +176,15 @@ def worker(n_by_row, warm=True):
     import json
     mod = job_worker()
     after_call = getattr(mod, "after_call", lambda calls: None)
-    if hasattr(mod, "warm_rules_value"):        # the product warms the table's game: here the rows' two
-        os.environ[mod.WARM_RULES_ENV] = mod.warm_rules_value([get_ruleset(g) for g in GAMES])
-    steps = getattr(mod, "warm_steps", lambda: None)() if warm else None
+    if hasattr(mod, "warm_rules_value"):        # the product warms the table's game: here the rows' games
+        games = list(GAMES) + [k for k, _ in n_by_row if k in MULTI_GAMES]
+        os.environ[mod.WARM_RULES_ENV] = mod.warm_rules_value([get_ruleset(g) for g in games])
+    if not warm:
+        steps = None
+    elif hasattr(mod, "warm_all"):              # two-hand and three-/four-hand steps in turn, as the worker takes them
+        steps = mod.warm_all(mod.warm_steps(), mod.warm_multi_steps())
+    else:                                       # an older tree: the two-hand games only
+        steps = getattr(mod, "warm_steps", lambda: None)()
     t0 = time.process_time()
     n_warm = 0
     if steps is not None:                       # as the worker warms while idle: until its memory budget

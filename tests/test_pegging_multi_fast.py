@@ -92,3 +92,41 @@ def test_a_group_of_deals_played_out_together_equals_each_deal_by_the_model(game
     multi._play_each(g, stv, hands[g.you], multi._by_ids(group), (), acc)
     assert {s: v for s, v in acc.items() if s != "sq" and v} == {s: v for s, v in want.items() if v}
     assert acc["sq"] == sq
+
+
+def _jobworker():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("_jobworker", Path(__file__).resolve().parent.parent / "web" /
+                                                  "jobworker.py")
+    worker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(worker)
+    return worker
+
+
+def test_a_worker_warms_the_tables_three_and_four_hand_game_while_it_waits(monkeypatch):
+    """A table playing a three- or four-hand game: the worker's warm-up ranks leads of that game (filling the
+    play-out's count-state tables, which every such game shares), in turn with the two-hand steps when the table
+    has both; ``LANDSEND_WARM_UP`` caps its rounds (0: none); a two-hand table warms no three-/four-hand game."""
+    worker = _jobworker()
+    monkeypatch.setenv("LANDSEND_WARM_UP", "2")
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("lands-end-4")]))
+    assert worker.warm_steps() is None                              # no two-hand game to warm
+    multi._cs_reset()
+    assert len(multi._CS_AT) == 1
+    assert sum(1 for _ in worker.warm_all(worker.warm_steps(), worker.warm_multi_steps())) == 2
+    assert len(multi._CS_AT) > 500                                  # two leads' play-outs: their count states
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("lands-end-3"),
+                                                                       get_ruleset("five-card")]))
+    taken = []
+    steps = worker.warm_all(iter(lambda: taken.append("two"), 1), worker.warm_multi_steps())
+    for _ in range(4):
+        next(steps)
+    assert taken == ["two", "two"]                                  # one step of each in turn
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("cribbage")]))
+    assert worker.warm_multi_steps() is None
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("lands-end-3")]))
+    monkeypatch.setenv("LANDSEND_WARM_UP", "0")
+    assert worker.warm_multi_steps() is None and worker.warm_all(None, None) is None
+    assert sum(1 for _ in multi.warm_up(["lands-end-casino-3"], rounds=3)) == 3

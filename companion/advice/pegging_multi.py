@@ -52,7 +52,8 @@ from .pegging_model import (BINOM, COUNT_AFTER, KINDS, POLICY, VALUE, WITHOUT, C
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
 
-__all__ = ["EXACT_GROUPS", "SAMPLES", "MultiGame", "multi_game", "rank_plays", "rank_plays_multi", "MultiAdvice"]
+__all__ = ["EXACT_GROUPS", "SAMPLES", "MultiGame", "multi_game", "rank_plays", "rank_plays_multi", "MultiAdvice",
+           "warm_up", "WARM_ROUNDS"]
 
 #: Exact enumeration of the other players' joint hands up to this many joint rank groups.
 EXACT_GROUPS = 6000
@@ -1031,3 +1032,26 @@ def infer_gos_multi(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], t
     if then is not None and then in g.positions:
         gos_until(g.positions.index(then))
     return out
+
+
+#: Leads a fresh worker ranks per three- or four-hand game while it waits (:func:`warm_up`).
+WARM_ROUNDS = 8
+
+
+def warm_up(games: "Iterable[str | Ruleset] | None" = None, rounds: int = WARM_ROUNDS, seed: str = "warm-up-multi"):
+    """Rank seeded random four-card leads (seat 1, sampled) of the three- and four-hand ``games`` (default: every
+    one), one of each game a round, for ``rounds`` rounds; yield after each ranking.
+
+    A fresh process starts with the play-out's count-state tables empty (shared by every three- and four-hand
+    game), and its first leads take 1.5-2.5 times as long as later ones (bench/README.md). The job worker runs
+    this while it waits for its first call, one ranking at a time, and stops as soon as a call comes
+    (web/jobworker.py); what it fills changes no figure, only how soon it comes."""
+    from ..rulesets import RULESETS, get_ruleset
+    rng = random.Random(seed)
+    rules = [get_ruleset(x) if isinstance(x, str) else x for x in games] if games is not None else \
+        [r for r in RULESETS.values() if r.players > 2 and r.pegging]
+    for _ in range(rounds):
+        for r in rules:
+            cards = rng.sample(DECK, r.held + 1)
+            rank_plays_multi(cards[:r.held], game=r, seat=1, turnup=cards[-1])
+            yield
