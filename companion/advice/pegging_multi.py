@@ -330,7 +330,7 @@ _CS_PTS: list = []          # id -> reply_points(count, tail): the points of a c
 _CS_NEXT: list = []         # id -> per rank: (next id, count after it; 0 after a 31: a new count)
 _CS_UP: list = []           # id -> per rank: the reply groups after it, the replier's points worth +1
 _CS_DN: list = []           # the same, worth -1
-_CS_STEP: list = []         # id -> per rank: (its points, the next id: 0 after a 31, the room after it capped at 10)
+_CS_STEP: list = []         # id -> per rank: (its points, the next id: 0 after a 31, 14 + the room after it capped at 10)
 
 
 # The tables are shared by the threads that advise at once (the web app's GET routes answer in their request
@@ -414,7 +414,7 @@ def _cs_next(cs: int, r: int) -> tuple:
 def _cs_step(cs: int, r: int) -> tuple:
     """``_CS_STEP[cs][r]``, made: a card of rank ``r`` at the count state ``cs``."""
     nxt, count = _CS_NEXT[cs][r] or _cs_next(cs, r)
-    out = _CS_STEP[cs][r] = (_CS_PTS[cs][r], nxt, 31 - count if count > 20 else 10)
+    out = _CS_STEP[cs][r] = (_CS_PTS[cs][r], nxt, 14 + (31 - count if count > 20 else 10))
     return out
 
 
@@ -473,6 +473,13 @@ for _k in range(5):
     for _hand, _ in rank_hands(_k):
         _h_add(_hand)
 del _k, _hand
+# The play-out's own form of a hand: one tuple per hand id, read with one index: [0] its id, [r] (1..13) the entry of
+# the hand less one card of rank r (None: it holds none), [14 + room] (room capped at 10) its distinct ranks that
+# fit (``_H_FIT``). A smaller hand's entry is made first (ids grow with the hands they are made from).
+_H_ENTRY: list = []
+for _i, _fit in enumerate(_H_FIT):
+    _H_ENTRY.append((_i,) + tuple(None if j is None else _H_ENTRY[j] for j in _H_LESS[_i][1:]) + _fit)
+del _i, _fit
 
 # The players' turn order as tables, per player count n and player p, indexed by a bitmask of players: the first in
 # the mask after p in the direction of play, p itself last (None: the mask is empty).
@@ -490,11 +497,12 @@ def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tup
     for s, v in base:
         start[sides.index(s)] += v
     you = g.you
-    mine_id = _H_ID[mine]
+    entry = _H_ENTRY
+    mine_e = entry[_H_ID[mine]]
     deals = []
     for hands, w in group.items():
-        hands = list(hands)
-        hands[you] = mine_id
+        hands = [entry[h] for h in hands]
+        hands[you] = mine_e
         deals.append((hands, w))
     sums, sq, firsts = _play_out(g, st, deals, start, worth, stats is not None)
     for s, v in zip(sides, sums):
@@ -510,9 +518,9 @@ def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
     local variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
     if st.over:
         return
-    ids = [_H_ID[tuple(h)] for h in hands]
+    ids = [_H_ENTRY[_H_ID[tuple(h)]] for h in hands]
     sums, _, _ = _play_out(g, st, [(ids, 1)], [0] * len(g._sides), [0] * len(g._sides), False)
-    hands[:] = [_H_RANKS[h] for h in ids]
+    hands[:] = [_H_RANKS[h[0]] for h in ids]
     for s, v in zip(g._sides, sums):
         if v:
             pts[s] = pts.get(s, 0) + v
@@ -526,8 +534,8 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
     side's point to you), and (``firsts``) the weight of each first play (its rank, None: a go).
 
     Everything the loop reads is a small int indexing a table made once: the count state (``_CS_STEP``: what
-    each rank does to it, ``_CS_PTS`` its points), a hand (``_H_FIT``: its distinct ranks that fit under the room;
-    ``_H_LESS``: less a card), the players who may still play in this count and those holding cards as bitmasks
+    each rank does to it, ``_CS_PTS`` its points), a hand (``_H_ENTRY``: its distinct ranks that fit under the
+    room, and the entry of the hand less a card), the players who may still play in this count and those holding cards as bitmasks
     (``_NEXT``: the next of them in turn); the cards not yet played a list per rank kept as cards go, and the
     policy's look-ahead score (:func:`fill_scores`) computed from them. :func:`step`'s rules on these. The deals
     start from one state, so the policy's scores at their first public states (the first ``_SHARED_DEPTH`` cards
@@ -546,11 +554,11 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
     single = g.rules.pegging_count == "single"
     step_tab = _CS_STEP
     pts_tab = _CS_PTS
-    fit_tab = _H_FIT
-    less_tab = _H_LESS
+    low = _LOW
+    binom = BINOM
     p0, _, count, gone, last0, left0, played, _ = st
     cs0 = _cs(count, st.seq)
-    ri0 = 31 - count if count > 20 else 10      # the room under 31, capped at 10 (where every rank fits)
+    ri0 = 14 + (31 - count if count > 20 else 10)   # where a hand's entry lists its ranks that fit under the room
     pool0 = [4 - (played >> 3 * x & 7) for x in range(14)]     # the cards not yet played per rank
     unplayed0 = sum(pool0) - 4
     left0 = list(left0)
@@ -574,8 +582,8 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
         p, cs, ri, hold, act, first, last, unplayed = p0, cs0, ri0, hold0, act0, first0, last0, unplayed0
         ph = 1                                  # the public history so far, a digit a card (0: a go), while short
         while True:
-            h_id = hands[p]
-            cands = fit_tab[h_id][ri]
+            h_e = hands[p]
+            cands = h_e[ri]
             if not cands:                       # a go
                 if first < 0:
                     first = p
@@ -588,7 +596,7 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
                     # the next player who will hold cards after this one and is not gone
                     q = nxt_of[p][act & ~(1 << p) if left[p] == 1 else act]
                     prow = pts_tab[cs]
-                    bs = _LOW
+                    bs = low
                     if q != p and q is not None:    # the points now less the next player's expected best reply
                         wp, sign, wq, groups = pairs[p][q]
                         grow = groups[cs]
@@ -596,7 +604,7 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
                         n1 = unplayed - 1
                         if h > n1:
                             h = n1
-                        cn = BINOM[h]
+                        cn = binom[h]
                         call = cn[n1]
                         wpc = wp * call
                         if ph < share:          # early: the scores at this public state, kept for the group's deals
@@ -644,7 +652,7 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
                 if ph < share:
                     ph = ph << 4 | r
                 pr, cs, ri = step_tab[cs][r] or _cs_step(cs, r)
-                hands[p] = less_tab[h_id][r]
+                hands[p] = h_e[r]
                 left[p] -= 1
                 if not left[p]:
                     hold &= ~(1 << p)
@@ -669,7 +677,7 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
             if single or first < 0 or not hold:
                 break
             p = nxt_of[(first - 1) % n][hold]
-            cs, ri, act, first, last = 0, 10, hold, -1, -1
+            cs, ri, act, first, last = 0, 24, hold, -1, -1
         ends[tot] = ends.get(tot, 0) + w
         if firsts:                              # the first token: ph's top digit
             r = ph >> ((ph.bit_length() - 1) // 4 - 1) * 4 & 15
