@@ -3,9 +3,11 @@
 ``_play_each`` plays every deal of a group out from one state on the engine's own tables (hand ids, turn-order
 bitmasks, count-state ids) and keeps the policy's scores per public state for the group's other deals (the first
 ``_SHARED_DEPTH`` cards and gos of a play-out). Here random groups of deals from random states of every three- and
-four-hand preset and house rule are played out both ways: by ``_play_each``, and deal by deal by the model's
-``step`` and ``choose`` (pinned to the table's engine in tests/test_pegging_engines.py). The sums per side and of
-the squared nets, which give every figure and standard error of a sampled ranking, must be equal. Many deals share
+four-hand preset and house rule are played out both ways: by ``_play_each``, and by the tree walk ``_walk`` with
+no deal played out alone (``_SMALL`` 0: at every node the model's ``step``, and the group split by each hand's
+choice in the order of the model's ``scores``; pinned to the table's engine and the brute force by
+tests/test_pegging_engines.py and test_pegging_multi.py). The sums per side and of the squared nets, which give
+every figure and standard error of a sampled ranking, must be equal. Many deals share
 their first public states, so the kept scores are read back (checked: the test fails when the history that keys
 them leaves out the gos, or keeps only its first card).
 """
@@ -13,57 +15,41 @@ them leaves out the gos, or keeps only its first card).
 from __future__ import annotations
 
 import random
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from companion.advice import pegging_multi as multi
-from companion.cards import DECK
 from companion.rulesets import get_ruleset
+from test_pegging_engines import _jobworker
+from test_pegging_multi import random_position
 
 VARIANTS = [("lands-end-3", {}), ("lands-end-4", {}), ("lands-end-casino-3", {}), ("lands-end-casino-4", {}),
             ("lands-end-3", {"pegging_credit": "self"}), ("lands-end-4", {"last_card": 2}),
             ("lands-end-casino-3", {"direction": "ccw"}), ("lands-end-casino-4", {"pegging_count": "single"})]
 
 
-def reference(g, st0, hands):
-    """The points per side of one deal played out from ``st0`` by ``step`` and ``choose``."""
-    hands = list(hands)
-    stv, pts = st0, {}
-    while not stv.over:
-        p = stv.turn
-        r = multi.choose(g, stv, p, hands[p])
-        if r is not None:
-            hands[p] = multi.without(hands[p], r)
-        credits: list = []
-        stv = multi.step(g, stv, r, credits)
-        for side, v, _ in credits:
-            pts[side] = pts.get(side, 0) + v
-    return pts
-
-
-@pytest.mark.parametrize("game,options", VARIANTS, ids=[f"{g}{'-' + '-'.join(map(str, o.values())) if o else ''}"
-                                                        for g, o in VARIANTS])
+@pytest.mark.parametrize("game,options", VARIANTS, ids=[g + "".join(f"-{v}" for v in o.values()) for g, o in VARIANTS])
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_a_group_of_deals_played_out_together_equals_each_deal_by_the_model(game, options, data):
     rules = get_ruleset(game, **options)
     low, high = multi.seat_range(rules)
-    g = multi.multi_game(rules, data.draw(st.integers(low, high), label="seat"))
+    seat = data.draw(st.integers(low, high), label="seat")
+    g = multi.multi_game(rules, seat)
     rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
-    deck = rng.sample(DECK, g.n * rules.held)
-    hands = [tuple(sorted(c.rank for c in deck[i * rules.held:(i + 1) * rules.held])) for i in range(g.n)]
-    stv = g.start()
-    for _ in range(data.draw(st.integers(0, 6), label="random cards first")):
-        if stv.over:
-            break
-        fits = [r for r in hands[stv.turn] if multi.VALUE[r] <= 31 - stv.count]
-        r = rng.choice(fits) if fits else None
-        if r is not None:
-            hands[stv.turn] = multi.without(hands[stv.turn], r)
-        stv = multi.step(g, stv, r, [])
-    if stv.over:
-        return
+    stv = None
+    while stv is None or stv.over:      # your turn after random legal cards, the others holding 1..12 cards
+        pos = random_position(rules, rng, seat, max_others=rng.randint(1, 12))
+        if pos is not None:
+            mine, toks, _ = multi.position_cards(pos[0], pos[1], pos[2], ())
+            try:
+                stv, _, _ = multi.replay(g, mine, toks)
+            except multi.IllegalAction:  # the phase ended (one count only): another
+                stv = None
+    hands = [()] * g.n
+    hands[g.you] = tuple(sorted(c.rank for c in mine))
     # the group: your hand as dealt, the others' cards left dealt anew from the cards not yet played, many times
     # (a few deals repeated, as a sample repeats them), each with a weight
     played = [r for r in range(1, 14) for _ in range(stv.played >> 3 * r & 7)]
@@ -79,30 +65,13 @@ def test_a_group_of_deals_played_out_together_equals_each_deal_by_the_model(game
             deal.append(tuple(sorted(draw[k:k + n])))
             k += n
         group[tuple(deal)] = group.get(tuple(deal), 0) + rng.randint(1, 3)
+    group = multi._by_ids(group)
     want: dict = {}
-    sq = 0
-    for deal, w in group.items():
-        full = list(deal)
-        full[g.you] = hands[g.you]
-        pts = reference(g, stv, full)
-        for side, v in pts.items():
-            want[side] = want.get(side, 0) + w * v
-        sq += w * g.net(pts) ** 2
+    with mock.patch.object(multi, "_SMALL", 0):       # no deal played out alone: the tree walk at every node
+        multi._walk(g, stv, hands[g.you], group, (), want)
     acc: dict = {}
-    multi._play_each(g, stv, hands[g.you], multi._by_ids(group), (), acc)
-    assert {s: v for s, v in acc.items() if s != "sq" and v} == {s: v for s, v in want.items() if v}
-    assert acc["sq"] == sq
-
-
-def _jobworker():
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location("_jobworker", Path(__file__).resolve().parent.parent / "web" /
-                                                  "jobworker.py")
-    worker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(worker)
-    return worker
+    multi._play_each(g, stv, hands[g.you], group, (), acc)
+    assert {s: v for s, v in acc.items() if v} == {s: v for s, v in want.items() if v}
 
 
 def test_a_worker_warms_the_tables_three_and_four_hand_game_while_it_waits(monkeypatch):

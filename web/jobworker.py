@@ -97,26 +97,38 @@ def warm_rules_value(rules) -> str:
     return base64.b64encode(pickle.dumps(list(rules), protocol=pickle.HIGHEST_PROTOCOL)).decode("ascii")
 
 
+def _warm_rounds() -> "int | None":
+    """``LANDSEND_WARM_UP``'s rounds (None: unset or unreadable, the default; 0 or less: no warm-up)."""
+    raw = os.environ.get(WARM_ENV, "").strip()
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def _warm_games():
+    """The rulesets of ``LANDSEND_WARM_RULES`` (None: unset, or a value it cannot read)."""
+    packed = os.environ.get(WARM_RULES_ENV, "").strip()
+    if not packed:
+        return None
+    import base64
+    try:
+        return list(pickle.loads(base64.b64decode(packed)))
+    except Exception:                 # noqa: BLE001 - a value it cannot read: as if unset
+        return None
+
+
 def warm_steps():
     """The steps of the warm-up a fresh worker runs while idle (None when ``LANDSEND_WARM_UP`` is 0): the games of
     ``LANDSEND_WARM_RULES`` (the table's) that have a two-hand matching phase, else every two-hand game."""
-    raw = os.environ.get(WARM_ENV, "").strip()
-    try:
-        rounds = int(raw) if raw else None
-    except ValueError:
-        rounds = None
+    rounds = _warm_rounds()
     if rounds is not None and rounds <= 0:
         return None
     from companion.advice.pegging import WARM_ROUNDS, warm_up
-    games = None
-    packed = os.environ.get(WARM_RULES_ENV, "").strip()
-    if packed:
-        import base64
-        try:
-            games = [r for r in pickle.loads(base64.b64decode(packed)) if r.players == 2 and r.pegging]
-        except Exception:             # noqa: BLE001 - a value it cannot read: every two-hand game
-            games = None
-        if games == []:               # the table plays no two-hand game with pegging: nothing to warm
+    games = _warm_games()
+    if games is not None:
+        games = [r for r in games if r.players == 2 and r.pegging]
+        if not games:                 # the table plays no two-hand game with pegging: nothing to warm
             return None
     return warm_up(games, rounds=WARM_ROUNDS if rounds is None else rounds)
 
@@ -125,22 +137,9 @@ def warm_multi_steps():
     """The steps of the three- and four-hand advice's warm-up (None when ``LANDSEND_WARM_UP`` is 0, or the games of
     ``LANDSEND_WARM_RULES`` have no three- or four-hand matching phase): leads of those games
     (:func:`companion.advice.pegging_multi.warm_up`; unset: none, a table's game is two-hand until it says not)."""
-    raw = os.environ.get(WARM_ENV, "").strip()
-    try:
-        rounds = int(raw) if raw else None
-    except ValueError:
-        rounds = None
-    if rounds is not None and rounds <= 0:
-        return None
-    packed = os.environ.get(WARM_RULES_ENV, "").strip()
-    if not packed:
-        return None
-    import base64
-    try:
-        games = [r for r in pickle.loads(base64.b64decode(packed)) if r.players > 2 and r.pegging]
-    except Exception:                 # noqa: BLE001 - a value it cannot read: nothing to warm here
-        return None
-    if not games:
+    rounds = _warm_rounds()
+    games = [r for r in _warm_games() or () if r.players > 2 and r.pegging]
+    if rounds is not None and rounds <= 0 or not games:
         return None
     from companion.advice.pegging_multi import WARM_ROUNDS, warm_up
     return warm_up(games, rounds=WARM_ROUNDS if rounds is None else min(rounds, WARM_ROUNDS))

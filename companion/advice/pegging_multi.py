@@ -629,17 +629,7 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
                                 if m:
                                     s += sign * v * (call - cn[n1 - m])
                             elif grp:
-                                exp = 0
-                                top = n1
-                                for v, rs, mine in grp[0]:
-                                    m = -mine
-                                    for y in rs:
-                                        m += pool[y]
-                                    if m:
-                                        if v:
-                                            exp += v * (cn[top] - cn[top - m])
-                                        top -= m
-                                s += sign * exp
+                                s += sign * _expected(grp[0], pool, n1, cn)
                             if s >= bs:
                                 r, bs = x, s
                     else:                       # no reply to look ahead to: the points now
@@ -708,18 +698,26 @@ def _lookahead(cs: int, x: int, wq: int, s: int, grow: list, pool: list, n1: int
         if m:
             s += sign * v * (cn[n1] - cn[n1 - m])
     elif grp:
-        exp = 0
-        top = n1
-        for v, rs, mine in grp[0]:
-            m = -mine
-            for y in rs:
-                m += pool[y]
-            if m:
-                if v:
-                    exp += v * (cn[top] - cn[top - m])
-                top -= m
-        s += sign * exp
+        s += sign * _expected(grp[0], pool, n1, cn)
     return s
+
+
+def _expected(groups: tuple, pool: list, n1: int, cn: list) -> int:
+    """The replier's expected best worth x C(n1, h) over ``groups`` (``(worth, ranks, 1 if the card just played is
+    of one of them)``, best first), its h cards drawn from the ``n1`` not yet played (``pool`` per rank, the card
+    just played still in it; ``cn``: C(m, h) by m), as :func:`fill_scores` reads them: P(best reply == v) x
+    C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)."""
+    exp = 0
+    top = n1
+    for v, rs, mine in groups:
+        m = -mine
+        for y in rs:
+            m += pool[y]
+        if m:
+            if v:
+                exp += v * (cn[top] - cn[top - m])
+            top -= m
+    return exp
 
 
 def _add(base: tuple, credits: Sequence) -> tuple:
