@@ -31,7 +31,7 @@ VARIANTS = [("lands-end-3", {}), ("lands-end-4", {}), ("lands-end-casino-3", {})
 
 
 @pytest.mark.parametrize("game,options", VARIANTS, ids=[g + "".join(f"-{v}" for v in o.values()) for g, o in VARIANTS])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_a_group_of_deals_played_out_together_equals_each_deal_by_the_model(game, options, data):
     rules = get_ruleset(game, **options)
