@@ -20,6 +20,19 @@ steps); after each command it reads ``GET /api/table``. The daemon's resident me
 Target (issue 18): RSS after 100,000 events within 5 MB of RSS after 10,000.
 It prints the curve, the growth per event between 10k and the end, and the
 ratio of the final RSS to the 10k one.
+
+``--workers`` (issue 38 item 3) measures the advice's job worker instead, as the daemon runs it: the real
+``python web/jobworker.py`` with the unit's environment, the table's game to warm (``--game``) and the retire line
+of a Zero 2 W (``--line``, MiB, what ``LANDSEND_WORKER_MAX_MB`` sets: 96, the worker's own line there, where
+``MemTotal`` is about 430 MiB and a fifth of it is under the line's floor of 96). Its RSS and PSS (``/proc/PID/smaps_rollup``) are read when its imports are done,
+when its warm-up (while it waits, up to half the line) has ended, after each answer of a stream of the game's
+advice (leads, discards with the matching phase, the two kinds the page asks most), and every 10 ms in between
+(the peak inside a call); it runs until the worker retires (past the line, after its answer). Then two workers
+at once, as the job pool runs them (``RUNNING`` 2), each with its own stream: the peak of their sum. And the
+daemon itself, idle with a table (``landsend serve --sim``), for the budget beside them::
+
+    .venv/bin/python bench/bench_memory.py --workers                          # lands-end-4, then lands-end
+    .venv/bin/python bench/bench_memory.py --workers --game lands-end-3 --line 102
 """
 
 from __future__ import annotations
@@ -49,12 +62,252 @@ def checkpoints(total: int) -> list[int]:
     return marks + [total]
 
 
+def mem_kib(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of ``pid`` in KiB, from ``/proc/PID/smaps_rollup`` ((0, 0) once it is gone)."""
+    rss = pss = 0
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Rss:"):
+                rss = int(line.split()[1])
+            elif line.startswith("Pss:"):
+                pss = int(line.split()[1])
+    except OSError:
+        pass
+    return rss, pss
+
+
+def cpu_ticks(pid: int) -> int:
+    try:
+        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(f[11]) + int(f[12])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def advice_calls(game: str, n: int, seed: str) -> list:
+    """``n`` calls of the job worker as the page's jobs make them (web/advice.py's plans) for a table of ``game``:
+    leads (``/api/lead``) and, every third call, a dealt hand's discards with the matching phase (``/api/advise``)."""
+    import random
+    from companion import DECK, get_ruleset
+    rules = get_ruleset(game)
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        if i % 3 == 2:
+            cards = [str(c) for c in rng.sample(DECK, rules.dealt)]
+            kw = {"cards": cards, "game": game, "dealer": None, "seat": 1 if rules.players > 2 else None,
+                  "pocket_owner": 0 if rules.pocket_owner == "rotate" else None, "scores": None,
+                  "pegging": True}
+            if rules.players == 2:
+                kw["dealer"] = bool(i % 2)
+            out.append(("companion.advice.discard", "advise", kw,
+                        [("ranking the discards by the hand", {"pegging": False}),
+                         ("adding what each keeps in the pegging", {"pegging": True})]))
+        else:
+            cards = [str(c) for c in rng.sample(DECK, rules.held + 1)]
+            out.append(("companion.advice.pegging_multi", "rank_plays",
+                        {"hand": cards[:-1], "seen": [], "game": game, "played": [], "dealer": False,
+                         "turnup": cards[-1], "seat": 1 if rules.players > 2 else None},
+                        [("ranking every play", {})]))
+    return out
+
+
+class BenchWorker:
+    """One ``python web/jobworker.py``, started as web.jobpool starts it, fed calls, its memory sampled."""
+
+    def __init__(self, game: str, line: float, unit: dict) -> None:
+        from web.jobworker import WARM_RULES_ENV, warm_rules_value
+        from companion import get_ruleset
+        env = dict(os.environ, **unit, LANDSEND_WORKER_MAX_MB=str(line),
+                   PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+        env[WARM_RULES_ENV] = warm_rules_value([get_ruleset(game)])
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "web" / "jobworker.py")], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, cwd=str(ROOT), env=env)
+        self.peak = (0, 0)
+        self.retired = False
+
+    def sample(self) -> tuple[int, int]:
+        m = mem_kib(self.proc.pid)
+        self.peak = max(self.peak, m)
+        return m
+
+    def settled(self, quiet: float = 1.5, limit: float = 300.0) -> float:
+        """Wait until the worker's CPU time stops moving for ``quiet`` seconds (its warm-up is over); its seconds."""
+        t0 = time.monotonic()
+        last, since = cpu_ticks(self.proc.pid), time.monotonic()
+        while time.monotonic() - t0 < limit:
+            time.sleep(0.1)
+            self.sample()
+            now = cpu_ticks(self.proc.pid)
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                break
+        return since - t0
+
+    def call(self, frame) -> bool:
+        """Send one call, wait for its answer; True while the worker stays (False: it retired after this one)."""
+        from web.jobworker import read_frame, write_frame
+        write_frame(self.proc.stdin, frame)
+        while True:
+            out = read_frame(self.proc.stdout)
+            if out is None:
+                raise SystemExit("the worker ended without an answer")
+            if out[0] == "done":
+                self.retired = bool(out[2])
+                return not self.retired
+            if out[0] == "failed":
+                raise SystemExit(f"the worker failed a call: {out[1:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+
+
+def sampler(workers: list, stop, sums: list) -> None:
+    """Every 10 ms: each worker's memory, and the peak of their sum."""
+    while not stop.is_set():
+        tot = [0, 0]
+        for w in workers:
+            r, p = w.sample()
+            tot[0] += r
+            tot[1] += p
+        sums[0] = max(sums[0], tot[0])
+        sums[1] = max(sums[1], tot[1])
+        time.sleep(0.01)
+
+
+def worker_memory(game: str, line: float, calls: int, unit: dict) -> None:
+    """The job worker's memory for a table of ``game``: one worker's life to its retirement, then two at once."""
+    import threading
+    mib = lambda kib: f"{kib / 1024:.1f}"        # noqa: E731
+    print(f"\n### {game}: the job worker, retire line {line:g} MiB, warm-up budget {line / 2:g} MiB "
+          f"(load average {os.getloadavg()[0]:.1f})\n")
+    w = BenchWorker(game, line, unit)
+    time.sleep(0.5)
+    start = w.sample()
+    warm_s = w.settled()
+    warm = w.sample()
+    print("| when | RSS (MiB) | PSS (MiB) |\n|---|---:|---:|")
+    print(f"| 0.5 s after its start (its imports; warming) | {mib(start[0])} | {mib(start[1])} |")
+    print(f"| warm (idle again after {warm_s:.1f} s) | {mib(warm[0])} | {mib(warm[1])} |")
+    stop = threading.Event()
+    sums = [0, 0]
+    th = threading.Thread(target=sampler, args=([w], stop, sums), daemon=True)
+    th.start()
+    stream = advice_calls(game, calls, f"memory-{game}")
+    done, after = 0, []
+    before_last = warm
+    for frame in stream:
+        before_last = w.sample()
+        stays = w.call(frame)
+        done += 1
+        after.append(w.sample())
+        if done in (1, 10, 50, 100, 200) and stays:
+            print(f"| after {done} calls | {mib(after[-1][0])} | {mib(after[-1][1])} |")
+        if not stays:
+            break
+    stop.set()
+    th.join()
+    if w.retired:
+        w.proc.wait(timeout=30)
+    else:
+        w.stop()
+    if w.retired:
+        print(f"| the answer it retired after (call {done}; before it {mib(before_last[0])}) | "
+              f"{mib(after[-1][0])} | {mib(after[-1][1])} |")
+    else:
+        print(f"| after the stream's {done} calls: not retired | {mib(after[-1][0])} | {mib(after[-1][1])} |")
+    print(f"| peak, sampled every 10 ms | {mib(w.peak[0])} | {mib(w.peak[1])} |")
+    grew = max(b[0] - a[0] for a, b in zip([warm] + after, after))
+    print(f"\nthe most one call added: {mib(grew)} MiB RSS; calls to retirement: {done if w.retired else 'more than ' + str(done)}")
+    # two at once: both warm at the same time, then each its own stream, at the same time
+    ws = [BenchWorker(game, line, unit) for _ in range(2)]
+    time.sleep(0.5)
+    for x in ws:
+        x.settled()
+    warm2 = [x.sample() for x in ws]
+    stop = threading.Event()
+    sums = [0, 0]
+    th = threading.Thread(target=sampler, args=(ws, stop, sums), daemon=True)
+    th.start()
+
+    def feed(x, seed):
+        for frame in advice_calls(game, calls, seed):
+            if not x.call(frame):
+                break
+    feeders = [threading.Thread(target=feed, args=(x, f"memory-{game}-{i}")) for i, x in enumerate(ws)]
+    for f in feeders:
+        f.start()
+    for f in feeders:
+        f.join()
+    stop.set()
+    th.join()
+    for x in ws:
+        x.stop()
+    print(f"two workers at once: warm {mib(warm2[0][0] + warm2[1][0])} MiB RSS / {mib(warm2[0][1] + warm2[1][1])} "
+          f"MiB PSS together; the peak of their sum {mib(sums[0])} MiB RSS / {mib(sums[1])} MiB PSS "
+          f"(each to its retirement: {', '.join('retired' if x.retired else 'not retired' for x in ws)})")
+
+
+def daemon_memory(unit: dict) -> None:
+    """The daemon's memory idle with a table (``landsend serve --sim``, two phones' streams open)."""
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    tmp = Path(tempfile.mkdtemp(prefix="landsend-bench-memory-", dir=base))
+    (tmp / "config.toml").write_text("")
+    env = dict(os.environ, **unit, LANDSEND_STATE_DIR=str(tmp), LANDSEND_CONFIG=str(tmp / "config.toml"),
+               LANDSEND_LOG="WARNING")
+    port = free_port()
+    proc = subprocess.Popen(serve_command() + ["--sim", "--host", "127.0.0.1", "--port", str(port),
+                                               "--db", str(tmp / "landsend.db")],
+                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=ROOT)
+    host = Phone("127.0.0.11", port)
+    try:
+        for _ in range(600):
+            try:
+                status, body = host.request("GET", "/api/session")
+                break
+            except OSError:
+                time.sleep(0.05)
+        host.csrf = json.loads(body)["csrf"]
+        host.request("POST", "/api/claim", {})
+        host.open_stream()
+        for i in range(50):
+            host.request("POST", "/api/command", {"type": "peg", "side": ("p1", "p2")[i % 2], "points": 1,
+                                                  "client_id": f"mem-{i}"})
+        time.sleep(6)             # the daemon starts its first job worker 5 s after the page first answers
+        rss, pss = mem_kib(proc.pid)
+        kids = [int(x) for x in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        print(f"\nthe daemon, idle with a table after 50 commands: RSS {rss / 1024:.1f} MiB, PSS {pss / 1024:.1f} MiB "
+              f"(its worker started ahead: {', '.join(f'{mem_kib(k)[0] / 1024:.1f} MiB RSS' for k in kids) or 'none'})")
+    finally:
+        host.close()
+        stop_server(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--events", type=int, default=100_000, help="events in the match (100,000)")
     ap.add_argument("--bare", action="store_true", help="without the environment the board's unit gives the "
                     "daemon (systemd/landsend.service: the allocator's tunables)")
+    ap.add_argument("--workers", action="store_true", help="the job worker's memory instead (issue 38 item 3)")
+    ap.add_argument("--game", default=None, help="--workers: the table's game (default: lands-end-4, then lands-end)")
+    ap.add_argument("--line", type=float, default=96.0,
+                    help="--workers: the retire line, MiB (96: a Zero 2 W's, web/jobworker.py max_rss_mb)")
+    ap.add_argument("--calls", type=int, default=400, help="--workers: calls at most in a worker's stream")
     args = ap.parse_args(argv)
+    if args.workers:
+        unit = {} if args.bare else unit_environment()
+        sys.path.insert(0, str(ROOT))
+        print(f"CPython {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs; the unit's "
+              f"environment: {' '.join(f'{k}={v}' for k, v in unit.items()) or 'none (--bare)'}")
+        for game in ([args.game] if args.game else ["lands-end-4", "lands-end"]):
+            worker_memory(game, args.line, args.calls, unit)
+        daemon_memory(unit)
+        return 0
     if args.events < 1_000:
         ap.error("--events must be at least 1000")
     deadline = time.monotonic() + DEADLINE

@@ -36,8 +36,9 @@ Run from the repository root::
   the ratio brute force / fast on the same positions.
 
 The target rows' workers are warmed first as the product's job worker warms itself while it waits for its first
-call (web/jobworker.py ``warm_steps``: a few seeded rankings of the table's game, here the rows' two games, other
-positions than these);
+call (web/jobworker.py ``warm_steps`` and ``warm_multi_steps``: a few seeded rankings of the table's game, here the
+rows' games, other positions than these: the two-hand ones until the warm-up's memory budget, then the few leads
+of the three-/four-hand ones);
 ``--cold-worker`` times them in cold workers instead (a worker's first calls).
 
 Times are CPU seconds of this process per position (``time.process_time``) and wall seconds
@@ -176,9 +177,13 @@ def worker(n_by_row, warm=True):
     import json
     mod = job_worker()
     after_call = getattr(mod, "after_call", lambda calls: None)
-    if hasattr(mod, "warm_rules_value"):        # the product warms the table's game: here the rows' two
-        os.environ[mod.WARM_RULES_ENV] = mod.warm_rules_value([get_ruleset(g) for g in GAMES])
+    if hasattr(mod, "warm_rules_value"):        # the product warms the table's game: here the rows' games
+        games = list(GAMES) + [k for k, _ in n_by_row if k in MULTI_GAMES]
+        os.environ[mod.WARM_RULES_ENV] = mod.warm_rules_value([get_ruleset(g) for g in games])
     steps = getattr(mod, "warm_steps", lambda: None)() if warm else None
+    # a table plays one game, so the product's worker warms one: this one times the two-hand rows and the three-/
+    # four-hand ones, so it warms the two-hand games to the budget as before, then the others' few leads
+    multi_steps = getattr(mod, "warm_multi_steps", lambda: None)() if warm else None
     t0 = time.process_time()
     n_warm = 0
     if steps is not None:                       # as the worker warms while idle: until its memory budget
@@ -187,6 +192,8 @@ def worker(n_by_row, warm=True):
             n_warm += 1
             if budget is not None and mod.rss_mb() > budget:
                 break
+    for _ in multi_steps or ():
+        n_warm += 1
     print(json.dumps({"row": "warm-up", "cpu": [time.process_time() - t0], "wall": [0], "figs": [n_warm]}),
           flush=True)
     calls = 0

@@ -14,10 +14,11 @@ The process is killed to cancel a call: nothing in it needs to stop cleanly. Whe
 (killed mid-call: its end of the pipes closed), the worker exits quietly, 0, at its next frame: there is
 nobody to answer and nothing to say (no ``BrokenPipeError`` traceback in the log).
 
-While it waits for a call, a fresh worker warms the two-hand pegging advice's caches
+While it waits for a call, a fresh worker warms the pegging advice's caches
 (:func:`warm_steps`: a few seeded rankings of every two-hand game, ``LANDSEND_WARM_UP``
-rounds), one ranking at a time, stopping as soon as a call comes: the first advice of the
-evening then costs what the hundredth does (bench/README.md, "warm worker").
+rounds; :func:`warm_multi_steps`: leads of the table's three- or four-hand game), one ranking at
+a time, stopping as soon as a call comes: the first advice of the evening then costs what the
+hundredth does (bench/README.md, "warm worker").
 """
 
 from __future__ import annotations
@@ -96,28 +97,72 @@ def warm_rules_value(rules) -> str:
     return base64.b64encode(pickle.dumps(list(rules), protocol=pickle.HIGHEST_PROTOCOL)).decode("ascii")
 
 
+def _warm_rounds() -> "int | None":
+    """``LANDSEND_WARM_UP``'s rounds (None: unset or unreadable, the default; 0 or less: no warm-up)."""
+    raw = os.environ.get(WARM_ENV, "").strip()
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def _warm_games():
+    """The rulesets of ``LANDSEND_WARM_RULES`` (None: unset, or a value it cannot read)."""
+    packed = os.environ.get(WARM_RULES_ENV, "").strip()
+    if not packed:
+        return None
+    import base64
+    try:
+        return list(pickle.loads(base64.b64decode(packed)))
+    except Exception:                 # noqa: BLE001 - a value it cannot read: as if unset
+        return None
+
+
 def warm_steps():
     """The steps of the warm-up a fresh worker runs while idle (None when ``LANDSEND_WARM_UP`` is 0): the games of
     ``LANDSEND_WARM_RULES`` (the table's) that have a two-hand matching phase, else every two-hand game."""
-    raw = os.environ.get(WARM_ENV, "").strip()
-    try:
-        rounds = int(raw) if raw else None
-    except ValueError:
-        rounds = None
+    rounds = _warm_rounds()
     if rounds is not None and rounds <= 0:
         return None
     from companion.advice.pegging import WARM_ROUNDS, warm_up
-    games = None
-    packed = os.environ.get(WARM_RULES_ENV, "").strip()
-    if packed:
-        import base64
-        try:
-            games = [r for r in pickle.loads(base64.b64decode(packed)) if r.players == 2 and r.pegging]
-        except Exception:             # noqa: BLE001 - a value it cannot read: every two-hand game
-            games = None
-        if games == []:               # the table plays no two-hand game with pegging: nothing to warm
+    games = _warm_games()
+    if games is not None:
+        games = [r for r in games if r.players == 2 and r.pegging]
+        if not games:                 # the table plays no two-hand game with pegging: nothing to warm
             return None
     return warm_up(games, rounds=WARM_ROUNDS if rounds is None else rounds)
+
+
+def warm_multi_steps():
+    """The steps of the three- and four-hand advice's warm-up (None when ``LANDSEND_WARM_UP`` is 0, or the games of
+    ``LANDSEND_WARM_RULES`` have no three- or four-hand matching phase): leads of those games
+    (:func:`companion.advice.pegging_multi.warm_up`; unset: none, a table's game is two-hand until it says not)."""
+    rounds = _warm_rounds()
+    games = [r for r in _warm_games() or () if r.players > 2 and r.pegging]
+    if rounds is not None and rounds <= 0 or not games:
+        return None
+    from companion.advice.pegging_multi import WARM_ROUNDS, warm_up
+    return warm_up(games, rounds=WARM_ROUNDS if rounds is None else min(rounds, WARM_ROUNDS))
+
+
+def warm_all(*parts):
+    """The warm-up steps of ``parts`` (iterators or None) taken in turn, one step of each while they last (None:
+    none to take)."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+
+    def steps():
+        live = list(parts)
+        while live:
+            for part in list(live):
+                try:
+                    next(part)
+                except StopIteration:
+                    live.remove(part)
+                    continue
+                yield
+    return steps()
 
 
 def warm_while_idle(steps, inp, budget_mb: "float | None" = None):
@@ -203,7 +248,7 @@ def serve() -> int:
     from companion.errors import NotAllowed, RulesError
     calls = 0
     after_call(calls)                           # the imports too: frozen once
-    warm = warm_steps()
+    warm = warm_all(warm_steps(), warm_multi_steps())
     limit = max_rss_mb()
     while True:
         if warm is not None:                    # idle: warm the advice's caches until a call comes

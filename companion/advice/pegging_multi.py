@@ -48,11 +48,12 @@ from ..rulesets import Ruleset
 from .pegging import PegAdvice, PlayAdvice
 from .pegging_model import (BINOM, COUNT_AFTER, KINDS, POLICY, VALUE, WITHOUT, Cache, best_rank, count_after,
                             count_reply, fill_scores, hand_groups, paused_collector, position_cards, replay_plays,
-                            reply_points, rules_of, tail, trim, without)
+                            rank_hands, reply_points, rules_of, tail, trim, without)
 from .pegging import rank_plays as two_hand_rank_plays
 from .positions import positions as seat_range, side_of
 
-__all__ = ["EXACT_GROUPS", "SAMPLES", "MultiGame", "multi_game", "rank_plays", "rank_plays_multi", "MultiAdvice"]
+__all__ = ["EXACT_GROUPS", "SAMPLES", "MultiGame", "multi_game", "rank_plays", "rank_plays_multi", "MultiAdvice",
+           "warm_up", "WARM_ROUNDS"]
 
 #: Exact enumeration of the other players' joint hands up to this many joint rank groups.
 EXACT_GROUPS = 6000
@@ -61,6 +62,9 @@ SAMPLES = 1000
 
 #: Groups of up to this many deals are played out deal by deal (1, 4, 6, 8, 12, 30, 100 and all measured: 4-100 alike)
 _SMALL = 2000
+#: A play-out's first this many cards and gos keep the policy's scores per public state for the other deals
+_SHARED_DEPTH = 5
+_LOW = -1 << 62             # under every policy score
 
 EXACT = ("the other players' hands are averaged exactly over every way the cards you have not seen could be "
          "dealt to them, all equally likely (only their gos narrow them); from now on every player follows the "
@@ -111,6 +115,10 @@ class MultiGame:
         # the sides in a fixed order, and each player's credited side's index in it (the play-out's tallies)
         object.__setattr__(self, "_sides", self.sides)
         object.__setattr__(self, "_cidx", tuple(self.sides.index(self.credit[p]) for p in range(n)))
+        # per player p and next player q: (wp[p], sign[p][q], wq[q], the reply groups' table for q's worth)
+        object.__setattr__(self, "_pairs", tuple(tuple((self._wp[p], self._sign[p][q], self._wp[q],
+                                                          _CS_UP if self._wp[q] > 0 else _CS_DN) for q in range(n))
+                                                   for p in range(n)))
 
     @property
     def n(self) -> int:
@@ -255,7 +263,8 @@ def choose(g: MultiGame, st: MultiState, p: int, ranks: Iterable[int]) -> "int |
 def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base: tuple, acc: dict,
           stats: "dict | None" = None) -> None:
     """Add to ``acc`` (side -> sum of weight x points, and ``"sq"``: sum of weight x net^2 per deal) every
-    deal of ``group`` (joint hands of the players, yours left out as ``()`` -> weight) played out from
+    deal of ``group`` (joint hands of the players as hand ids, :func:`_by_ids`; yours left out as the empty hand's
+    -> weight) played out from
     ``st``; ``base``: the points per side made so far on this path (a tuple of (side, points))."""
     while not st.over and st.turn == g.you:
         credits: list = []
@@ -264,8 +273,8 @@ def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base
             mine = without(mine, r)
         st = step(g, st, r, credits)
         base = _add(base, credits)
-    if stats is None and len(group) <= _SMALL and not st.over:   # a few deals (most nodes): play each out
-        _play_each(g, st, mine, group, base, acc)
+    if len(group) <= _SMALL and not st.over:   # a few deals (most nodes): play each out
+        _play_each(g, st, mine, group, base, acc, stats)
         return
     if st.over:
         w = sum(group.values())
@@ -276,7 +285,9 @@ def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base
         return
     p = st.turn
     room = 31 - st.count
-    held = {r for hands in group for r in hands[p] if VALUE[r] <= room}
+    fit_tab = _H_FIT
+    ri = room if room < 10 else 10
+    held = {r for hands in group for r in fit_tab[hands[p]][ri]}
     if len(held) <= 1:                   # every hand plays its one rank that fits, or says go
         order = tuple(held)
     else:
@@ -286,18 +297,16 @@ def _walk(g: MultiGame, st: MultiState, mine: tuple[int, ...], group: dict, base
     for i, r in enumerate(order):
         at[r] = i
     place = at.__getitem__
-    rem_get = WITHOUT.get
+    less = _H_LESS
     parts: dict = {}
     for hands, w in group.items():
         mine_p = hands[p]
-        r = min(mine_p, key=place)           # the hand's favourite: its rank first in the order
+        fit = fit_tab[mine_p][ri]
+        r = (min(fit, key=place) if len(fit) > 1 else fit[0]) if fit else 0   # the hand's favourite: first in the order
         if at[r] == 99:
             r, h2 = None, hands
         else:
-            rest = rem_get((mine_p, r))
-            if rest is None:
-                rest = without(mine_p, r)
-            h2 = hands[:p] + (rest,) + hands[p + 1:]
+            h2 = hands[:p] + (less[mine_p][r],) + hands[p + 1:]
         sub = parts.get(r)
         if sub is None:
             sub = parts[r] = {}
@@ -321,6 +330,7 @@ _CS_PTS: list = []          # id -> reply_points(count, tail): the points of a c
 _CS_NEXT: list = []         # id -> per rank: (next id, count after it; 0 after a 31: a new count)
 _CS_UP: list = []           # id -> per rank: the reply groups after it, the replier's points worth +1
 _CS_DN: list = []           # the same, worth -1
+_CS_STEP: list = []         # id -> per rank: (its points, the next id: 0 after a 31, 14 + the room after it capped at 10)
 
 
 # The tables are shared by the threads that advise at once (the web app's GET routes answer in their request
@@ -353,6 +363,7 @@ def _cs_add(count: int, seq: tuple) -> int:
         _CS_NEXT.append([None] * 14)
         _CS_UP.append([None] * 14)
         _CS_DN.append([None] * 14)
+        _CS_STEP.append([None] * 14)
         _CS_ID[count, seq] = i
     return i
 
@@ -364,7 +375,7 @@ def _cs_reset(*, alone: bool = False) -> None:
         if alone and _CS_BUSY[0] != 1:
             return
         _CS_ID.clear()
-        del _CS_AT[:], _CS_PTS[:], _CS_NEXT[:], _CS_UP[:], _CS_DN[:]
+        del _CS_AT[:], _CS_PTS[:], _CS_NEXT[:], _CS_UP[:], _CS_DN[:], _CS_STEP[:]
         _cs_add(0, ())                  # id 0: a new count
 
 
@@ -400,10 +411,19 @@ def _cs_next(cs: int, r: int) -> tuple:
     return out
 
 
+def _cs_step(cs: int, r: int) -> tuple:
+    """``_CS_STEP[cs][r]``, made: a card of rank ``r`` at the count state ``cs``."""
+    nxt, count = _CS_NEXT[cs][r] or _cs_next(cs, r)
+    out = _CS_STEP[cs][r] = (_CS_PTS[cs][r], nxt, 14 + (31 - count if count > 20 else 10))
+    return out
+
+
 def _cs_groups(cs: int, r: int, wq: int) -> tuple:
     """``_CS_UP[cs][r]`` (``wq`` 1) or ``_CS_DN[cs][r]`` (-1), made: the replies after rank ``r`` grouped by
     their worth ``wq`` x points, best first, only ranks that fit, a group of worth 0 only when a worse one
-    follows (none after a 31: no reply)."""
+    follows (none after a 31: no reply), each ``(worth, ranks, 1 if r is one of them)``. Kept as the play-out
+    reads it fastest: one group of one rank as ``(worth, rank, 0 or 1)``, no group as ``()``, else
+    ``(groups,)``."""
     count, seq = _CS_AT[cs]
     hit = COUNT_AFTER.get((count, seq, r))
     c2, s2, _ = count_after(count, seq, r) if hit is None else hit
@@ -417,188 +437,287 @@ def _cs_groups(cs: int, r: int, wq: int) -> tuple:
         out = [(v, tuple(by[v]), 1 if r in by[v] else 0) for v in sorted(by, reverse=True)]
         if out and out[-1][0] == 0:
             out.pop()
-    out = tuple(out)
+    if len(out) == 1 and len(out[0][1]) == 1:     # one group of one rank (most): (worth, rank, 0 or 1) itself
+        v, (y,), mine = out[0]
+        out = (v, y, mine)
+    else:                                        # none: (); else the groups in a 1-tuple (never 3 long)
+        out = (tuple(out),) if out else ()
     (_CS_UP if wq > 0 else _CS_DN)[cs][r] = out
     return out
 
 
-def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict) -> None:
-    """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does."""
+# The play-out's hands: every rank multiset a player can hold in the matching phase (up to 4 cards: held is 3 or
+# 4) is a small int, made at import; per hand, its distinct ranks that fit under each room (what a player may play:
+# the room capped at 10, where every rank fits), and per rank the hand less one card of it.
+_H_ID: dict = {}            # sorted ranks -> id
+_H_FIT: list = []           # id -> per room 0..10: the distinct ranks that fit, ascending
+_H_LESS: list = []          # id -> per rank: the id of the hand less one card of it (None: it holds none)
+_H_RANKS: list = []         # id -> its sorted ranks
+
+
+def _h_add(hand: tuple) -> int:
+    i = _H_ID.get(hand)
+    if i is None:
+        less = [None] * 14
+        for r in set(hand):
+            less[r] = _h_add(without(hand, r))
+        i = len(_H_FIT)
+        _H_FIT.append(tuple(tuple(sorted({r for r in hand if VALUE[r] <= room})) for room in range(11)))
+        _H_LESS.append(less)
+        _H_RANKS.append(hand)
+        _H_ID[hand] = i
+    return i
+
+
+for _k in range(5):
+    for _hand, _ in rank_hands(_k):
+        _h_add(_hand)
+del _k, _hand
+# The play-out's own form of a hand: one tuple per hand id, read with one index: [0] its id, [r] (1..13) the entry of
+# the hand less one card of rank r (None: it holds none), [14 + room] (room capped at 10) its distinct ranks that
+# fit (``_H_FIT``). A smaller hand's entry is made first (ids grow with the hands they are made from).
+_H_ENTRY: list = []
+for _i, _fit in enumerate(_H_FIT):
+    _H_ENTRY.append((_i,) + tuple(None if j is None else _H_ENTRY[j] for j in _H_LESS[_i][1:]) + _fit)
+del _i, _fit
+
+# The players' turn order as tables, per player count n and player p, indexed by a bitmask of players: the first in
+# the mask after p in the direction of play, p itself last (None: the mask is empty).
+_NEXT = {n: tuple(tuple(next((j for j in ((p + k) % n for k in range(1, n + 1)) if m >> j & 1), None)
+                        for m in range(1 << n)) for p in range(n)) for n in (3, 4)}
+
+
+def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict,
+               stats: "dict | None" = None) -> None:
+    """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does (and, with
+    ``stats``, the first player's reply as :func:`count_reply` counts it)."""
     sides = g._sides
     worth = [g._net[s] for s in sides]
     start = [0] * len(sides)
     for s, v in base:
         start[sides.index(s)] += v
     you = g.you
-    cs = _cs(st.count, st.seq)
-    played = st.played
-    pool = [4 - (played >> 3 * x & 7) for x in range(14)]
-    sums = [0] * len(sides)
-    sq = 0
-    ns = range(len(sides))
+    entry = _H_ENTRY
+    mine_e = entry[_H_ID[mine]]
+    deals = []
     for hands, w in group.items():
-        hands = list(hands)
-        hands[you] = mine
-        tot = start[:]
-        _play_out(g, st, cs, hands, tot, pool[:])
-        net = 0
-        for i in ns:
-            v = tot[i]
-            if v:
-                sums[i] += w * v
-                net += worth[i] * v
-        sq += w * net * net
+        hands = [entry[h] for h in hands]
+        hands[you] = mine_e
+        deals.append((hands, w))
+    sums, sq, firsts = _play_out(g, st, deals, start, worth, stats is not None)
     for s, v in zip(sides, sums):
         acc[s] = acc.get(s, 0) + v
     acc["sq"] = acc.get("sq", 0) + sq
+    for r, w in firsts.items():
+        count_reply(stats, st.count, st.seq, r, w)
 
 
 def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
-    """Play one deal out from ``st`` (``hands``: every player's sorted ranks, yours included; changed in place),
-    adding the points credited per side to ``pts``: :func:`step` and :func:`choose` with the state in local
-    variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
+    """Play one deal out from ``st`` (``hands``: every player's sorted ranks, yours included; emptied as they are
+    played), adding the points credited per side to ``pts``: :func:`step` and :func:`choose` with the state in
+    local variables (a sampled walk's nodes are nearly all one deal: this loop is most of its time)."""
     if st.over:
         return
-    tot = [0] * len(g._sides)
-    _play_out(g, st, _cs(st.count, st.seq), hands, tot, [4 - (st.played >> 3 * x & 7) for x in range(14)])
-    for s, v in zip(g._sides, tot):
+    ids = [_H_ENTRY[_H_ID[tuple(h)]] for h in hands]
+    sums, _, _ = _play_out(g, st, [(ids, 1)], [0] * len(g._sides), [0] * len(g._sides), False)
+    hands[:] = [_H_RANKS[h[0]] for h in ids]
+    for s, v in zip(g._sides, sums):
         if v:
             pts[s] = pts.get(s, 0) + v
 
 
-def _play_out(g: MultiGame, st: MultiState, cs: int, hands: list, tot: list, pool: list) -> None:
-    """:func:`_play_deal`'s loop: the points credited per side (by index in ``g._sides``) added to ``tot``;
-    ``cs``: the id of ``st``'s count state, ``pool``: the cards not yet played per rank (changed in place).
+def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: list, firsts: bool) -> tuple:
+    """Play every deal of ``deals`` (``(hand ids of every player, yours included, weight)``; the hands are
+    changed in place) out from ``st`` (not over), each starting from the points per side ``start`` (by index in
+    ``g._sides``; a deal's own points are tallied in one int, 10 bits a side: a side makes far fewer than 1,024
+    points in a matching phase); return the sums over the deals of weight x points per side, of weight x net^2 (``worth``: a
+    side's point to you), and (``firsts``) the weight of each first play (its rank, None: a go).
 
-    The count is a count-state id (``_CS_NEXT`` gives what each rank does to it), the cards not yet played a
-    list per rank kept as cards go, and the policy's look-ahead score (:func:`fill_scores`) computed from
-    them. :func:`step`'s rules on local variables: a sampled walk's nodes are nearly all one deal, so this loop
-    is most of its time.
+    Everything the loop reads is a small int indexing a table made once: the count state (``_CS_STEP``: what
+    each rank does to it, ``_CS_PTS`` its points), a hand (``_H_ENTRY``: its distinct ranks that fit under the
+    room, and the entry of the hand less a card), the players who may still play in this count and those holding cards as bitmasks
+    (``_NEXT``: the next of them in turn); the cards not yet played a list per rank kept as cards go, and the
+    policy's look-ahead score (:func:`fill_scores`) computed from them. :func:`step`'s rules on these. The deals
+    start from one state, so the policy's scores at their first public states (the first ``_SHARED_DEPTH`` cards
+    and gos, a digit each in ``ph``) are kept for the deals after.
 
     Why one piece: the policy's choice is inline. As a function (it needs nine of the loop's variables) it cost
     3-5% of the three- and four-hand rows (bench/ab_pegging.py); the turn order and the end of a count are
-    written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py)."""
+    written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py,
+    tests/test_pegging_multi_fast.py)."""
     n = g.n
-    after = g._after
+    nxt_of = _NEXT[n]
     cidx = g._cidx
     wps = g._wp
-    signs = g._sign
-    up_tab = _CS_UP
-    dn_tab = _CS_DN
+    pairs = g._pairs
     last_card = g.rules.last_card
     single = g.rules.pegging_count == "single"
-    val = VALUE
-    nxt_tab = _CS_NEXT
+    step_tab = _CS_STEP
     pts_tab = _CS_PTS
-    p, seq, count, gone, last, left, played, _ = st
-    left = list(left)
-    unplayed = sum(pool) - 4
-    while True:
-        hand = hands[p]
-        room = 31 - count
-        if not hand or val[hand[0]] > room:
-            r = None
-        else:
-            k = 1
-            nh = len(hand)
-            while k < nh and val[hand[k]] <= room:
-                k += 1
-            r = hand[0]
-            if hand[k - 1] != r:            # two ranks or more fit: the policy's choice (choose, fill_scores)
-                q = None
-                for j in after[p]:          # the next player who will hold cards after this one and is not gone
-                    if (left[j] - 1 if j == p else left[j]) and j not in gone:
-                        q = j
-                        break
-                h = left[q] - (q == p) if q is not None and q != p else 0
-                wp = wps[p]
-                prow = pts_tab[cs]
-                best = None
-                bs = 0
-                prev = 0
-                if h:                       # the points now less the next player's expected best reply
-                    n1 = unplayed - 1
-                    if h > n1:
-                        h = n1
-                    cn = BINOM[h]
-                    call = cn[n1]
-                    sign = signs[p][q]
-                    wq = wps[q]
-                    grow = (up_tab if wq > 0 else dn_tab)[cs]
-                    for x in hand[:k]:
-                        if x == prev:
-                            continue
-                        prev = x
-                        s = wp * prow[x] * call
-                        grp = grow[x]
-                        if grp is None:
-                            grp = _cs_groups(cs, x, wq)
-                        if grp:
-                            exp = 0
-                            top = n1
-                            for v, rs, mine in grp:
-                                m = -mine
-                                for y in rs:
-                                    m += pool[y]
+    low = _LOW
+    binom = BINOM
+    p0, _, count, gone, last0, left0, played, _ = st
+    cs0 = _cs(count, st.seq)
+    ri0 = 14 + (31 - count if count > 20 else 10)   # where a hand's entry lists its ranks that fit under the room
+    pool0 = [4 - (played >> 3 * x & 7) for x in range(14)]     # the cards not yet played per rank
+    unplayed0 = sum(pool0) - 4
+    left0 = list(left0)
+    hold0 = 0                                   # the players holding cards, a bit each
+    for j in range(n):
+        if left0[j]:
+            hold0 |= 1 << j
+    act0 = hold0                                # those of them who have not said go in this count
+    for j in gone:
+        act0 &= ~(1 << j)
+    first0 = gone[0] if gone else -1            # the first who said go in this count
+    share = 1 << 4 * _SHARED_DEPTH              # ph under this: the history is short enough to keep scores by
+    memo: dict = {}
+    shift = [10 * c for c in cidx]              # a side's points in a deal's tally: 10 bits a side, from bit 10 x
+    ends: dict = {}                             # the tallies the deals ended with -> their weight
+    seen: dict = {}
+    for hands, w in deals:
+        tot = 0
+        pool = pool0[:]
+        left = left0[:]
+        p, cs, ri, hold, act, first, last, unplayed = p0, cs0, ri0, hold0, act0, first0, last0, unplayed0
+        ph = 1                                  # the public history so far, a digit a card (0: a go), while short
+        while True:
+            h_e = hands[p]
+            cands = h_e[ri]
+            if not cands:                       # a go
+                if first < 0:
+                    first = p
+                act &= ~(1 << p)
+                if ph < share:
+                    ph <<= 4
+            else:
+                r = cands[0]
+                if len(cands) > 1:              # two ranks or more fit: the policy's choice (choose, fill_scores)
+                    # the next player who will hold cards after this one and is not gone
+                    q = nxt_of[p][act & ~(1 << p) if left[p] == 1 else act]
+                    prow = pts_tab[cs]
+                    bs = low
+                    if q != p and q is not None:    # the points now less the next player's expected best reply
+                        wp, sign, wq, groups = pairs[p][q]
+                        grow = groups[cs]
+                        h = left[q]
+                        n1 = unplayed - 1
+                        if h > n1:
+                            h = n1
+                        cn = binom[h]
+                        call = cn[n1]
+                        wpc = wp * call
+                        if ph < share:          # early: the scores at this public state, kept for the group's deals
+                            sc = memo.get(ph)
+                            if sc is None:
+                                sc = memo[ph] = {}
+                            for x in cands:
+                                s = sc.get(x)
+                                if s is None:
+                                    s = sc[x] = _lookahead(cs, x, wq, wpc * prow[x], grow, pool, n1, cn, sign)
+                                if s >= bs:
+                                    r, bs = x, s
+                            cands = ()
+                        for x in cands:
+                            s = wpc * prow[x]
+                            grp = grow[x]
+                            if grp is None:
+                                grp = _cs_groups(cs, x, wq)
+                            if len(grp) == 3:       # one group of one rank: the reply scores v with a card of y
+                                v, y, mine = grp
+                                m = pool[y] - mine
                                 if m:
-                                    if v:
-                                        exp += v * (cn[top] - cn[top - m])
-                                    top -= m
-                            s += sign * exp
-                        if best is None or s >= bs:
-                            best, bs = x, s
-                else:                       # no reply to look ahead to: the points now
-                    for x in hand[:k]:
-                        if x != prev:
-                            prev = x
+                                    s += sign * v * (call - cn[n1 - m])
+                            elif grp:
+                                s += sign * _expected(grp[0], pool, n1, cn)
+                            if s >= bs:
+                                r, bs = x, s
+                    else:                       # no reply to look ahead to: the points now
+                        wp = wps[p]
+                        for x in cands:
                             s = wp * prow[x]
-                            if best is None or s >= bs:
-                                best, bs = x, s
-                r = best
-        if r is not None:                   # a play
-            pr = pts_tab[cs][r]
-            e = nxt_tab[cs][r] or _cs_next(cs, r)
-            i = hand.index(r)
-            hands[p] = hand[:i] + hand[i + 1:]
-            left[p] -= 1
-            pool[r] -= 1
-            unplayed -= 1
-            if pr:
-                tot[cidx[p]] += pr
-            if e[1] == 0:                   # a 31: the next player holding cards leads the next count
-                leader = _holder((p + 1) % n, left, n)
-                if single or leader is None:
-                    return
-                p, cs, count, gone, last = leader, 0, 0, (), -1
+                            if s >= bs:
+                                r, bs = x, s
+                # a play
+                if ph < share:
+                    ph = ph << 4 | r
+                pr, cs, ri = step_tab[cs][r] or _cs_step(cs, r)
+                hands[p] = h_e[r]
+                left[p] -= 1
+                if not left[p]:
+                    hold &= ~(1 << p)
+                    act &= ~(1 << p)
+                pool[r] -= 1
+                unplayed -= 1
+                if pr:
+                    tot += pr << shift[p]
+                if not cs:                      # a 31: the next player holding cards leads the next count
+                    if single or not hold:
+                        break
+                    p = nxt_of[p][hold]
+                    act, first, last = hold, -1, -1
+                    continue
+                last = p
+            if act:                             # the next player holding cards and not gone (p itself last)
+                p = nxt_of[p][act]
                 continue
-            cs, count = e
-            last = p
-        else:                               # a go
-            gone = gone + (p,)
-        nxt = None
-        for j in after[p]:                  # the next player holding cards and not gone (p itself last)
-            if left[j] and j not in gone:
-                nxt = j
+            # nobody can go on: the go (the last card) to the player of the count's last card, then the first who
+            # said go leads the next count (from there, the first still holding cards)
+            tot += last_card << shift[last]
+            if single or first < 0 or not hold:
                 break
-        if nxt is not None:
-            p = nxt
-            continue
-        # nobody can go on: the go (the last card) to the player of the count's last card, then the first who
-        # said go leads the next count
-        tot[cidx[last]] += last_card
-        leader = _holder(gone[0], left, n) if gone else None
-        if single or leader is None:
-            return
-        p, cs, count, gone, last = leader, 0, 0, (), -1
+            p = nxt_of[(first - 1) % n][hold]
+            cs, ri, act, first, last = 0, 24, hold, -1, -1
+        ends[tot] = ends.get(tot, 0) + w
+        if firsts:                              # the first token: ph's top digit
+            r = ph >> ((ph.bit_length() - 1) // 4 - 1) * 4 & 15
+            seen[r or None] = seen.get(r or None, 0) + w
+    ns = range(len(start))
+    sums = [0] * len(start)
+    sq = 0
+    for tot, w in ends.items():                 # fewer tallies than deals: summed once each
+        net = 0
+        for i in ns:
+            v = start[i] + (tot >> 10 * i & 1023)
+            if v:
+                sums[i] += w * v
+                net += worth[i] * v
+        sq += w * net * net
+    return sums, sq, seen
 
 
-def _holder(start: int, left: Sequence[int], n: int) -> "int | None":
-    """The first player from ``start`` on (in the direction of play) still holding cards; None: nobody."""
-    for k in range(n):
-        j = (start + k) % n
-        if left[j]:
-            return j
-    return None
+def _lookahead(cs: int, x: int, wq: int, s: int, grow: list, pool: list, n1: int, cn: list, sign: int) -> int:
+    """:func:`_play_out`'s look-ahead score of rank ``x`` at the count state ``cs``, from ``s``, its own points' part
+    (the loop's inline copy, for the scores it keeps per public state)."""
+    grp = grow[x]
+    if grp is None:
+        grp = _cs_groups(cs, x, wq)
+    if len(grp) == 3:
+        v, y, mine = grp
+        m = pool[y] - mine
+        if m:
+            s += sign * v * (cn[n1] - cn[n1 - m])
+    elif grp:
+        s += sign * _expected(grp[0], pool, n1, cn)
+    return s
+
+
+def _expected(groups: tuple, pool: list, n1: int, cn: list) -> int:
+    """The replier's expected best worth x C(n1, h) over ``groups`` (``(worth, ranks, 1 if the card just played is
+    of one of them)``, best first), its h cards drawn from the ``n1`` not yet played (``pool`` per rank, the card
+    just played still in it; ``cn``: C(m, h) by m), as :func:`fill_scores` reads them: P(best reply == v) x
+    C(n1, h) = C(n1 - above, h) - C(n1 - above - m, h)."""
+    exp = 0
+    top = n1
+    for v, rs, mine in groups:
+        m = -mine
+        for y in rs:
+            m += pool[y]
+        if m:
+            if v:
+                exp += v * (cn[top] - cn[top - m])
+            top -= m
+    return exp
 
 
 def _add(base: tuple, credits: Sequence) -> tuple:
@@ -654,32 +773,37 @@ def _count_rank_hands(avail: Sequence[int], k: int) -> int:
     return ways[k]
 
 
+def _by_ids(group: dict) -> dict:
+    """``group`` (joint rank hands -> weight) keyed by the players' hand ids (``_H_ID``), as the walk reads it."""
+    hid = _H_ID
+    return {tuple([hid[h] for h in hands]): w for hands, w in group.items()}
+
+
 def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[int], n: int, seed: Any) -> dict:
     """``n`` joint deals drawn uniformly from ``unseen`` (rejecting those a player's gos rule out), as
     {joint rank hands: how many times drawn}."""
     rng = random.Random(seed)
+    sample = rng.sample
+    ranks = [c.rank for c in unseen]     # the draw reads the random source as a draw of the cards themselves would
     total = sum(need)
-    cards = list(unseen)
-    out: Counter = Counter()
+    cuts = []
+    for i, k in enumerate(need):
+        cuts.append((len(cuts) and cuts[-1][1], (len(cuts) and cuts[-1][1]) + k, above[i] if k else 0))
+    gos = any(a for _, _, a in cuts)
+    out: dict = {}
     tries = 0
     drawn = 0
     while drawn < n:
         tries += 1
         if tries > 200 * n:
             raise IllegalAction("the other players' gos leave almost no deal of the unseen cards possible")
-        draw = rng.sample(cards, total)
-        hands, i0, ok = [], 0, True
-        for i, k in enumerate(need):
-            h = draw[i0:i0 + k]
-            i0 += k
-            if any(c.value <= above[i] for c in h):
-                ok = False
-                break
-            hands.append(tuple(sorted(c.rank for c in h)))
-        if ok:
-            out[tuple(hands)] += 1
-            drawn += 1
-    return dict(out)
+        draw = sample(ranks, total)
+        hands = tuple([tuple(sorted(draw[i0:i1])) for i0, i1, _ in cuts])
+        if gos and any(h and VALUE[h[0]] <= a for h, (_, _, a) in zip(hands, cuts)):
+            continue                     # a player's card at or under its go's threshold: drawn again
+        out[hands] = out.get(hands, 0) + 1
+        drawn += 1
+    return out
 
 
 # --- results ------------------------------------------------------------------------------
@@ -815,6 +939,7 @@ def rank_plays_multi(hand: "Iterable[str | Card] | str", *, game: "str | Ruleset
                                                        + ["go" if t is None else str(t) for t in toks])
         group = sample_groups(unseen, need, above, n, seed)
     total = sum(group.values())
+    group = _by_ids(group)
     ranks = tuple(sorted(c.rank for c in mine))
     fits = sorted({c.rank for c in mine if c.value <= 31 - st.count}, reverse=True)
     policy = choose(g, st, g.you, set(ranks))
@@ -872,7 +997,7 @@ def pegging_values_multi(rules: Ruleset, seat: int, keep: Sequence[Card], dealt:
     group = sample_groups(unseen, need, [0] * g.n, n, "|".join([rules.name, str(seat)] + sorted(map(str, dealt))))
     st = g.start()
     acc: dict = {}
-    _walk(g, st, tuple(sorted(c.rank for c in keep)), group, (), acc)
+    _walk(g, st, tuple(sorted(c.rank for c in keep)), _by_ids(group), (), acc)
     total = sum(group.values())
     by_side = {s: Fraction(acc.get(s, 0), total) for s in g.sides}
     net = g.net(by_side)
@@ -913,3 +1038,26 @@ def infer_gos_multi(rules: Ruleset, plays: Sequence[tuple[int, "Card | str"]], t
     if then is not None and then in g.positions:
         gos_until(g.positions.index(then))
     return out
+
+
+#: Leads a fresh worker ranks per three- or four-hand game while it waits (:func:`warm_up`).
+WARM_ROUNDS = 8
+
+
+def warm_up(games: "Iterable[str | Ruleset] | None" = None, rounds: int = WARM_ROUNDS, seed: str = "warm-up-multi"):
+    """Rank seeded random four-card leads (seat 1, sampled) of the three- and four-hand ``games`` (default: every
+    one), one of each game a round, for ``rounds`` rounds; yield after each ranking.
+
+    A fresh process starts with the play-out's count-state tables empty (shared by every three- and four-hand
+    game), and its first leads take 1.5-2.5 times as long as later ones (bench/README.md). The job worker runs
+    this while it waits for its first call, one ranking at a time, and stops as soon as a call comes
+    (web/jobworker.py); what it fills changes no figure, only how soon it comes."""
+    from ..rulesets import RULESETS, get_ruleset
+    rng = random.Random(seed)
+    rules = [get_ruleset(x) if isinstance(x, str) else x for x in games] if games is not None else \
+        [r for r in RULESETS.values() if r.players > 2 and r.pegging]
+    for _ in range(rounds):
+        for r in rules:
+            cards = rng.sample(DECK, r.held + 1)
+            rank_plays_multi(cards[:r.held], game=r, seat=1, turnup=cards[-1])
+            yield

@@ -1,0 +1,101 @@
+"""The three- and four-hand engine's group play-out (``pegging_multi._play_each``) against the reference model.
+
+``_play_each`` plays every deal of a group out from one state on the engine's own tables (hand ids, turn-order
+bitmasks, count-state ids) and keeps the policy's scores per public state for the group's other deals (the first
+``_SHARED_DEPTH`` cards and gos of a play-out). Here random groups of deals from random states of every three- and
+four-hand preset and house rule are played out both ways: by ``_play_each``, and by the tree walk ``_walk`` with
+no deal played out alone (``_SMALL`` 0: at every node the model's ``step``, and the group split by each hand's
+choice in the order of the model's ``scores``; pinned to the table's engine and the brute force by
+tests/test_pegging_engines.py and test_pegging_multi.py). The sums per side and of the squared nets, which give
+every figure and standard error of a sampled ranking, must be equal. Many deals share
+their first public states, so the kept scores are read back (checked: the test fails when the history that keys
+them leaves out the gos, or keeps only its first card).
+"""
+
+from __future__ import annotations
+
+import random
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from companion.advice import pegging_multi as multi
+from companion.rulesets import get_ruleset
+from test_pegging_engines import _jobworker
+from test_pegging_multi import random_position
+
+VARIANTS = [("lands-end-3", {}), ("lands-end-4", {}), ("lands-end-casino-3", {}), ("lands-end-casino-4", {}),
+            ("lands-end-3", {"pegging_credit": "self"}), ("lands-end-4", {"last_card": 2}),
+            ("lands-end-casino-3", {"direction": "ccw"}), ("lands-end-casino-4", {"pegging_count": "single"})]
+
+
+@pytest.mark.parametrize("game,options", VARIANTS, ids=[g + "".join(f"-{v}" for v in o.values()) for g, o in VARIANTS])
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_a_group_of_deals_played_out_together_equals_each_deal_by_the_model(game, options, data):
+    rules = get_ruleset(game, **options)
+    low, high = multi.seat_range(rules)
+    seat = data.draw(st.integers(low, high), label="seat")
+    g = multi.multi_game(rules, seat)
+    rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
+    stv = None
+    while stv is None or stv.over:      # your turn after random legal cards, the others holding 1..12 cards
+        pos = random_position(rules, rng, seat, max_others=rng.randint(1, 12))
+        if pos is not None:
+            mine, toks, _ = multi.position_cards(pos[0], pos[1], pos[2], ())
+            try:
+                stv, _, _ = multi.replay(g, mine, toks)
+            except multi.IllegalAction:  # the phase ended (one count only): another
+                stv = None
+    hands = [()] * g.n
+    hands[g.you] = tuple(sorted(c.rank for c in mine))
+    # the group: your hand as dealt, the others' cards left dealt anew from the cards not yet played, many times
+    # (a few deals repeated, as a sample repeats them), each with a weight
+    played = [r for r in range(1, 14) for _ in range(stv.played >> 3 * r & 7)]
+    unseen = [r for r in range(1, 14) for _ in range(4)]
+    for r in played + list(hands[g.you]):
+        unseen.remove(r)
+    group: dict = {}
+    for _ in range(data.draw(st.integers(1, 60), label="deals")):
+        draw = rng.sample(unseen, sum(stv.left[i] for i in range(g.n) if i != g.you))
+        deal, k = [], 0
+        for i in range(g.n):
+            n = 0 if i == g.you else stv.left[i]
+            deal.append(tuple(sorted(draw[k:k + n])))
+            k += n
+        group[tuple(deal)] = group.get(tuple(deal), 0) + rng.randint(1, 3)
+    group = multi._by_ids(group)
+    want: dict = {}
+    with mock.patch.object(multi, "_SMALL", 0):       # no deal played out alone: the tree walk at every node
+        multi._walk(g, stv, hands[g.you], group, (), want)
+    acc: dict = {}
+    multi._play_each(g, stv, hands[g.you], group, (), acc)
+    assert {s: v for s, v in acc.items() if v} == {s: v for s, v in want.items() if v}
+
+
+def test_a_worker_warms_the_tables_three_and_four_hand_game_while_it_waits(monkeypatch):
+    """A table playing a three- or four-hand game: the worker's warm-up ranks leads of that game (filling the
+    play-out's count-state tables, which every such game shares), in turn with the two-hand steps when the table
+    has both; ``LANDSEND_WARM_UP`` caps its rounds (0: none); a two-hand table warms no three-/four-hand game."""
+    worker = _jobworker()
+    monkeypatch.setenv("LANDSEND_WARM_UP", "2")
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("lands-end-4")]))
+    assert worker.warm_steps() is None                              # no two-hand game to warm
+    multi._cs_reset()
+    assert len(multi._CS_AT) == 1
+    assert sum(1 for _ in worker.warm_all(worker.warm_steps(), worker.warm_multi_steps())) == 2
+    assert len(multi._CS_AT) > 500                                  # two leads' play-outs: their count states
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("lands-end-3"),
+                                                                       get_ruleset("five-card")]))
+    taken = []
+    steps = worker.warm_all(iter(lambda: taken.append("two"), 1), worker.warm_multi_steps())
+    for _ in range(4):
+        next(steps)
+    assert taken == ["two", "two"]                                  # one step of each in turn
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("cribbage")]))
+    assert worker.warm_multi_steps() is None
+    monkeypatch.setenv("LANDSEND_WARM_RULES", worker.warm_rules_value([get_ruleset("lands-end-3")]))
+    monkeypatch.setenv("LANDSEND_WARM_UP", "0")
+    assert worker.warm_multi_steps() is None and worker.warm_all(None, None) is None
+    assert sum(1 for _ in multi.warm_up(["lands-end-casino-3"], rounds=3)) == 3
