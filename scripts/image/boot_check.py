@@ -477,6 +477,14 @@ def card_copy(image: Path, work: Path) -> tuple[Disk, int, str, str]:
     return disk, size0, kernel, cmdline
 
 
+def fresh_work(work: Path) -> Path:
+    """Empty the check's work folder (a copy of the image and its logs from the run before go) and return it."""
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    return work
+
+
 def machine_options(prog: str, *, port: int, ssh_port: int, work: str) -> argparse.ArgumentParser:
     """Return the argument parser with what every check that boots the image takes: the image, qemu's ports,
     memory, CPUs, the boot's time limit and the work folder (the boot, Wi-Fi and update checks)."""
@@ -497,10 +505,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=23)
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    work = args.work
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+    work = fresh_work(args.work)
     disk, size0, kernel, cmdline = card_copy(args.image, work)
     say(f"image {args.image.name}: {size0 // 1048576} MiB, booting {kernel} with '{cmdline}' "
         f"on a {(size0 >> 20) + 1024} MiB card")
@@ -601,7 +606,6 @@ def main() -> int:
         m.shutdown()
     except CheckFailed as exc:
         say(f"FAILED: {exc}")
-        m.stop()
         return 1
     finally:
         m.stop()

@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from boot_check import Api, CheckFailed, Disk, Machine, check, run, say, whole_hand  # noqa: E402
+from boot_check import Api, CheckFailed, Disk, Machine, check, fresh_work, run, say, whole_hand  # noqa: E402
 
 NAME = "Raspi Check"
 PI3_REVISION = 0xA02082          # Raspberry Pi 3 Model B rev 1.2, made by Sony UK
@@ -313,10 +313,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/var/tmp/landsend-raspi-check"))
     ap.add_argument("--no-clock", action="store_true", help="the Pi's boot only")
     args = ap.parse_args()
-    work = args.work
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+    work = fresh_work(args.work)
     check(args.image.is_file(), f"no image {args.image}")
     disk_path = work / "sd.img"
     run(["cp", "--sparse=always", str(args.image), str(disk_path)])

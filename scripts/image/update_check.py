@@ -32,7 +32,7 @@ CHECKOUT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(CHECKOUT))
 
-from boot_check import (Api, CheckFailed, Disk, Machine, SEASON_VIEWS, check, hammer, run, say,  # noqa: E402
+from boot_check import (Api, CheckFailed, Disk, Machine, SEASON_VIEWS, check, fresh_work, hammer, run, say,  # noqa: E402
                         verify_acked, views)
 from firmware import update as up  # noqa: E402
 
@@ -260,10 +260,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=35)
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    work = args.work
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+    work = fresh_work(args.work)
     check(args.image.is_file(), f"no image {args.image}")
     made = bundles(args, work)
     disk_path = work / "disk.img"
@@ -393,7 +390,6 @@ def main() -> int:
         m.shutdown()
     except CheckFailed as exc:
         say(f"FAILED: {exc}")
-        m.stop()
         return 1
     finally:
         m.stop()

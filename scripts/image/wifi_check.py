@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from boot_check import (Api, CheckFailed, Machine, card_copy, check, machine_options, run, say,  # noqa: E402
+from boot_check import (Api, CheckFailed, Machine, card_copy, check, fresh_work, machine_options, run, say,  # noqa: E402
                         whole_hand)
 from qr_read import decode, svg_codes, wifi_fields  # noqa: E402
 
@@ -835,11 +835,7 @@ def main() -> int:
     ap.add_argument("--only", choices=["power-on", "boots"], help="power-on: only the boot with the phone "
                     "waiting; boots: that and the boot on the home network (the first boot just reads the card)")
     args = ap.parse_args()
-    work = args.work
-    if work.exists():
-        import shutil
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+    work = fresh_work(args.work)
     disk, size0, kernel, cmdline = card_copy(args.image, work)
     run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wifi-check", "-f", str(work / "id")])
     pub = (work / "id.pub").read_text().strip()
@@ -882,7 +878,6 @@ def main() -> int:
         m.shutdown()
     except CheckFailed as exc:
         say(f"FAILED: {exc}")
-        m.stop()
         return 1
     finally:
         m.stop()
