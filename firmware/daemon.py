@@ -132,6 +132,26 @@ class Daemon:
         elif message not in self.faults:
             self.faults.append(message)
 
+    def clear_fault(self, message: str) -> None:
+        """Take a fault that has gone off the page."""
+        if self.hub is not None:
+            self.hub.clear_fault(message)
+        elif message in self.faults:
+            self.faults.remove(message)
+
+    def name_conflict(self, line: "str | None", name: str) -> None:
+        """:class:`firmware.mdns.NameWatch`'s report: another device answers to the board's name, so the board
+        is ``name``.local (shown on the page; phones may open the page by that name), or (``line`` None) the
+        board has its own name again."""
+        if line is None:
+            for fault in [f for f in self.faults if f.startswith("another device on this network answers as")]:
+                self.clear_fault(fault)
+            return
+        trusted = self.app.config.get("TRUSTED_HOSTS") if self.app is not None else None
+        if trusted is not None and hasattr(trusted, "names") and f"{name}.local" not in trusted.names:
+            trusted.names.append(f"{name}.local")       # the Host check must let that name through
+        self.add_fault(line)
+
     def release_table(self) -> None:
         """Make every phone join again (the menu button's long hold); the web app owns the join code."""
         if self.hub is None:
@@ -266,6 +286,12 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
         watch = LinkWatch(daemon.wifi)
         watch.start()
         closers.append(watch.stop)
+
+    from firmware.mdns import AVAHI_SERVICE, NameWatch
+    if not sim and AVAHI_SERVICE.exists():              # an installed board: avahi's spurious renames undone
+        names = NameWatch(on_conflict=daemon.name_conflict)
+        names.start()
+        closers.append(names.stop)
 
     def make_buttons() -> Any:
         made = _make_buttons(config, daemon, sim=sim, pin_factory=pin_factory, clock=clock)

@@ -20,7 +20,8 @@
 #   5. writes /etc/landsend/config.toml from the defaults unless it exists (yours is never overwritten),
 #      and checks it: a refused config stops the install before the daemon is restarted,
 #   6. installs the systemd units (the daemon; the update's root unit, its path unit and its boot step), the
-#      release key updates are checked with (/usr/share/keyrings/landsend-release.gpg) and the avahi service,
+#      release key updates are checked with (/usr/share/keyrings/landsend-release.gpg), the avahi service, and
+#      a D-Bus policy that lets the user landsend ask avahi for the board's own name again (firmware/mdns.py),
 #   7. sets up the board's own Wi-Fi (NetworkManager, installed in step 1): /etc/landsend/wifi.toml with its
 #      name ("Lands End 4F2A", after the board) and a password made now (kept on later runs), the
 #      hotspot profile landsend-hotspot, a dnsmasq drop-in that resolves every name to the board on that
@@ -173,6 +174,9 @@ done
 install -d -m 0755 "$root/usr/share/keyrings"
 install -m 0644 "$src/keys/landsend-release.gpg" "$root/usr/share/keyrings/landsend-release.gpg"
 install -m 0644 "$src/systemd/landsend.avahi.service" "$root/etc/avahi/services/landsend.service"
+# the daemon's user may ask avahi for the board's own name again after a spurious rename (firmware/mdns.py)
+install -d -m 0755 "$root/etc/dbus-1/system.d"
+install -m 0644 "$src/systemd/landsend-avahi.conf" "$root/etc/dbus-1/system.d/landsend-avahi.conf"
 
 # 7. the board's own Wi-Fi: wifi.toml (made once; the daemon reads it, so group landsend), the NetworkManager
 #    profile (root only, mode 0600, as NetworkManager demands) and dnsmasq drop-in, and the polkit rule

@@ -222,6 +222,10 @@ def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_p
     assert (root / "etc/NetworkManager/dnsmasq-shared.d/landsend.conf").read_text().endswith("address=/#/10.42.0.1\n")
     rule = root / "etc/polkit-1/rules.d/50-landsend-wifi.rules"
     assert rule.read_text() == POLKIT.read_text() and rule.stat().st_mode & 0o777 == 0o644
+    # the D-Bus policy that lets the daemon ask avahi for the board's own name again (firmware/mdns.py)
+    policy = root / "etc/dbus-1/system.d/landsend-avahi.conf"
+    assert policy.read_text() == (ROOT / "systemd" / "landsend-avahi.conf").read_text()
+    assert policy.stat().st_mode & 0o777 == 0o644
     assert f"would run: chgrp landsend {wifi}" in would                  # the daemon reads it, nobody else
     assert would.index("would run: nmcli connection reload") < would.index("would run: systemctl restart landsend.service landsend-update.path")
     assert would[-4:] == ["would run: systemctl daemon-reload",

@@ -130,6 +130,15 @@ class Hub:
         log.error("fault: %s", message)
         self.broadcaster.publish("faults", {"faults": list(self.faults)})
 
+    def clear_fault(self, message: str) -> None:
+        """Take ``message`` off the open pages (a fault that has gone: avahi answers to the board's name again)."""
+        with self._fault_lock:
+            if message not in self.faults:
+                return
+            self.faults.remove(message)
+        log.info("fault gone: %s", message)
+        self.broadcaster.publish("faults", {"faults": list(self.faults)})
+
     def note_entered(self, seq: "int | None", phone: str, device: "str | None" = None) -> None:
         """Remember which phone (named ``phone``, its session's ``device``) entered event ``seq``: a late phone
         is told what came meanwhile and from whom, and the phone whose entry an amend moves is told."""
