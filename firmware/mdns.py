@@ -21,7 +21,6 @@ right again.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import socket
 import subprocess
@@ -30,7 +29,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-log = logging.getLogger(__name__)
 
 AVAHI_SERVICE = Path("/etc/avahi/services/landsend.service")
 """The page's mDNS service (systemd/install.sh): the daemon watches the name only on a board that has it."""
@@ -162,19 +160,8 @@ class NameWatch:
                 f"asked it for {self.want}.local again ({self._asked} of {self.tries})")
 
     def start(self, period: float = NAME_POLL_S) -> None:
-        def run() -> None:
-            while True:
-                try:
-                    said = self.check()
-                except Exception:                   # the watch never dies of one bad look
-                    log.exception("mdns name watch")
-                    said = None
-                if said:
-                    log.warning("%s", said)
-                if self._stop.wait(period):
-                    return
-        self._thread = threading.Thread(target=run, name="mdns-name-watch", daemon=True)
-        self._thread.start()
+        from firmware.watch import every
+        self._thread = every(period, self.check, name="mdns-name-watch", stop=self._stop, first_now=True)
 
     def stop(self) -> None:
         self._stop.set()

@@ -597,17 +597,8 @@ class LinkWatch:
                 f"still called connected: the board's own Wi-Fi is up{' (' + self.wifi.error + ')' if self.wifi.error else ''}")
 
     def start(self, period: float = LINK_POLL_S) -> None:
-        def run() -> None:
-            while not self._stop.wait(period):
-                try:
-                    said = self.check()
-                except Exception:                   # the watch never dies of one bad look
-                    log.exception("wifi link watch")
-                    continue
-                if said:
-                    log.warning("%s", said)
-        self._thread = threading.Thread(target=run, name="wifi-link-watch", daemon=True)
-        self._thread.start()
+        from firmware.watch import every
+        self._thread = every(period, self.check, name="wifi-link-watch", stop=self._stop)
 
     def stop(self) -> None:
         self._stop.set()
