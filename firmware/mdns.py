@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-
 AVAHI_SERVICE = Path("/etc/avahi/services/landsend.service")
 """The page's mDNS service (systemd/install.sh): the daemon watches the name only on a board that has it."""
 NAME_POLL_S = 15.0

@@ -1,6 +1,5 @@
 """The board's name on the network: avahi's spurious renames undone, a real conflict told once (firmware/mdns.py)."""
 
-import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
