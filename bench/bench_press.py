@@ -651,11 +651,13 @@ def report(rows: list, starts: dict, rss_after: dict, *, presses: int, rounds: i
             print(f"| {listeners} | server CPU per press (every thread, mean) | {ms(pcpu)} | {ms(acpu)} "
                   f"| {pcpu / acpu:.2f}x | | | | | |")
         other = "when the bench read them" if STAMP[0] == "kernel" else "by the kernel (SO_TIMESTAMPNS)"
-        print(f"\nThe same presses, each phone's arrival stamped {other}: p50 {name} / anchor (ratio)")
+        if rows:
+            print(f"\nThe same presses, each phone's arrival stamped {other}: p50 {name} / anchor (ratio)")
         for listeners, got in rows:
             mine, theirs = got[name][5], got["anchor"][5]
+            rows_of = (("any", "each"), ("first", "first"), ("all", "every")) if listeners > 1 else (("any", "each"),)
             parts = [f"{what} {mine[k][0]:.2f} / {theirs[k][0]:.2f} ms ({mine[k][0] / theirs[k][0]:.2f}x)"
-                     for k, what in (("any", "each"), ("first", "first"), ("all", "every")) if listeners > 1 or k == "any"]
+                     for k, what in rows_of]
             if "frame" in mine:
                 parts.append(f"frame {mine['frame'][0]:.2f} ms ({mine['frame'][0] / theirs['first'][0]:.2f}x)")
             print(f"  {listeners} listener(s): " + "; ".join(parts))

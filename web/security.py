@@ -238,7 +238,8 @@ class TrustedHosts:
 
 _UNPARSED = object()
 HEADER_MEMO = 256
-"""``Cookie`` headers whose cookie values are remembered (:class:`RememberedSessions`, :func:`web.guard.joined_cookie`)."""
+"""``Cookie`` headers whose cookie values are remembered (:class:`RememberedSessions`; :func:`web.guard.joined_cookie`
+keeps as many answers)."""
 HEADER_MEMO_CHARS = 2048
 """Longer ``Cookie`` headers are parsed every time (at most ``HEADER_MEMO`` x this many characters are kept)."""
 _ATOMS = frozenset((str, int, float, bool, type(None)))
