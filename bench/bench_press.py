@@ -68,6 +68,7 @@ import platform
 import selectors
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -85,15 +86,25 @@ WALL = time.time() - time.perf_counter()     # time.time() = WALL + time.perf_co
 DEADLINE = 900.0                 # the whole bench stops by then, whatever happens
 
 
-def receive(conn, what: str) -> bool:
-    """Add what ``conn.sock`` has (non-blocking) to ``conn.buf``; return False when nothing came yet."""
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)     # Linux: the kernel stamps each segment's arrival
+OFFSET = [time.time() - time.perf_counter()]                # CLOCK_REALTIME - perf_counter, taken at each press
+STAMP = ["kernel"]               # what a phone's arrival is: "kernel" (its stamp) or "bench" (when the bench read it)
+
+
+def receive(conn, what: str) -> "float | None":
+    """Add what ``conn.sock`` has (non-blocking) to ``conn.buf``; return False when nothing came yet, else the
+    moment (perf_counter seconds) the kernel received the last of it (True when it gave no stamp)."""
     try:
-        chunk = conn.sock.recv(1 << 20)
+        chunk, anc, _, _ = conn.sock.recvmsg(1 << 20, socket.CMSG_SPACE(16))
     except BlockingIOError:
         return False
     if not chunk:
         raise SystemExit(f"{what} was closed by the server")
     conn.buf += chunk
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+            sec, ns = struct.unpack("qq", data[:16])
+            return sec + ns / 1e9 - OFFSET[0]
     return True
 
 
@@ -106,14 +117,17 @@ class Stream:
         if cookie:
             head += f"Cookie: {cookie}\r\n"
         self.sock.sendall((head + "\r\n").encode())
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         self.sock.setblocking(False)
         self.buf = b""
         self.headers_done = False
-        self.got: list[tuple[float, str, dict]] = []     # (when, kind, data) of every message
+        self.got: list[tuple[float, str, dict, float]] = []     # (when, kind, data, read) of every message
 
     def read(self, now: float) -> None:
-        if not receive(self, "a live stream"):
+        stamp = receive(self, "a live stream")
+        if not stamp:
             return
+        read, now = now, (now if stamp is True or STAMP[0] == "bench" else stamp)
         if not self.headers_done:
             if b"\r\n\r\n" not in self.buf:
                 return
@@ -130,12 +144,14 @@ class Stream:
                 elif line.startswith(b"data: "):
                     data = json.loads(line[6:])
             if kind and isinstance(data, dict):
-                self.got.append((now, kind, data))
+                self.got.append((now, kind, data, read))
 
-    def first(self, kind: str, seq: int, since: float) -> float | None:
-        for when, k, data in self.got:
+    def first(self, kind: str, seq: int, since: float, *, read: bool = False) -> float | None:
+        """Return when the first ``kind`` message of ``seq`` or later arrived (the kernel's stamp), or with
+        ``read`` when the bench read it (its select woke, after parsing what came before)."""
+        for when, k, data, bench in self.got:
             if k == kind and when >= since and isinstance(data.get("seq"), int) and data["seq"] >= seq:
-                return when
+                return bench if read else when
         return None
 
     def close(self) -> None:
@@ -193,6 +209,7 @@ class Server:
         self.state_all: list[float] = []     # ms, one per press (the last phone told)
         self.state_first: list[float] = []   # ms, one per press (the first phone told)
         self.frame: list[float] = []         # ms, one per press (product only)
+        self.read: dict[str, list[float]] = {}   # the same, stamped when the bench read them (--stamp below)
         self.log: list[dict] = []            # every timed press: row, t0 (perf_counter ns), seq, arrivals (ms)
         self.timed = False
         self.listeners = 0
@@ -220,8 +237,10 @@ def wait_until(sel: selectors.BaseSelector, done, deadline: float) -> None:
 
 def press(server: Server, sel: selectors.BaseSelector, *, frame: bool) -> None:
     """Send one press to ``server`` and record when its state (and frame) reached the phones."""
+    body = server.body()
+    OFFSET[0] = time.time() - time.perf_counter()
     t0 = time.perf_counter()
-    server.presser.send(server.body())
+    server.presser.send(body)
     wait_until(sel, lambda: server.presser.answer is not None, t0 + 10)
     answer = server.presser.answer
     if server.presser.status != 200:
@@ -239,12 +258,18 @@ def press(server: Server, sel: selectors.BaseSelector, *, frame: bool) -> None:
     server.state_first.append((min(times) - t0) * 1000)
     if frame:
         server.frame.append((min(t for s in server.streams if (t := s.first("board", seq, t0))) - t0) * 1000)
+    read = [s.first("state", seq, t0, read=True) for s in server.streams]
+    for key, values in (("any", [(t - t0) * 1000 for t in read]), ("all", [(max(read) - t0) * 1000]),
+                        ("first", [(min(read) - t0) * 1000])) + ((("frame", [(min(
+                            t for s in server.streams if (t := s.first("board", seq, t0, read=True))) - t0) * 1000]),)
+                            if frame else ()):
+        server.read.setdefault(key, []).extend(values)
     if server.timed:
         server.log.append({"row": server.listeners, "t0": t0, "seq": seq, "answer": server.presser.when,
                            "wall": WALL + t0, "wall_answer": WALL + server.presser.when,
                            "state": [(t - t0) * 1000 for t in times],
                            "frame": server.frame[-1] if frame else None})
-    state = [d for _, k, d in server.streams[0].got if k == "state"]
+    state = [d for _, k, d, _ in server.streams[0].got if k == "state"]
     for s in server.streams:
         s.got.clear()
     server.after(state[-1])
@@ -404,10 +429,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strace", action="store_true", help="run the servers under strace and print, for every timed "
                     "press, how many fsync/fdatasync calls the thread that served it made on its database before "
                     "the answer, and what other threads synced meanwhile (the figures of such a run are strace's)")
+    ap.add_argument("--stamp", choices=("kernel", "bench"), default="kernel", help="a phone's message arrives "
+                    "when the kernel received it (SO_TIMESTAMPNS; default) or when the bench's loop read it, after "
+                    "parsing what came before (before issue 38's press pass); the other is printed below")
     ap.add_argument("--keep", metavar="DIR", help="with --trace or --strace: keep each server's notes, presses or "
                     "strace log in DIR")
     args = ap.parse_args(argv)
     presses = args.presses or (100 if args.quick else 1000)
+    STAMP[0] = args.stamp
     rounds = args.startups or (3 if args.quick else 5)
     before = Path(args.before).resolve() if args.before else None
     deadline = time.monotonic() + DEADLINE
@@ -457,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
             for i in range(warm + presses):
                 if i == warm:
                     for sv in servers:
-                        sv.state_any, sv.state_all, sv.state_first, sv.frame = [], [], [], []
+                        sv.state_any, sv.state_all, sv.state_first, sv.frame, sv.read = [], [], [], [], {}
                         sv.cpu = cpu_seconds(sv.proc.pid)
                         sv.timed, sv.listeners = True, listeners
                 for sv in servers[i % len(servers):] + servers[:i % len(servers)]:    # who goes first rotates
@@ -469,7 +498,8 @@ def main(argv: list[str] | None = None) -> int:
                 sv.timed = False
             rows.append((listeners, {sv.name: (summary(sv.state_any), summary(sv.state_all),
                                                summary(sv.state_first), summary(sv.frame) if sv.frame else None,
-                                               (cpu_seconds(sv.proc.pid) - sv.cpu) * 1000 / presses)
+                                               (cpu_seconds(sv.proc.pid) - sv.cpu) * 1000 / presses,
+                                               {k: summary(v) for k, v in sv.read.items()})
                                      for sv in servers}))
         rss_after = {sv.name: rss_kib(sv.proc.pid) for sv in servers}
         for sv in servers:
@@ -607,7 +637,7 @@ def report(rows: list, starts: dict, rss_after: dict, *, presses: int, rounds: i
               f"| {name} max | anchor max |")
         print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for listeners, got in rows:
-            (pa, pl, pf, fr, pcpu), (aa, al, af, _, acpu) = got[name], got["anchor"]
+            (pa, pl, pf, fr, pcpu, _), (aa, al, af, _, acpu, _) = got[name], got["anchor"]
 
             def line(what: str, mine: tuple, theirs: tuple) -> None:
                 print(f"| {listeners} | {what} | {ms(mine[0])} | {ms(theirs[0])} | {mine[0] / theirs[0]:.2f}x "
@@ -620,6 +650,17 @@ def report(rows: list, starts: dict, rss_after: dict, *, presses: int, rounds: i
             line("press -> LED frame (vs the anchor's state, the first phone)", fr, af)
             print(f"| {listeners} | server CPU per press (every thread, mean) | {ms(pcpu)} | {ms(acpu)} "
                   f"| {pcpu / acpu:.2f}x | | | | | |")
+        other = "when the bench read them" if STAMP[0] == "kernel" else "by the kernel (SO_TIMESTAMPNS)"
+        if rows:
+            print(f"\nThe same presses, each phone's arrival stamped {other}: p50 {name} / anchor (ratio)")
+        for listeners, got in rows:
+            mine, theirs = got[name][5], got["anchor"][5]
+            rows_of = (("any", "each"), ("first", "first"), ("all", "every")) if listeners > 1 else (("any", "each"),)
+            parts = [f"{what} {mine[k][0]:.2f} / {theirs[k][0]:.2f} ms ({mine[k][0] / theirs[k][0]:.2f}x)"
+                     for k, what in rows_of]
+            if "frame" in mine:
+                parts.append(f"frame {mine['frame'][0]:.2f} ms ({mine['frame'][0] / theirs['first'][0]:.2f}x)")
+            print(f"  {listeners} listener(s): " + "; ".join(parts))
     print()
     print(f"| start-up ({rounds} each, median) | " + " | ".join(names + ["anchor"]) + " | " +
           " | ".join(f"{n} / anchor" for n in names) + " |")

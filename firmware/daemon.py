@@ -276,7 +276,6 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
     from firmware.voice import make_voice
     voice = make_voice(config.voice, sim=sim, state_dir=state_dir, on_fault=daemon.add_fault)
     daemon.voice = voice
-    closers.append(table.subscribe(voice.update))       # only queues: the voice's own thread speaks
     voice.start()
     closers.append(voice.stop)
 
@@ -326,6 +325,9 @@ def build(config: Config = DEFAULTS, *, sim: bool, db: str | Path | None = None,
         if backups is not None:         # the board keeps its own backups: at every settle-up and once a night
             backups.start()
             closers.append(backups.close)
+    # the voice hears each new state after the board and the phones (its announcement only queues: its own
+    # thread speaks), so the phones' streams do not wait for it (issue 38)
+    closers.append(table.subscribe(voice.update))
     return daemon
 
 

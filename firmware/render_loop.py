@@ -55,11 +55,13 @@ class RenderLoop:
     :param clock: seconds, monotonic; injectable for tests.
     :param on_fault: called with a message the first time the strip fails to show a frame.
     :param palette: the board's colours (:data:`firmware.render.PALETTES`); changeable live.
+    :param inline: draw a new snapshot on :meth:`update`'s caller when the board is still (False: always on
+        the thread).
     """
 
     def __init__(self, strip: Strip | None, geometry: Geometry, settings: Light = Light(), *,
                  max_brightness: float = 1.0, fps: int = 30, clock: Callable[[], float] = time.monotonic,
-                 on_fault: Callable[[str], None] | None = None, palette: Palette = STANDARD):
+                 on_fault: Callable[[str], None] | None = None, palette: Palette = STANDARD, inline: bool = True):
         self.strip = strip
         self.palette = palette
         self.geometry = geometry
@@ -87,16 +89,45 @@ class RenderLoop:
         self._refused: tuple[int, float] | None = None
         """(lane, when) of the last press refused on an empty lane, while its flash runs."""
         self._watchers: list[Callable[[], None]] = []
+        self._draw = threading.Lock()
+        """Held while a step draws, on the thread or (update) on the caller's: one frame at a time."""
+        self.inline = inline
+        """Draw a new snapshot on :meth:`update`'s caller when the board is still (see there)."""
 
     # --- inputs (any thread) -----------------------------------------------------
     def update(self, snapshot: Mapping[str, Any]) -> None:
-        """Hand over a new table snapshot (cheap; the thread draws it)."""
+        """Take a new table snapshot: drawn at once on the caller's thread when the board is still (the thread
+        is running, no animation or refusal flash is under way, no frame is being drawn), else handed over to
+        the thread, which draws it.
+
+        The board's static frame for a new state is thus drawn, shown and pushed to the watchers (the
+        phones' ``board`` event) before the caller goes on to tell anyone else (the table calls the board
+        first), with no hand-over to another thread in between: a press reaches the strip and the phones
+        one thread switch sooner, and the phones get its state and its frame together (issue 38).
+        """
         with self._cond:
             self._pending = snapshot
             self._dirty = True
             if self._waiting_since is None:
                 self._waiting_since = self.clock()
-            self._cond.notify()
+            inline = (self.inline and self._thread is not None and not self._stopping and self._anim_start is None
+                      and self._refused is None)
+            if not inline:
+                self._cond.notify()
+                return
+        if not self._draw.acquire(blocking=False):       # the thread is drawing: it draws this one next
+            with self._cond:
+                self._dirty = True
+                self._cond.notify()
+            return
+        try:
+            delay = self.step()
+        finally:
+            self._draw.release()
+        if delay is not None:                            # an animation started (a peg-out): the thread runs it
+            with self._cond:
+                self._dirty = True
+                self._cond.notify()
 
     def subscribe(self, fn: Callable[[], None]) -> Callable[[], None]:
         """Call ``fn()`` (on the render thread) after every frame drawn; return the unsubscribe function.
@@ -290,7 +321,8 @@ class RenderLoop:
                     self._cond.wait_for(lambda: self._dirty or self._stopping, timeout=max(0.0, due - self.clock()))
                 if self._stopping:
                     return
-            delay = self.step()
+            with self._draw:
+                delay = self.step()
             if delay is not None and due < self.clock() - delay:
                 due = self.clock()        # fell behind (or just started): restart the cadence from now
 
@@ -327,4 +359,9 @@ class RenderLoop:
             self._thread.join(timeout=2.0)
             self._thread = None
         if blank:
-            self._show(Frame.blank(self.geometry))
+            drawing = self._draw.acquire(timeout=2.0)      # a frame drawn on a caller's thread ends first
+            try:
+                self._show(Frame.blank(self.geometry))
+            finally:
+                if drawing:
+                    self._draw.release()

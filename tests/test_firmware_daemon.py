@@ -300,6 +300,51 @@ def test_the_daemon_hands_the_app_its_state_dir_and_keeps_the_hub_it_gets_back(t
         d.close()
 
 
+def test_a_press_reaches_the_phones_with_its_frame_and_the_voice_after_them(tmp_path, monkeypatch):
+    """Issue 38: the board draws a new state's frame before the state is published (no hand-over to the
+    render thread), so a phone's stream writes the state and its frame in one message, state first; the voice,
+    which only queues its announcement, hears the state after the phones have it."""
+    from firmware.voice import Voice
+    from web.live import format_event, state_id
+    monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
+    heard = []
+
+    def voice_update(self, snapshot):                 # what the phones have when the voice hears a state
+        heard.append((snapshot["seq"], d.hub.broadcaster.latest("state")["seq"],
+                      d.hub.broadcaster.latest("board")["seq"]))
+    monkeypatch.setattr(Voice, "update", voice_update)
+    d = build(DEFAULTS, sim=True, table=Table.memory())
+    try:
+        seen: list[tuple[int, int]] = []
+        d.table.subscribe(lambda snap: seen.append((snap["seq"], d.hub.broadcaster.latest("board")["seq"])))
+        d.table.submit({"type": "new_match", "game": "lands-end", "players": ["Ann", "Bob"]})
+        d.table.submit({"type": "peg", "side": "p1", "points": 2})
+        assert seen == [(0, 0), (1, 1)]              # the frame of each state was pushed before it was told
+        assert heard == [(0, 0, 0), (1, 1, 1)]
+        b = d.hub.broadcaster
+        stream = b.stream(d.table.snapshot, heartbeat=30.0, catch_up=("board",))
+        texts: list[str] = []
+        reader = threading.Thread(target=lambda: [texts.append(t) for t in stream], daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 5
+        while not b._parked:
+            assert time.monotonic() < deadline, "the stream never waited"
+            time.sleep(0.001)
+        caught_up = len(texts)
+        d.table.submit({"type": "peg", "side": "p2", "points": 3})
+        while len(texts) == caught_up:             # the settling publish lets the stream write before it returns
+            assert time.monotonic() < deadline, "the stream never wrote the press"
+            time.sleep(0.001)
+        snap = d.table.snapshot()
+        assert snap["seq"] == 2
+        assert texts[caught_up] == (format_event("state", snap, event_id=state_id(snap))
+                                    + format_event("board", d.loop.frame_json()))
+        b.close()
+        reader.join(5)
+    finally:
+        d.close()
+
+
 def test_menu_hold_of_5_s_releases_the_table_through_the_web_app(tmp_path, monkeypatch):
     monkeypatch.setenv("LANDSEND_STATE_DIR", str(tmp_path))
     d = build(DEFAULTS, sim=True, table=Table.memory())

@@ -1,6 +1,7 @@
 """firmware.render_loop with a fake clock: one frame per change, animation frames only while active."""
 
 import threading
+import time
 
 import pytest
 
@@ -242,3 +243,60 @@ def test_a_failing_watcher_does_not_stop_the_board(rig):
     loop.update(PLAYING)
     loop.step()
     assert strip.shown == 1 and loop.frame_json()["seq"] == 7
+
+
+def test_a_still_board_draws_a_new_snapshot_on_the_callers_thread_before_update_returns(rig):
+    """Issue 38: no hand-over to the render thread for a static frame; the watchers (the phones' board event)
+    hear of it on the caller's thread, so the table's next subscriber (the phones' state) comes after it."""
+    loop, strip, clock, _ = rig
+    heard = []
+    loop.subscribe(lambda: heard.append((threading.current_thread().name, loop.frame_json()["seq"])))
+    loop.start()
+    try:
+        loop.update(PLAYING)
+        assert heard == [(threading.current_thread().name, 7)]         # drawn and pushed before update returned
+        assert strip.frame == render(PLAYING, G, settings=LIGHT)
+        loop.update(snap(9, (15, 14), (4, 2)))
+        assert heard[-1] == (threading.current_thread().name, 9)
+        assert loop.frames == 2
+    finally:
+        loop.stop()
+
+
+def test_a_peg_out_is_handed_to_the_thread_which_animates_it(rig):
+    loop, strip, clock, _ = rig
+    heard = []
+    loop.subscribe(lambda: heard.append(threading.current_thread().name))
+    loop.start()
+    try:
+        loop.update(PLAYING)
+        loop.update(OVER)                  # its first frame here, then the animation is the thread's
+        assert heard[:2] == [threading.current_thread().name] * 2
+        deadline = time.monotonic() + 5
+        while "render-loop" not in heard:
+            assert time.monotonic() < deadline, "the thread never took the animation over"
+            time.sleep(0.01)
+        heard.clear()
+        loop.update(snap(10, (17, 14), (5, 4), RESULT))      # the board animates: the thread draws this one
+        deadline = time.monotonic() + 5
+        while "render-loop" not in heard:
+            assert time.monotonic() < deadline, "the thread never drew the new state"
+            time.sleep(0.01)
+        assert threading.current_thread().name not in heard
+    finally:
+        loop.stop()
+
+
+def test_without_inline_every_snapshot_is_drawn_by_the_thread(rig):
+    _, strip, clock, _ = rig
+    loop = RenderLoop(strip, G, LIGHT, fps=30, clock=clock, inline=False)
+    heard = []
+    drawn = threading.Event()
+    loop.subscribe(lambda: (heard.append(threading.current_thread().name), drawn.set()))
+    loop.start()
+    try:
+        loop.update(PLAYING)
+        assert drawn.wait(5.0)
+        assert heard == ["render-loop"]
+    finally:
+        loop.stop()

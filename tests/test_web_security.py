@@ -422,3 +422,78 @@ def test_a_session_cookie_is_checked_once_a_minute_and_a_forged_one_never_passes
         assert len(checks) == 4
     finally:
         type(sessions).verify = real
+
+
+def test_the_host_check_tries_the_entry_it_last_matched_first_and_its_verdicts_are_unchanged():
+    """Issue 38: Werkzeug encodes every entry it compares (IDNA); a phone sends the same Host every time, so the
+    entry that matched last comes first. It is one of the trusted entries, so no verdict changes."""
+    from werkzeug.sansio.utils import host_is_trusted
+    clock = FakeClock()
+    current = ["127.0.0.1", "192.168.4.1"]
+    hosts = TrustedHosts(["landsend", "landsend.local"], addresses=lambda: list(current), clock=clock)
+    assert list(hosts)[:2] == ["landsend", "landsend.local"]
+    assert host_is_trusted("192.168.4.1:8000", hosts)
+    assert list(hosts)[0] == "192.168.4.1"
+    assert host_is_trusted("landsend.local", hosts)
+    assert list(hosts)[0] == "landsend.local"
+    assert host_is_trusted("192.168.4.1", hosts)
+    assert list(hosts)[0] == "192.168.4.1"
+    current.remove("192.168.4.1")
+    clock.now += 1.0                                 # an address lost: not first any more, and refused
+    assert list(hosts)[0] == "landsend"
+    assert not host_is_trusted("192.168.4.1", hosts)
+    assert not host_is_trusted("attacker.example", hosts)
+    assert host_is_trusted("127.0.0.1", hosts)
+    assert list(hosts)[0] == "127.0.0.1"
+
+
+def test_a_phones_cookie_header_is_parsed_once_and_a_changed_or_long_one_anew(app, host, monkeypatch):
+    from web.security import HEADER_MEMO, HEADER_MEMO_CHARS
+    sessions = app.session_interface
+    assert host.info()["role"] == "host"
+    kept = dict(sessions._headers)                   # the cookie before the claim, and after it
+    for _ in range(3):
+        assert host.info()["role"] == "host"
+    assert sessions._headers == kept                 # the same header: its cookie was not looked for again
+    host.client.set_cookie("theme", "dark")          # another cookie in the header: parsed anew, the same session
+    assert host.info()["role"] == "host"
+    assert len(sessions._headers) == len(kept) + 1
+    host.client.set_cookie("theme", "x" * HEADER_MEMO_CHARS)     # too long to keep: parsed every time
+    assert host.info()["role"] == "host"
+    assert len(sessions._headers) == len(kept) + 1
+    host.client.delete_cookie("theme")
+    visitor = Phone(app, "10.0.0.9")
+    for i in range(HEADER_MEMO + 5):                 # the memo stays bounded
+        visitor.client.set_cookie("n", str(i))
+        assert visitor.info()["role"] == "visitor"
+    assert len(sessions._headers) <= HEADER_MEMO
+
+
+def test_the_members_check_parses_a_header_once_per_epoch(app, host, monkeypatch):
+    import web.guard as guard
+    parsed = []
+    real = guard.parse_cookie
+    monkeypatch.setattr(guard, "parse_cookie", lambda header: parsed.append(header) or real(header))
+    joined = guard.joined_cookie(app)
+    header = f"landsend={host.client.get_cookie('landsend').value}"
+    assert joined(header) is True
+    assert joined(header) is True
+    assert len(parsed) == 1
+    app.hub.release()                                # a new epoch: the remembered answer is not used
+    assert joined(header) is False
+    assert len(parsed) == 2
+    assert joined("x=" + "y" * 3000 + "; " + header) is False     # a long header: parsed, never kept
+    assert joined("x=" + "y" * 3000 + "; " + header) is False
+    assert len(parsed) == 4
+
+
+def test_a_phones_tag_is_remembered_per_secret_key(app):
+    import hashlib
+    import hmac
+    from web.api.commands import phone_tag
+    with app.app_context():
+        key = str(app.config["SECRET_KEY"])
+        assert phone_tag("dev1") == hmac.new(key.encode(), b"dev1", hashlib.sha256).hexdigest()[:8]
+        assert phone_tag("dev1") == phone_tag("dev1") != phone_tag("dev2")
+        app.config["SECRET_KEY"] = "another board"
+        assert phone_tag("dev1") == hmac.new(b"another board", b"dev1", hashlib.sha256).hexdigest()[:8]

@@ -20,7 +20,7 @@ from flask import Flask, abort, current_app, request, session
 from itsdangerous import BadSignature
 from werkzeug.http import parse_cookie
 
-from .security import new_token, same_origin
+from .security import HEADER_MEMO, HEADER_MEMO_CHARS, new_token, same_origin
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 NO_CSRF = frozenset({"commands.sim_press"})       # the physical-button stand-in: open in --sim only
@@ -176,18 +176,26 @@ def joined_cookie(app: Flask) -> Callable[[str], bool]:
     to serve joined phones first and never close their connections for
     strangers (:mod:`web.server`), so it only checks the cookie's signature
     (cheap, remembered per cookie and access epoch for the last 1,024 cookies)
-    and what :func:`role` checks: the session says joined, in the current epoch.
+    and what :func:`role` checks: the session says joined, in the current epoch. The answer is remembered by
+    the raw header too (a phone sends the same one with every request), so most requests parse no cookie here.
     """
     serializer = app.session_interface.get_signing_serializer(app)
     name = app.config["SESSION_COOKIE_NAME"]
     access = app.extensions["landsend"].access
-    seen: dict[tuple[str, int], bool] = {}
+    seen: dict[tuple[str, int], bool] = {}              # (cookie value, epoch) -> joined
+    headers: dict[tuple[str, int], bool] = {}           # (raw header, epoch) -> joined
 
     def joined(header: str) -> bool:
-        value = parse_cookie(header).get(name) if header and serializer is not None else None
-        if not value:
+        if not header or serializer is None:
             return False
         epoch = access.epoch
+        memo = len(header) <= HEADER_MEMO_CHARS
+        answer = headers.get((header, epoch)) if memo else None      # a phone sends the same header every time
+        if answer is not None:
+            return answer
+        value = parse_cookie(header).get(name)
+        if not value:
+            return False
         key = (value, epoch)
         answer = seen.get(key)
         if answer is None:
@@ -199,5 +207,9 @@ def joined_cookie(app: Flask) -> Callable[[str], bool]:
             if len(seen) >= 1024:
                 seen.clear()
             seen[key] = answer
+        if memo:
+            if len(headers) >= HEADER_MEMO:
+                headers.clear()
+            headers[(header, epoch)] = answer
         return answer
     return joined

@@ -93,14 +93,18 @@ class Hub:
     def _on_frame(self) -> None:
         """Push the frame the board has just drawn (at most every FRAME_INTERVAL s while it animates, but
         the first frame of a new table state at once: a press during a peg-out shows on the phones' board
-        with its state, not up to FRAME_INTERVAL later)."""
+        with its state, not up to FRAME_INTERVAL later).
+
+        Without the settling wait: the board draws a new state's frame on the table's thread before the
+        state is published (:meth:`firmware.render_loop.RenderLoop.update`), and the state's publish then
+        lets the streams write both at once; the render thread goes back to its wait anyway."""
         frame = self.board.frame_json()
         now = self._clock()
         if (frame.get("animating") and self._frame_at is not None and now - self._frame_at < FRAME_INTERVAL
                 and frame.get("seq") == self._frame_seq):
             return
         self._frame_at, self._frame_seq = now, frame.get("seq")
-        self.broadcaster.publish("board", frame)
+        self.broadcaster.publish("board", frame, settle=False)
 
     def store_fault(self, message: "str | None") -> None:
         """Show ``message`` (the store's refusal: a full disk...) as the page's fault, or clear it with None.

@@ -115,7 +115,7 @@ class Broadcaster:
         self._tokens = 0
         self.streams = 0
 
-    def publish(self, kind: str, data: Any) -> None:
+    def publish(self, kind: str, data: Any, *, settle: bool = True) -> None:
         """Make ``data`` the latest message of ``kind`` and wake every stream.
 
         Its SSE text is made here, once, before any stream wakes: the streams
@@ -130,7 +130,8 @@ class Broadcaster:
         interpreter lock until the publisher next blocks, which on the press
         path was after the command's whole answer (issue 25: 0.47 ms of a
         3 ms press). A stream that is not waiting (writing to a slow phone)
-        is not waited for.
+        is not waited for. ``settle=False`` returns at once all the same (the board's frame: the state that
+        follows it settles, and the streams write the two together).
         """
         try:
             text = format_event(kind, data, event_id=state_id(data) if kind == "state" else None)
@@ -142,7 +143,7 @@ class Broadcaster:
             if text is not None:
                 self._texts[kind] = (self._version, text)
             self._cond.notify_all()
-            if self.settle <= 0 or not self._parked:
+            if not settle or self.settle <= 0 or not self._parked:
                 return
             behind = set(self._parked)        # each is taken out as it waits again (or ends), and the last
             self._settles.append(behind)      # one out wakes this thread: once, not once per stream
@@ -217,7 +218,8 @@ class Broadcaster:
                         fresh = self._fresh(seen)
                         closed = self._closed
                         left = quiet_until - time.monotonic()
-                        if fresh or closed or left <= 0 or (gone is not None and gone()):
+                        ended = gone is not None and gone()
+                        if fresh or closed or left <= 0 or ended:
                             break
                         self._parked[me] = self._version      # everything so far is sent: a publisher may go on
                         if self._settles:
@@ -226,20 +228,22 @@ class Broadcaster:
                             self._cond.wait(timeout=left)
                         finally:
                             self._parked.pop(me, None)
-                if gone is not None and gone():
-                    return
+                    if ended:
+                        return
+                    # what is fresh, and its text, taken while the lock is held anyway (one hold per wake: the
+                    # phones' streams run one after another, and each hold is a stream's time on the press path)
+                    entries = [(kind, *self._latest[kind], self._texts.get(kind)) for kind in fresh]
                 texts = []
-                for kind in fresh:
-                    version, data = self._latest_entry(kind)
+                for kind, version, data, hit in entries:
                     seen[kind] = version
+                    sid = None
                     if kind == "state":
                         sid = state_id(data)
                         if sid == sent_sid:
                             continue
                         sent_sid = sid
-                        texts.append(self._formatted(kind, version, data, sid))
-                    else:
-                        texts.append(self._formatted(kind, version, data, None))
+                    texts.append(hit[1] if hit is not None and hit[0] == version else
+                                 self._formatted(kind, version, data, sid))
                 if texts:               # what came together leaves in one write (the state and its frame)
                     yield "".join(texts)
                 if closed or clock() - started >= max_age:
@@ -274,7 +278,3 @@ class Broadcaster:
         with self._cond:
             self._texts[kind] = (version, text)
         return text
-
-    def _latest_entry(self, kind: str) -> tuple[int, Any]:
-        with self._cond:
-            return self._latest[kind]

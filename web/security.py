@@ -196,6 +196,7 @@ class TrustedHosts:
         self.max_age = max_age
         self.clock = clock
         self._known: tuple[float, list[str]] | None = None      # (when, what addresses() answered)
+        self._hit: str | None = None          # the entry the last check stopped at (matched)
 
     def _current(self) -> list[str]:
         found = list(self.addresses())
@@ -203,20 +204,51 @@ class TrustedHosts:
         return found
 
     def __iter__(self):
-        yield from self.names
         known = self._known
-        if known is None or self.clock() - known[0] >= self.max_age:
-            yield from self._current()
+        fresh = known is not None and self.clock() - known[0] < self.max_age
+        hit = self._hit
+        if hit is not None and (hit in self.names or (fresh and hit in known[1])):
+            # the entry the last request matched, first: Werkzeug IDNA-encodes every entry it compares (a
+            # few microseconds each, cold), and a phone sends the same Host with every request. It is one
+            # of the entries below, so the verdict is theirs; only the order changes
+            yield from self._offer((hit,))
+        yield from self._offer(self.names)
+        if not fresh:
+            yield from self._offer(self._current())
             return
-        yield from known[1]
+        yield from self._offer(known[1])
         # none matched: an address this machine has just been given is trusted at once
-        yield from (a for a in self._current() if a not in known[1])
+        yield from self._offer([a for a in self._current() if a not in known[1]])
+
+    def _offer(self, entries):
+        """Yield ``entries``, noting the one the check stopped at (it matched: the check closes the iteration)."""
+        for entry in entries:
+            try:
+                yield entry
+            except GeneratorExit:
+                self._hit = entry
+                raise
 
     def __bool__(self) -> bool:
         return True        # an empty allow-list would mean "allow all" to Werkzeug
 
     def __repr__(self) -> str:
         return f"TrustedHosts({self.names!r} + local addresses)"
+
+
+_UNPARSED = object()
+HEADER_MEMO = 256
+"""``Cookie`` headers whose cookie values are remembered (:class:`RememberedSessions`; :func:`web.guard.joined_cookie`
+keeps as many answers)."""
+HEADER_MEMO_CHARS = 2048
+"""Longer ``Cookie`` headers are parsed every time (at most ``HEADER_MEMO`` x this many characters are kept)."""
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def _copy_session(data: dict) -> dict:
+    """Return a copy of a remembered session's contents for one request (its values are strings, numbers and
+    flags: a dict copy, and a deep copy of anything else)."""
+    return {k: v if type(v) in _ATOMS else copy.deepcopy(v) for k, v in data.items()}
 
 
 class RememberedSessions(SecureCookieSessionInterface):
@@ -246,16 +278,17 @@ class RememberedSessions(SecureCookieSessionInterface):
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self._seen: dict[tuple[str, Any], tuple[float, dict]] = {}
+        self._headers: dict[tuple[str, str], "str | None"] = {}     # (Cookie header, name) -> that cookie's value
         self._lock = threading.Lock()
 
     def open_session(self, app, request):
-        value = request.cookies.get(self.get_cookie_name(app))
+        value = self._cookie(request, self.get_cookie_name(app))
         key = (value, app.secret_key)
         now = self.clock()
         with self._lock:
             hit = self._seen.get(key) if value else None
         if hit is not None and now - hit[0] < self.remember:
-            return self.session_class(copy.deepcopy(hit[1]))
+            return self.session_class(_copy_session(hit[1]))
         if self.get_signing_serializer(app) is None:
             return None
         session = self.verify(app, value) if value else self.session_class()
@@ -265,6 +298,23 @@ class RememberedSessions(SecureCookieSessionInterface):
                     self._seen.clear()
                 self._seen[key] = (now, copy.deepcopy(dict(session)))
         return session
+
+    def _cookie(self, request, name: str) -> "str | None":
+        """Return the value of cookie ``name`` in ``request``'s ``Cookie`` header, remembered per header: a phone
+        sends the same header with every request, and parsing it was a third of opening its session."""
+        header = request.environ.get("HTTP_COOKIE")
+        if not header:
+            return None
+        if len(header) > HEADER_MEMO_CHARS:            # not a phone's usual header: parsed, not kept
+            return request.cookies.get(name)
+        found = self._headers.get((header, name), _UNPARSED)
+        if found is _UNPARSED:
+            found = request.cookies.get(name)
+            with self._lock:
+                if len(self._headers) >= HEADER_MEMO:
+                    self._headers.clear()
+                self._headers[(header, name)] = found
+        return found
 
     def verify(self, app, value: str):
         """The session a cookie holds when this board signed it (its age is not checked: see above), else empty."""

@@ -34,11 +34,20 @@ def _client_id(body: dict) -> "str | None":
     return table_client_id(cid)
 
 
+_TAGS: "dict[tuple[str, str], str]" = {}        # (secret key, device) -> its tag, for the last few hundred phones
+
+
 def phone_tag(device: str) -> str:
     """Return the tag of the phone with session ``device``: 8 hex digits keyed by the page's secret key, so
     the stored client id says which phone sent an entry (after a restart too) and gives away no session."""
-    key = str(current_app.config["SECRET_KEY"]).encode()
-    return hmac.new(key, device.encode(), hashlib.sha256).hexdigest()[:8]
+    secret = str(current_app.config["SECRET_KEY"])
+    tag = _TAGS.get((secret, device))
+    if tag is None:
+        tag = hmac.new(secret.encode(), device.encode(), hashlib.sha256).hexdigest()[:8]
+        if len(_TAGS) >= 256:
+            _TAGS.clear()
+        _TAGS[(secret, device)] = tag
+    return tag
 
 
 def table_client_id(cid: str) -> str:
