@@ -34,6 +34,7 @@ The model is :mod:`companion.advice.pegging`'s, played by three or four players
 from __future__ import annotations
 
 import functools
+import os
 import random
 import threading
 from collections import Counter
@@ -487,6 +488,24 @@ _NEXT = {n: tuple(tuple(next((j for j in ((p + k) % n for k in range(1, n + 1)) 
                         for m in range(1 << n)) for p in range(n)) for n in (3, 4)}
 
 
+def _native_play_out():
+    """The compiled play-out (the optional package ``pegwalk``, native/ in the repository: :func:`_play_out`'s loop in
+    C over the same tables, pinned to it by tests/test_pegging_multi_fast.py), or None: it is not installed, or
+    ``LANDSEND_PURE_PLAYOUT=1`` asks for the pure-Python loop (the reference)."""
+    if os.environ.get("LANDSEND_PURE_PLAYOUT", "") not in ("", "0"):
+        return None
+    try:
+        import pegwalk
+    except ImportError:
+        return None
+    pegwalk.set_hands(_H_ENTRY)
+    return pegwalk.play_out
+
+
+#: :func:`_play_out`'s compiled loop, or None (the pure-Python loop); tests switch it
+_NATIVE = _native_play_out()
+
+
 def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict,
                stats: "dict | None" = None) -> None:
     """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does (and, with
@@ -544,7 +563,12 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
     Why one piece: the policy's choice is inline. As a function (it needs nine of the loop's variables) it cost
     3-5% of the three- and four-hand rows (bench/ab_pegging.py); the turn order and the end of a count are
     written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py,
-    tests/test_pegging_multi_fast.py)."""
+    tests/test_pegging_multi_fast.py).
+
+    Where the compiled play-out is installed (:data:`_NATIVE`, the package ``pegwalk`` in native/), this loop runs
+    in C over the same tables instead (without the kept scores, which only save time): 2.5-3x less for a
+    three- or four-hand lead (bench/README.md). This loop stays the reference: the tests play random groups both
+    ways and compare every sum (tests/test_pegging_multi_fast.py)."""
     n = g.n
     nxt_of = _NEXT[n]
     cidx = g._cidx
@@ -575,6 +599,12 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
     shift = [10 * c for c in cidx]              # a side's points in a deal's tally: 10 bits a side, from bit 10 x
     ends: dict = {}                             # the tallies the deals ended with -> their weight
     seen: dict = {}
+    native = _NATIVE
+    if native is not None and len(start) <= 6:  # the compiled loop (pegwalk): this one, every deal, in C
+        ends, seen = native(deals, n, nxt_of, shift, wps, pairs, last_card, single, step_tab, pts_tab, _cs_step,
+                            _cs_groups, binom, p0, cs0, ri0, pool0, unplayed0, left0, hold0, act0, first0, last0,
+                            firsts)
+        deals = ()
     for hands, w in deals:
         tot = 0
         pool = pool0[:]

@@ -1,0 +1,472 @@
+/* pegwalk: the three- and four-hand pegging play-out of companion.advice.pegging_multi._play_out, compiled.
+ *
+ * One function, play_out(), runs exactly the loop of the pure-Python _play_out over the same tables: the count
+ * states (_CS_STEP, _CS_PTS and the reply groups _CS_UP/_CS_DN, read as the Python lists they are, and made by
+ * calling back into Python, _cs_step and _cs_groups, where an entry is still None), the hands (_H_ENTRY, copied
+ * into C arrays once by set_hands) and the turn order (_NEXT). The pure-Python loop stays the reference: the
+ * tests play random groups both ways and compare every sum (tests/test_pegging_multi_fast.py).
+ *
+ * Integers: a policy score is at most 13 points x C(51, 4) = 249,900 x 13 ... well under 2^40, held in int64; a
+ * deal's tally packs 10 bits a side (at most 6 sides: the caller checks) in an unsigned 64-bit int, as the Python
+ * loop packs it in an int; the weights are summed as Python ints (PyNumber_Add), never in C.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_HANDS 4096
+#define MAX_PLAYERS 4
+
+static int n_hands = 0;
+static int16_t h_less[MAX_HANDS][14];      /* hand id -> rank -> the hand less one card of it (-1: none held) */
+static uint8_t h_fit[MAX_HANDS][11][5];    /* hand id -> room 0..10 -> [how many, distinct ranks that fit...] */
+static PyObject *h_entry = NULL;           /* the _H_ENTRY list: hand id -> its entry tuple */
+
+static PyObject *binom_src = NULL;
+static long long binom[14][53];
+
+/* an item of a tuple or a list (borrowed) */
+static inline PyObject *item(PyObject *o, Py_ssize_t i) {
+    return PyTuple_Check(o) ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i);
+}
+
+static int as_int(PyObject *o, long *out) {
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *set_hands(PyObject *self, PyObject *entries) {
+    if (!PyList_Check(entries)) {
+        PyErr_SetString(PyExc_TypeError, "set_hands: a list of hand entries");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(entries);
+    if (n > MAX_HANDS) {
+        PyErr_SetString(PyExc_ValueError, "set_hands: too many hands");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 25) {
+            PyErr_SetString(PyExc_ValueError, "set_hands: an entry is a 25-tuple");
+            return NULL;
+        }
+        long id;
+        if (as_int(PyTuple_GET_ITEM(e, 0), &id) < 0)
+            return NULL;
+        if (id != i) {
+            PyErr_SetString(PyExc_ValueError, "set_hands: entry i has id i");
+            return NULL;
+        }
+        h_less[i][0] = -1;
+        for (int r = 1; r < 14; r++) {
+            PyObject *x = PyTuple_GET_ITEM(e, r);
+            long j = -1;
+            if (x != Py_None && as_int(PyTuple_GET_ITEM(x, 0), &j) < 0)
+                return NULL;
+            h_less[i][r] = (int16_t)j;
+        }
+        for (int room = 0; room < 11; room++) {
+            PyObject *fit = PyTuple_GET_ITEM(e, 14 + room);
+            Py_ssize_t k = PyTuple_GET_SIZE(fit);
+            if (k > 4) {
+                PyErr_SetString(PyExc_ValueError, "set_hands: a hand of more than 4 ranks");
+                return NULL;
+            }
+            h_fit[i][room][0] = (uint8_t)k;
+            for (Py_ssize_t a = 0; a < k; a++) {
+                long r;
+                if (as_int(PyTuple_GET_ITEM(fit, a), &r) < 0)
+                    return NULL;
+                h_fit[i][room][1 + a] = (uint8_t)r;
+            }
+        }
+    }
+    Py_INCREF(entries);
+    Py_XSETREF(h_entry, entries);
+    n_hands = (int)n;
+    Py_RETURN_NONE;
+}
+
+static int load_binom(PyObject *b) {
+    if (b == binom_src)
+        return 0;
+    if (PySequence_Size(b) < 14)
+        goto bad;
+    for (int h = 0; h < 14; h++) {
+        PyObject *row = PySequence_GetItem(b, h);
+        if (row == NULL)
+            return -1;
+        if (PySequence_Size(row) < 53) {
+            Py_DECREF(row);
+            goto bad;
+        }
+        for (int m = 0; m < 53; m++) {
+            PyObject *x = PySequence_GetItem(row, m);
+            if (x == NULL) {
+                Py_DECREF(row);
+                return -1;
+            }
+            long long v = PyLong_AsLongLong(x);
+            Py_DECREF(x);
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(row);
+                return -1;
+            }
+            binom[h][m] = v;
+        }
+        Py_DECREF(row);
+    }
+    Py_INCREF(b);
+    Py_XSETREF(binom_src, b);
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "play_out: binom is 14 rows of 53");
+    return -1;
+}
+
+static int index_error(void) {
+    PyErr_SetString(PyExc_RuntimeError, "pegwalk: a binomial index below 0 (the pool and the hands disagree)");
+    return -1;
+}
+
+/* _expected: the replier's expected best worth x C(n1, h) over groups ((worth, ranks, mine), best first) */
+static int expected(PyObject *groups, const int *pool, int n1, const long long *cn, long long *out) {
+    long long exp = 0;
+    int top = n1;
+    Py_ssize_t ng = PyTuple_GET_SIZE(groups);
+    for (Py_ssize_t i = 0; i < ng; i++) {
+        PyObject *g = PyTuple_GET_ITEM(groups, i);
+        long v, mine;
+        if (as_int(PyTuple_GET_ITEM(g, 0), &v) < 0 || as_int(PyTuple_GET_ITEM(g, 2), &mine) < 0)
+            return -1;
+        PyObject *rs = PyTuple_GET_ITEM(g, 1);
+        long m = -mine;
+        Py_ssize_t k = PyTuple_GET_SIZE(rs);
+        for (Py_ssize_t a = 0; a < k; a++) {
+            long y;
+            if (as_int(PyTuple_GET_ITEM(rs, a), &y) < 0)
+                return -1;
+            m += pool[y];
+        }
+        if (m) {
+            if (top - m < 0)
+                return index_error();
+            if (v)
+                exp += v * (cn[top] - cn[top - m]);
+            top -= (int)m;
+        }
+    }
+    *out = exp;
+    return 0;
+}
+
+/* the look-ahead part of a score: what the next player's best reply after rank x is worth, x sign */
+static int lookahead(PyObject *grp, const int *pool, int n1, const long long *cn, long long call, long sign,
+                     long long *out) {
+    Py_ssize_t k = PyTuple_GET_SIZE(grp);
+    *out = 0;
+    if (k == 3) {                  /* one group of one rank: (worth, rank, 0 or 1) */
+        long v, y, mine;
+        if (as_int(PyTuple_GET_ITEM(grp, 0), &v) < 0 || as_int(PyTuple_GET_ITEM(grp, 1), &y) < 0 ||
+            as_int(PyTuple_GET_ITEM(grp, 2), &mine) < 0)
+            return -1;
+        long m = pool[y] - mine;
+        if (m) {
+            if (n1 - m < 0)
+                return index_error();
+            *out = sign * v * (call - cn[n1 - m]);
+        }
+    } else if (k) {                /* (groups,) */
+        long long e;
+        if (expected(PyTuple_GET_ITEM(grp, 0), pool, n1, cn, &e) < 0)
+            return -1;
+        *out = sign * e;
+    }
+    return 0;
+}
+
+static PyObject *play_out(PyObject *self, PyObject *args) {
+    PyObject *deals, *nxt_of, *shift_o, *wps_o, *pairs, *step_tab, *pts_tab, *cs_step, *cs_groups, *binom_o;
+    PyObject *pool_o, *left_o;
+    int n, last_card, single, p0, cs0, ri0, unplayed0, hold0, act0, first0, last0, firsts;
+    if (!PyArg_ParseTuple(args, "O!iOOOOipO!O!OOOiiiO!iO!iiiip:play_out", &PyList_Type, &deals, &n, &nxt_of,
+                          &shift_o, &wps_o, &pairs, &last_card, &single, &PyList_Type, &step_tab, &PyList_Type,
+                          &pts_tab, &cs_step, &cs_groups, &binom_o, &p0, &cs0, &ri0, &PyList_Type, &pool_o,
+                          &unplayed0, &PyList_Type, &left_o, &hold0, &act0, &first0, &last0, &firsts))
+        return NULL;
+    if (n < 1 || n > MAX_PLAYERS || n_hands == 0) {
+        PyErr_SetString(PyExc_ValueError, "play_out: 1 to 4 players, after set_hands");
+        return NULL;
+    }
+    if (load_binom(binom_o) < 0)
+        return NULL;
+    /* the per-call tables, as C arrays */
+    int next[MAX_PLAYERS][1 << MAX_PLAYERS];
+    int shift[MAX_PLAYERS];
+    long wps[MAX_PLAYERS];
+    long pwp[MAX_PLAYERS][MAX_PLAYERS], psign[MAX_PLAYERS][MAX_PLAYERS], pwq[MAX_PLAYERS][MAX_PLAYERS];
+    PyObject *pgroups[MAX_PLAYERS][MAX_PLAYERS];
+    for (int p = 0; p < n; p++) {
+        PyObject *row = item(nxt_of, p);
+        for (int m = 0; m < (1 << n); m++) {
+            PyObject *x = item(row, m);
+            long j = -1;
+            if (x != Py_None && as_int(x, &j) < 0)
+                return NULL;
+            next[p][m] = (int)j;
+        }
+        long s;
+        if (as_int(item(shift_o, p), &s) < 0 || as_int(item(wps_o, p), &wps[p]) < 0)
+            return NULL;
+        if (s < 0 || s > 54) {
+            PyErr_SetString(PyExc_ValueError, "play_out: at most 6 sides of 10 bits");
+            return NULL;
+        }
+        shift[p] = (int)s;
+        PyObject *prow = item(pairs, p);
+        for (int q = 0; q < n; q++) {
+            PyObject *t = item(prow, q);
+            if (as_int(PyTuple_GET_ITEM(t, 0), &pwp[p][q]) < 0 || as_int(PyTuple_GET_ITEM(t, 1), &psign[p][q]) < 0
+                || as_int(PyTuple_GET_ITEM(t, 2), &pwq[p][q]) < 0)
+                return NULL;
+            pgroups[p][q] = PyTuple_GET_ITEM(t, 3);
+        }
+    }
+    int pool0[14], left0[MAX_PLAYERS];
+    for (int x = 0; x < 14; x++) {
+        long v;
+        if (as_int(PyList_GET_ITEM(pool_o, x), &v) < 0)
+            return NULL;
+        pool0[x] = (int)v;
+    }
+    for (int j = 0; j < n; j++) {
+        long v;
+        if (as_int(PyList_GET_ITEM(left_o, j), &v) < 0)
+            return NULL;
+        left0[j] = (int)v;
+    }
+
+    PyObject *ends = PyDict_New(), *seen = PyDict_New();
+    if (ends == NULL || seen == NULL)
+        goto error;
+    Py_ssize_t nd = PyList_GET_SIZE(deals);
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        PyObject *deal = PyList_GET_ITEM(deals, d);
+        PyObject *hands = item(deal, 0), *w = item(deal, 1);
+        int hid[MAX_PLAYERS], hid0[MAX_PLAYERS];
+        for (int j = 0; j < n; j++) {
+            long v;
+            if (as_int(PyTuple_GET_ITEM(item(hands, j), 0), &v) < 0)
+                goto error;
+            if (v < 0 || v >= n_hands) {
+                PyErr_SetString(PyExc_ValueError, "play_out: a hand id out of range");
+                goto error;
+            }
+            hid[j] = hid0[j] = (int)v;
+        }
+        uint64_t tot = 0;
+        int pool[14], left[MAX_PLAYERS];
+        memcpy(pool, pool0, sizeof pool);
+        memcpy(left, left0, sizeof left);
+        int p = p0, cs = cs0, ri = ri0, hold = hold0, act = act0, first = first0, last = last0;
+        int unplayed = unplayed0;
+        int tok = -1;                              /* the deal's first play (0: a go) */
+        for (;;) {
+            int h = hid[p];
+            const uint8_t *cands = h_fit[h][ri - 14];
+            int nc = cands[0];
+            if (!nc) {                             /* a go */
+                if (tok < 0)
+                    tok = 0;
+                if (first < 0)
+                    first = p;
+                act &= ~(1 << p);
+            } else {
+                int r = cands[1];
+                if (nc > 1) {                      /* the policy's choice */
+                    int q = next[p][left[p] == 1 ? act & ~(1 << p) : act];
+                    PyObject *prow = PyList_GET_ITEM(pts_tab, cs);
+                    long long bs = -((long long)1 << 62);
+                    if (q != p && q >= 0) {
+                        long wp = pwp[p][q], sign = psign[p][q], wq = pwq[p][q];
+                        PyObject *grow = PyList_GET_ITEM(pgroups[p][q], cs);
+                        int hq = left[q];
+                        int n1 = unplayed - 1;
+                        if (hq > n1)
+                            hq = n1;
+                        if (n1 < 0 || n1 > 52 || hq < 0 || hq > 13) {
+                            index_error();
+                            goto error;
+                        }
+                        const long long *cn = binom[hq];
+                        long long call = cn[n1];
+                        long long wpc = wp * call;
+                        for (int a = 1; a <= nc; a++) {
+                            int x = cands[a];
+                            long px;
+                            if (as_int(item(prow, x), &px) < 0)
+                                goto error;
+                            long long s = wpc * px, la;
+                            PyObject *grp = PyList_GET_ITEM(grow, x);
+                            if (grp == Py_None) {
+                                grp = PyObject_CallFunction(cs_groups, "iil", cs, x, wq);
+                                if (grp == NULL)
+                                    goto error;
+                                int bad = !PyTuple_Check(grp) || lookahead(grp, pool, n1, cn, call, sign, &la) < 0;
+                                Py_DECREF(grp);           /* the table holds it */
+                                if (bad) {
+                                    if (!PyErr_Occurred())
+                                        PyErr_SetString(PyExc_TypeError, "play_out: _cs_groups gave no tuple");
+                                    goto error;
+                                }
+                            } else if (lookahead(grp, pool, n1, cn, call, sign, &la) < 0) {
+                                goto error;
+                            }
+                            s += la;
+                            if (s >= bs) {
+                                r = x;
+                                bs = s;
+                            }
+                        }
+                    } else {                       /* no reply to look ahead to: the points now */
+                        long wp = wps[p];
+                        for (int a = 1; a <= nc; a++) {
+                            int x = cands[a];
+                            long px;
+                            if (as_int(item(prow, x), &px) < 0)
+                                goto error;
+                            long long s = (long long)wp * px;
+                            if (s >= bs) {
+                                r = x;
+                                bs = s;
+                            }
+                        }
+                    }
+                }
+                /* a play */
+                if (tok < 0)
+                    tok = r;
+                PyObject *st = PyList_GET_ITEM(PyList_GET_ITEM(step_tab, cs), r);
+                long pr, ncs, nri;
+                if (st == Py_None) {
+                    st = PyObject_CallFunction(cs_step, "ii", cs, r);
+                    if (st == NULL)
+                        goto error;
+                    int bad = !PyTuple_Check(st) || as_int(PyTuple_GET_ITEM(st, 0), &pr) < 0 ||
+                              as_int(PyTuple_GET_ITEM(st, 1), &ncs) < 0 || as_int(PyTuple_GET_ITEM(st, 2), &nri) < 0;
+                    Py_DECREF(st);                /* the table holds it */
+                    if (bad) {
+                        if (!PyErr_Occurred())
+                            PyErr_SetString(PyExc_TypeError, "play_out: _cs_step gave no tuple");
+                        goto error;
+                    }
+                } else if (as_int(PyTuple_GET_ITEM(st, 0), &pr) < 0 || as_int(PyTuple_GET_ITEM(st, 1), &ncs) < 0 ||
+                           as_int(PyTuple_GET_ITEM(st, 2), &nri) < 0) {
+                    goto error;
+                }
+                cs = (int)ncs;
+                ri = (int)nri;
+                hid[p] = h_less[h][r];
+                if (hid[p] < 0) {
+                    PyErr_SetString(PyExc_RuntimeError, "pegwalk: a hand played a rank it does not hold");
+                    goto error;
+                }
+                left[p] -= 1;
+                if (!left[p]) {
+                    hold &= ~(1 << p);
+                    act &= ~(1 << p);
+                }
+                pool[r] -= 1;
+                unplayed -= 1;
+                if (pr)
+                    tot += (uint64_t)pr << shift[p];
+                if (!cs) {                         /* a 31: the next player holding cards leads the next count */
+                    if (single || !hold)
+                        break;
+                    p = next[p][hold];
+                    act = hold;
+                    first = -1;
+                    last = -1;
+                    continue;
+                }
+                last = p;
+            }
+            if (act) {                             /* the next player holding cards and not gone */
+                p = next[p][act];
+                continue;
+            }
+            /* nobody can go on: the go to the player of the count's last card, the first who said go leads */
+            tot += (uint64_t)last_card << shift[last < 0 ? last + n : last];
+            if (single || first < 0 || !hold)
+                break;
+            p = next[(first - 1 + n) % n][hold];
+            cs = 0;
+            ri = 24;
+            act = hold;
+            first = -1;
+            last = -1;
+        }
+        /* the hands as the Python loop leaves them (changed in place) */
+        for (int j = 0; j < n; j++) {
+            if (hid[j] != hid0[j]) {
+                PyObject *e = PyList_GET_ITEM(h_entry, hid[j]);
+                Py_INCREF(e);
+                if (PyList_SetItem(hands, j, e) < 0)      /* steals e */
+                    goto error;
+            }
+        }
+        /* ends[tot] += w */
+        PyObject *key = PyLong_FromUnsignedLongLong(tot);
+        if (key == NULL)
+            goto error;
+        PyObject *had = PyDict_GetItemWithError(ends, key);
+        PyObject *sum = had ? PyNumber_Add(had, w) : (Py_INCREF(w), w);
+        if (sum == NULL || PyDict_SetItem(ends, key, sum) < 0) {
+            Py_XDECREF(sum);
+            Py_DECREF(key);
+            goto error;
+        }
+        Py_DECREF(sum);
+        Py_DECREF(key);
+        if (firsts) {                              /* seen[first play or None] += w */
+            key = tok > 0 ? PyLong_FromLong(tok) : (Py_INCREF(Py_None), Py_None);
+            if (key == NULL)
+                goto error;
+            had = PyDict_GetItemWithError(seen, key);
+            sum = had ? PyNumber_Add(had, w) : (Py_INCREF(w), w);
+            if (sum == NULL || PyDict_SetItem(seen, key, sum) < 0) {
+                Py_XDECREF(sum);
+                Py_DECREF(key);
+                goto error;
+            }
+            Py_DECREF(sum);
+            Py_DECREF(key);
+        }
+    }
+    return Py_BuildValue("(NN)", ends, seen);
+error:
+    Py_XDECREF(ends);
+    Py_XDECREF(seen);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"set_hands", set_hands, METH_O, "set_hands(entries): the play-out's hand table (pegging_multi._H_ENTRY)."},
+    {"play_out", play_out, METH_VARARGS,
+     "play_out(deals, n, next, shift, wp, pairs, last_card, single, step_tab, pts_tab, cs_step, cs_groups, binom,\n"
+     "p, cs, ri, pool, unplayed, left, hold, act, first, last, firsts) -> (ends, seen): pegging_multi._play_out's\n"
+     "loop over every deal."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "pegwalk",
+                                    "The three- and four-hand pegging play-out, compiled (Land's End).", -1, methods};
+
+PyMODINIT_FUNC PyInit_pegwalk(void) {
+    return PyModule_Create(&module);
+}
