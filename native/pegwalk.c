@@ -13,6 +13,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 #define MAX_HANDS 4096
@@ -31,7 +32,22 @@ static inline PyObject *item(PyObject *o, Py_ssize_t i) {
     return PyTuple_Check(o) ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i);
 }
 
-static int as_int(PyObject *o, long *out) {
+/* a Python int as a C long: the tables hold small ints, read straight from a compact int's one digit */
+static inline int as_int(PyObject *o, long *out) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o)) {
+        *out = (long)PyUnstable_Long_CompactValue((PyLongObject *)o);
+        return 0;
+    }
+#else
+    if (PyLong_CheckExact(o)) {
+        Py_ssize_t size = Py_SIZE(o);        /* CPython 3.11: the sign and number of 30-bit digits */
+        if (size == 0 || size == 1 || size == -1) {
+            *out = (long)size * (long)((PyLongObject *)o)->ob_digit[0];
+            return 0;
+        }
+    }
+#endif
     long v = PyLong_AsLong(o);
     if (v == -1 && PyErr_Occurred())
         return -1;
@@ -455,7 +471,174 @@ error:
     return NULL;
 }
 
+/* randbelow(n) of random.Random (3.11: _randbelow_with_getrandbits): getrandbits(n.bit_length()) until under n */
+static int randbelow(PyObject *getrandbits, long n, long *out) {
+    int k = 0;
+    while ((n >> k) != 0)
+        k++;
+    PyObject *bits = PyLong_FromLong(k);
+    if (bits == NULL)
+        return -1;
+    for (;;) {
+        PyObject *r = PyObject_CallOneArg(getrandbits, bits);
+        if (r == NULL) {
+            Py_DECREF(bits);
+            return -1;
+        }
+        long v = PyLong_AsLong(r);
+        Py_DECREF(r);
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(bits);
+            return -1;
+        }
+        if (v < n) {
+            Py_DECREF(bits);
+            *out = v;
+            return 0;
+        }
+    }
+}
+
+static int cmp_int(const void *a, const void *b) {
+    return *(const int *)a - *(const int *)b;
+}
+
+/* sample_groups(getrandbits, ranks, cuts, n, value) -> {joint rank hands: times drawn}, or None after 200 n tries:
+ * pegging_multi.sample_groups's loop, each draw random.Random.sample(ranks, total) exactly as CPython 3.11 makes it
+ * (the same calls of getrandbits, so the same deals from the same seed), split at the cuts ((start, end, go
+ * threshold) per player), each hand sorted, a draw with a card at or under a player's go threshold drawn again. */
+static PyObject *sample_groups(PyObject *self, PyObject *args) {
+    PyObject *getrandbits, *ranks_o, *cuts_o, *value_o;
+    long n;
+    if (!PyArg_ParseTuple(args, "OO!O!lO:sample_groups", &getrandbits, &PyList_Type, &ranks_o, &PyList_Type, &cuts_o,
+                          &n, &value_o))
+        return NULL;
+    Py_ssize_t npop = PyList_GET_SIZE(ranks_o), ncut = PyList_GET_SIZE(cuts_o);
+    if (npop > 52 || ncut > MAX_PLAYERS) {
+        PyErr_SetString(PyExc_ValueError, "sample_groups: at most 52 cards and 4 players");
+        return NULL;
+    }
+    int pop[52], value[14], i0[MAX_PLAYERS], i1[MAX_PLAYERS], above[MAX_PLAYERS];
+    long v;
+    for (Py_ssize_t i = 0; i < npop; i++) {
+        if (as_int(PyList_GET_ITEM(ranks_o, i), &v) < 0)
+            return NULL;
+        if (v < 0 || v > 13) {
+            PyErr_SetString(PyExc_ValueError, "sample_groups: a rank is 0..13");
+            return NULL;
+        }
+        pop[i] = (int)v;
+    }
+    for (int r = 0; r < 14; r++) {
+        if (as_int(item(value_o, r), &v) < 0)
+            return NULL;
+        value[r] = (int)v;
+    }
+    int total = 0, gos = 0;
+    for (Py_ssize_t c = 0; c < ncut; c++) {
+        PyObject *t = PyList_GET_ITEM(cuts_o, c);
+        long a, b, g;
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 || as_int(PyTuple_GET_ITEM(t, 0), &a) < 0 ||
+            as_int(PyTuple_GET_ITEM(t, 1), &b) < 0 || as_int(PyTuple_GET_ITEM(t, 2), &g) < 0)
+            return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_TypeError, "sample_groups: cuts"), NULL);
+        if (a != total || b < a || b > npop) {
+            PyErr_SetString(PyExc_ValueError, "sample_groups: the cuts follow each other within the cards");
+            return NULL;
+        }
+        i0[c] = (int)a;
+        i1[c] = (int)b;
+        above[c] = (int)g;
+        total = (int)b;
+        if (g)
+            gos = 1;
+    }
+    /* random.sample's choice of method: a list when it is smaller than a set of k (CPython 3.11) */
+    long setsize = 21;
+    if (total > 5)
+        setsize += (long)pow(4.0, ceil(log((double)total * 3) / log(4.0)));
+    int by_list = npop <= setsize;
+    PyObject *out = PyDict_New();
+    if (out == NULL)
+        return NULL;
+    long tries = 0, drawn = 0;
+    int draw[52], work[52];
+    while (drawn < n) {
+        tries += 1;
+        if (tries > 200 * n) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        if (by_list) {
+            memcpy(work, pop, sizeof(int) * npop);
+            for (int i = 0; i < total; i++) {
+                long j;
+                if (randbelow(getrandbits, npop - i, &j) < 0)
+                    goto error;
+                draw[i] = work[j];
+                work[j] = work[npop - i - 1];
+            }
+        } else {
+            char selected[52] = {0};
+            for (int i = 0; i < total; i++) {
+                long j;
+                if (randbelow(getrandbits, npop, &j) < 0)
+                    goto error;
+                while (selected[j])
+                    if (randbelow(getrandbits, npop, &j) < 0)
+                        goto error;
+                selected[j] = 1;
+                draw[i] = pop[j];
+            }
+        }
+        int rejected = 0;
+        for (Py_ssize_t c = 0; c < ncut; c++) {
+            qsort(draw + i0[c], (size_t)(i1[c] - i0[c]), sizeof(int), cmp_int);
+            if (gos && i1[c] > i0[c] && value[draw[i0[c]]] <= above[c])
+                rejected = 1;
+        }
+        if (rejected)
+            continue;
+        PyObject *key = PyTuple_New(ncut);
+        if (key == NULL)
+            goto error;
+        for (Py_ssize_t c = 0; c < ncut; c++) {
+            PyObject *h = PyTuple_New(i1[c] - i0[c]);
+            if (h == NULL) {
+                Py_DECREF(key);
+                goto error;
+            }
+            for (int a = i0[c]; a < i1[c]; a++) {
+                PyObject *r = PyLong_FromLong(draw[a]);
+                if (r == NULL) {
+                    Py_DECREF(h);
+                    Py_DECREF(key);
+                    goto error;
+                }
+                PyTuple_SET_ITEM(h, a - i0[c], r);
+            }
+            PyTuple_SET_ITEM(key, c, h);
+        }
+        PyObject *had = PyDict_GetItemWithError(out, key);
+        PyObject *sum = PyLong_FromLong(had ? PyLong_AsLong(had) + 1 : 1);       /* times drawn: at most n */
+        if (sum == NULL || PyDict_SetItem(out, key, sum) < 0) {
+            Py_XDECREF(sum);
+            Py_DECREF(key);
+            goto error;
+        }
+        Py_DECREF(sum);
+        Py_DECREF(key);
+        drawn += 1;
+    }
+    return out;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"sample_groups", sample_groups, METH_VARARGS,
+     "sample_groups(getrandbits, ranks, cuts, n, value) -> {joint rank hands: times drawn} or None:\n"
+     "pegging_multi.sample_groups's draws (random.Random.sample's, exactly)."},
     {"set_hands", set_hands, METH_O, "set_hands(entries): the play-out's hand table (pegging_multi._H_ENTRY)."},
     {"play_out", play_out, METH_VARARGS,
      "play_out(deals, n, next, shift, wp, pairs, last_card, single, step_tab, pts_tab, cs_step, cs_groups, binom,\n"

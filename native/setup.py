@@ -2,4 +2,4 @@
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("pegwalk", ["pegwalk.c"], extra_compile_args=["-O2", "-std=c99", "-Wall"])])
+setup(ext_modules=[Extension("pegwalk", ["pegwalk.c"], libraries=["m"], extra_compile_args=["-O2", "-std=c99", "-Wall"])])

@@ -48,7 +48,7 @@ def test_the_compiled_play_out_is_installed():
     assert NATIVE is not None, ("the compiled play-out pegwalk is not importable (pip install ./native), or "
                                 "LANDSEND_PURE_PLAYOUT is set: the three- and four-hand leads would take twice as long")
     import pegwalk
-    assert NATIVE is pegwalk.play_out
+    assert NATIVE is pegwalk and multi._SAMPLE_IN_C
 
 
 def random_group(rules, seat, rng, deals, weights=(1, 3)):
@@ -107,6 +107,38 @@ def test_the_compiled_play_out_equals_the_pure_python_loop(game, options, seed):
             want = multi._play_out(g, stv, twin, start, worth, True)
         assert got == want and list(got[2].items()) == list(want[2].items())
         assert [h for h, _ in deals] == [h for h, _ in twin]
+
+
+def test_the_compiled_draws_are_the_pure_python_ones():
+    """pegwalk.sample_groups against sample_groups's Python loop (random.Random.sample's draws): the same deals
+    (the same counts, in the same order) from random unseen cards, hands of 0-4 cards for 3 or 4 players (so both
+    of sample's methods: a list, and a set when few cards are drawn from many), with and without gos; and the same
+    refusal when the gos leave no deal."""
+    assert NATIVE is not None, "pegwalk is not importable"
+    rng = random.Random("draws")
+    from companion.cards import DECK
+    refused = 0
+    for k in range(60):
+        unseen = rng.sample(DECK, rng.randint(14, 47))
+        players = rng.choice((3, 4))
+        need = [0] + [rng.randint(0, 4) for _ in range(players - 1)]
+        rng.shuffle(need)
+        above = [rng.choice((0, 0, 2, 5, 8)) if x else 0 for x in need]
+        n = rng.choice((1, 30, 200))
+
+        def draws():
+            try:
+                return list(multi.sample_groups(unseen, need, above, n, f"seed{k}").items())
+            except multi.IllegalAction as exc:
+                return str(exc)
+        got = draws()
+        with mock.patch.object(multi, "_NATIVE", None):
+            assert got == draws()
+        refused += isinstance(got, str)
+    assert refused < 10, refused
+    for native in (NATIVE, None):                       # nothing over the go thresholds: refused, both ways
+        with mock.patch.object(multi, "_NATIVE", native), pytest.raises(multi.IllegalAction, match="gos leave"):
+            multi.sample_groups(DECK[:20], [0, 2, 2], [0, 10, 10], 5, "x")
 
 
 @pytest.mark.parametrize("path", ["compiled", "pure"])

@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import os
 import random
+import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -488,10 +489,10 @@ _NEXT = {n: tuple(tuple(next((j for j in ((p + k) % n for k in range(1, n + 1)) 
                         for m in range(1 << n)) for p in range(n)) for n in (3, 4)}
 
 
-def _native_play_out():
-    """The compiled play-out (the optional package ``pegwalk``, native/ in the repository: :func:`_play_out`'s loop in
-    C over the same tables, pinned to it by tests/test_pegging_multi_fast.py), or None: it is not installed, or
-    ``LANDSEND_PURE_PLAYOUT=1`` asks for the pure-Python loop (the reference)."""
+def _native():
+    """The compiled play-out (the optional package ``pegwalk``, native/ in the repository: :func:`_play_out`'s loop
+    and :func:`sample_groups`'s draws in C, pinned to them by tests/test_pegging_multi_fast.py), or None: it is not
+    installed, or ``LANDSEND_PURE_PLAYOUT=1`` asks for the pure-Python loops (the reference)."""
     if os.environ.get("LANDSEND_PURE_PLAYOUT", "") not in ("", "0"):
         return None
     try:
@@ -499,11 +500,11 @@ def _native_play_out():
     except ImportError:
         return None
     pegwalk.set_hands(_H_ENTRY)
-    return pegwalk.play_out
+    return pegwalk
 
 
-#: :func:`_play_out`'s compiled loop, or None (the pure-Python loop); tests switch it
-_NATIVE = _native_play_out()
+#: the module ``pegwalk`` (:func:`_play_out` and :func:`sample_groups` run its loops), or None (theirs); tests switch it
+_NATIVE = _native()
 
 
 def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict,
@@ -601,7 +602,7 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
     seen: dict = {}
     native = _NATIVE
     if native is not None and len(start) <= 6:  # the compiled loop (pegwalk): this one, every deal, in C
-        ends, seen = native(deals, n, nxt_of, shift, wps, pairs, last_card, single, step_tab, pts_tab, _cs_step,
+        ends, seen = native.play_out(deals, n, nxt_of, shift, wps, pairs, last_card, single, step_tab, pts_tab, _cs_step,
                             _cs_groups, binom, p0, cs0, ri0, pool0, unplayed0, left0, hold0, act0, first0, last0,
                             firsts)
         deals = ()
@@ -809,6 +810,10 @@ def _by_ids(group: dict) -> dict:
     return {tuple([hid[h] for h in hands]): w for hands, w in group.items()}
 
 
+#: pegwalk.sample_groups copies random.Random.sample as CPython 3.11 makes it (the same draws from a seed)
+_SAMPLE_IN_C = sys.version_info[:2] == (3, 11)
+
+
 def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[int], n: int, seed: Any) -> dict:
     """``n`` joint deals drawn uniformly from ``unseen`` (rejecting those a player's gos rule out), as
     {joint rank hands: how many times drawn}."""
@@ -820,6 +825,11 @@ def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[i
     for i, k in enumerate(need):
         cuts.append((len(cuts) and cuts[-1][1], (len(cuts) and cuts[-1][1]) + k, above[i] if k else 0))
     gos = any(a for _, _, a in cuts)
+    if _NATIVE is not None and len(cuts) <= 4 and _SAMPLE_IN_C:    # the same draws, the loop below in C (pegwalk)
+        out = _NATIVE.sample_groups(rng.getrandbits, ranks, cuts, n, VALUE)
+        if out is None:
+            raise IllegalAction("the other players' gos leave almost no deal of the unseen cards possible")
+        return out
     out: dict = {}
     tries = 0
     drawn = 0
