@@ -206,15 +206,35 @@ static int lookahead(PyObject *grp, const int *pool, int n1, const long long *cn
     return 0;
 }
 
+/* d[key] += w (from 0), as Python ints; ``key`` is a new reference, taken (NULL: the error it was made with) */
+static int add_to(PyObject *d, PyObject *key, PyObject *w) {
+    if (key == NULL)
+        return -1;
+    PyObject *had = PyDict_GetItemWithError(d, key);
+    PyObject *sum = had ? PyNumber_Add(had, w) : (PyErr_Occurred() ? NULL : (Py_INCREF(w), w));
+    int rc = sum == NULL ? -1 : PyDict_SetItem(d, key, sum);
+    Py_XDECREF(sum);
+    Py_DECREF(key);
+    return rc;
+}
+
 static PyObject *play_out(PyObject *self, PyObject *args) {
     PyObject *deals, *nxt_of, *shift_o, *wps_o, *pairs, *step_tab, *pts_tab, *cs_step, *cs_groups, *binom_o;
     PyObject *pool_o, *left_o;
-    int n, last_card, single, p0, cs0, ri0, unplayed0, hold0, act0, first0, last0, firsts;
-    if (!PyArg_ParseTuple(args, "O!iOOOOipO!O!OOOiiiO!iO!iiiip:play_out", &PyList_Type, &deals, &n, &nxt_of,
+    int n, last_card, single, p0, cs0, ri0, unplayed0, hold0, act0, first0, last0, firsts, you = -1, mine = -1;
+    if (!PyArg_ParseTuple(args, "OiOOOOipO!O!OOOiiiO!iO!iiiip|ii:play_out", &deals, &n, &nxt_of,
                           &shift_o, &wps_o, &pairs, &last_card, &single, &PyList_Type, &step_tab, &PyList_Type,
                           &pts_tab, &cs_step, &cs_groups, &binom_o, &p0, &cs0, &ri0, &PyList_Type, &pool_o,
-                          &unplayed0, &PyList_Type, &left_o, &hold0, &act0, &first0, &last0, &firsts))
+                          &unplayed0, &PyList_Type, &left_o, &hold0, &act0, &first0, &last0, &firsts, &you, &mine))
         return NULL;
+    /* deals: a list of (hand entries of every player, weight), the entries changed in place as the Python loop
+     * changes them; or a group as _play_each has it, {hand ids of every player: weight}, your hand (``you``)
+     * replaced by ``mine`` */
+    int by_ids = PyDict_Check(deals);
+    if (!(by_ids ? you >= 0 && you < n && mine >= 0 && mine < n_hands : PyList_Check(deals))) {
+        PyErr_SetString(PyExc_TypeError, "play_out: a list of deals, or a dict of them with you and your hand id");
+        return NULL;
+    }
     if (n < 1 || n > MAX_PLAYERS || n_hands == 0) {
         PyErr_SetString(PyExc_ValueError, "play_out: 1 to 4 players, after set_hands");
         return NULL;
@@ -270,14 +290,25 @@ static PyObject *play_out(PyObject *self, PyObject *args) {
     PyObject *ends = PyDict_New(), *seen = PyDict_New();
     if (ends == NULL || seen == NULL)
         goto error;
-    Py_ssize_t nd = PyList_GET_SIZE(deals);
+    Py_ssize_t nd = by_ids ? PyDict_GET_SIZE(deals) : PyList_GET_SIZE(deals), at = 0;
     for (Py_ssize_t d = 0; d < nd; d++) {
-        PyObject *deal = PyList_GET_ITEM(deals, d);
-        PyObject *hands = item(deal, 0), *w = item(deal, 1);
+        PyObject *hands, *w;
+        if (by_ids) {
+            if (!PyDict_Next(deals, &at, &hands, &w) || !PyTuple_Check(hands) || PyTuple_GET_SIZE(hands) != n) {
+                PyErr_SetString(PyExc_ValueError, "play_out: the group changed, or a key is not n hand ids");
+                goto error;
+            }
+        } else {
+            PyObject *deal = PyList_GET_ITEM(deals, d);
+            hands = item(deal, 0);
+            w = item(deal, 1);
+        }
         int hid[MAX_PLAYERS], hid0[MAX_PLAYERS];
         for (int j = 0; j < n; j++) {
             long v;
-            if (as_int(PyTuple_GET_ITEM(item(hands, j), 0), &v) < 0)
+            if (by_ids && j == you)
+                v = mine;
+            else if (as_int(by_ids ? PyTuple_GET_ITEM(hands, j) : PyTuple_GET_ITEM(item(hands, j), 0), &v) < 0)
                 goto error;
             if (v < 0 || v >= n_hands) {
                 PyErr_SetString(PyExc_ValueError, "play_out: a hand id out of range");
@@ -428,7 +459,7 @@ static PyObject *play_out(PyObject *self, PyObject *args) {
             last = -1;
         }
         /* the hands as the Python loop leaves them (changed in place) */
-        for (int j = 0; j < n; j++) {
+        for (int j = 0; j < n && !by_ids; j++) {
             if (hid[j] != hid0[j]) {
                 PyObject *e = PyList_GET_ITEM(h_entry, hid[j]);
                 Py_INCREF(e);
@@ -436,33 +467,10 @@ static PyObject *play_out(PyObject *self, PyObject *args) {
                     goto error;
             }
         }
-        /* ends[tot] += w */
-        PyObject *key = PyLong_FromUnsignedLongLong(tot);
-        if (key == NULL)
+        if (add_to(ends, PyLong_FromUnsignedLongLong(tot), w) < 0)     /* ends[tot] += w */
             goto error;
-        PyObject *had = PyDict_GetItemWithError(ends, key);
-        PyObject *sum = had ? PyNumber_Add(had, w) : (Py_INCREF(w), w);
-        if (sum == NULL || PyDict_SetItem(ends, key, sum) < 0) {
-            Py_XDECREF(sum);
-            Py_DECREF(key);
-            goto error;
-        }
-        Py_DECREF(sum);
-        Py_DECREF(key);
-        if (firsts) {                              /* seen[first play or None] += w */
-            key = tok > 0 ? PyLong_FromLong(tok) : (Py_INCREF(Py_None), Py_None);
-            if (key == NULL)
-                goto error;
-            had = PyDict_GetItemWithError(seen, key);
-            sum = had ? PyNumber_Add(had, w) : (Py_INCREF(w), w);
-            if (sum == NULL || PyDict_SetItem(seen, key, sum) < 0) {
-                Py_XDECREF(sum);
-                Py_DECREF(key);
-                goto error;
-            }
-            Py_DECREF(sum);
-            Py_DECREF(key);
-        }
+        if (firsts && add_to(seen, tok > 0 ? PyLong_FromLong(tok) : (Py_INCREF(Py_None), Py_None), w) < 0)
+            goto error;                            /* seen[first play or None] += w */
     }
     return Py_BuildValue("(NN)", ends, seen);
 error:
@@ -557,15 +565,19 @@ static PyObject *sample_groups(PyObject *self, PyObject *args) {
     if (total > 5)
         setsize += (long)pow(4.0, ceil(log((double)total * 3) / log(4.0)));
     int by_list = npop <= setsize;
-    PyObject *out = PyDict_New();
-    if (out == NULL)
+    PyObject *out = PyDict_New(), *one = PyLong_FromLong(1);
+    if (out == NULL || one == NULL) {
+        Py_XDECREF(out);
+        Py_XDECREF(one);
         return NULL;
+    }
     long tries = 0, drawn = 0;
     int draw[52], work[52];
     while (drawn < n) {
         tries += 1;
         if (tries > 200 * n) {
             Py_DECREF(out);
+            Py_DECREF(one);
             Py_RETURN_NONE;
         }
         if (by_list) {
@@ -618,20 +630,15 @@ static PyObject *sample_groups(PyObject *self, PyObject *args) {
             }
             PyTuple_SET_ITEM(key, c, h);
         }
-        PyObject *had = PyDict_GetItemWithError(out, key);
-        PyObject *sum = PyLong_FromLong(had ? PyLong_AsLong(had) + 1 : 1);       /* times drawn: at most n */
-        if (sum == NULL || PyDict_SetItem(out, key, sum) < 0) {
-            Py_XDECREF(sum);
-            Py_DECREF(key);
+        if (add_to(out, key, one) < 0)
             goto error;
-        }
-        Py_DECREF(sum);
-        Py_DECREF(key);
         drawn += 1;
     }
+    Py_DECREF(one);
     return out;
 error:
     Py_DECREF(out);
+    Py_DECREF(one);
     return NULL;
 }
 
@@ -642,8 +649,8 @@ static PyMethodDef methods[] = {
     {"set_hands", set_hands, METH_O, "set_hands(entries): the play-out's hand table (pegging_multi._H_ENTRY)."},
     {"play_out", play_out, METH_VARARGS,
      "play_out(deals, n, next, shift, wp, pairs, last_card, single, step_tab, pts_tab, cs_step, cs_groups, binom,\n"
-     "p, cs, ri, pool, unplayed, left, hold, act, first, last, firsts) -> (ends, seen): pegging_multi._play_out's\n"
-     "loop over every deal."},
+     "p, cs, ri, pool, unplayed, left, hold, act, first, last, firsts[, you, mine]) -> (ends, seen):\n"
+     "pegging_multi._play_out's loop over every deal."},
     {NULL, NULL, 0, NULL},
 };
 

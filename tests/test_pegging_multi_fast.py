@@ -48,7 +48,7 @@ def test_the_compiled_play_out_is_installed():
     assert NATIVE is not None, ("the compiled play-out pegwalk is not importable (pip install ./native), or "
                                 "LANDSEND_PURE_PLAYOUT is set: the three- and four-hand leads would take twice as long")
     import pegwalk
-    assert NATIVE is pegwalk and multi._SAMPLE_IN_C
+    assert NATIVE is pegwalk and multi._SAMPLE_IN_C           # and its draws are this Python's (checked at import)
 
 
 def random_group(rules, seat, rng, deals, weights=(1, 3)):
@@ -88,7 +88,8 @@ def random_group(rules, seat, rng, deals, weights=(1, 3)):
 def test_the_compiled_play_out_equals_the_pure_python_loop(game, options, seed):
     """pegwalk.play_out against the pure-Python loop of ``_play_out`` on random groups of random states of every
     three- and four-hand preset and house rule: the same sums per side, sum of squared nets, first plays (their
-    weights in the same order) and hands left, on weights past 64 bits too (the sums are Python ints)."""
+    weights in the same order) and hands left, on weights past 64 bits too (the sums are Python ints); and the
+    same from the group's hand ids (as ``_play_each`` gives it to the compiled loop)."""
     assert NATIVE is not None, "pegwalk is not importable"
     rules = get_ruleset(game, **options)
     low, high = multi.seat_range(rules)
@@ -103,9 +104,10 @@ def test_the_compiled_play_out_equals_the_pure_python_loop(game, options, seed):
         worth = [g._net[s] for s in g._sides]
         twin = [(list(hands), w) for hands, w in deals]
         got = multi._play_out(g, stv, deals, start, worth, True)
+        ids = multi._play_out(g, stv, group, start, worth, True, (g.you, multi._H_ID[mine]))   # as _play_each asks
         with mock.patch.object(multi, "_NATIVE", None):
             want = multi._play_out(g, stv, twin, start, worth, True)
-        assert got == want and list(got[2].items()) == list(want[2].items())
+        assert got == want == ids and list(got[2].items()) == list(want[2].items()) == list(ids[2].items())
         assert [h for h, _ in deals] == [h for h, _ in twin]
 
 
@@ -115,6 +117,7 @@ def test_the_compiled_draws_are_the_pure_python_ones():
     of sample's methods: a list, and a set when few cards are drawn from many), with and without gos; and the same
     refusal when the gos leave no deal."""
     assert NATIVE is not None, "pegwalk is not importable"
+    assert multi._SAMPLE_IN_C, "pegwalk's draws differ from this Python's random.Random.sample (checked at import)"
     rng = random.Random("draws")
     from companion.cards import DECK
     refused = 0
@@ -131,7 +134,8 @@ def test_the_compiled_draws_are_the_pure_python_ones():
                 return list(multi.sample_groups(unseen, need, above, n, f"seed{k}").items())
             except multi.IllegalAction as exc:
                 return str(exc)
-        got = draws()
+        with mock.patch.object(multi, "_SAMPLE_IN_C", True):
+            got = draws()
         with mock.patch.object(multi, "_NATIVE", None):
             assert got == draws()
         refused += isinstance(got, str)
@@ -149,41 +153,14 @@ def test_a_group_of_deals_played_out_together_equals_each_deal_by_the_model(game
     rules = get_ruleset(game, **options)
     low, high = multi.seat_range(rules)
     seat = data.draw(st.integers(low, high), label="seat")
-    g = multi.multi_game(rules, seat)
     rng = random.Random(data.draw(st.integers(0, 2 ** 32), label="deal"))
-    stv = None
-    while stv is None or stv.over:      # your turn after random legal cards, the others holding 1..12 cards
-        pos = random_position(rules, rng, seat, max_others=rng.randint(1, 12))
-        if pos is not None:
-            mine, toks, _ = multi.position_cards(pos[0], pos[1], pos[2], ())
-            try:
-                stv, _, _ = multi.replay(g, mine, toks)
-            except multi.IllegalAction:  # the phase ended (one count only): another
-                stv = None
-    hands = [()] * g.n
-    hands[g.you] = tuple(sorted(c.rank for c in mine))
-    # the group: your hand as dealt, the others' cards left dealt anew from the cards not yet played, many times
-    # (a few deals repeated, as a sample repeats them), each with a weight
-    played = [r for r in range(1, 14) for _ in range(stv.played >> 3 * r & 7)]
-    unseen = [r for r in range(1, 14) for _ in range(4)]
-    for r in played + list(hands[g.you]):
-        unseen.remove(r)
-    group: dict = {}
-    for _ in range(data.draw(st.integers(1, 60), label="deals")):
-        draw = rng.sample(unseen, sum(stv.left[i] for i in range(g.n) if i != g.you))
-        deal, k = [], 0
-        for i in range(g.n):
-            n = 0 if i == g.you else stv.left[i]
-            deal.append(tuple(sorted(draw[k:k + n])))
-            k += n
-        group[tuple(deal)] = group.get(tuple(deal), 0) + rng.randint(1, 3)
-    group = multi._by_ids(group)
+    g, stv, mine, group = random_group(rules, seat, rng, data.draw(st.integers(1, 60), label="deals"))
     want: dict = {}
     with mock.patch.object(multi, "_SMALL", 0):       # no deal played out alone: the tree walk at every node
-        multi._walk(g, stv, hands[g.you], group, (), want)
+        multi._walk(g, stv, mine, group, (), want)
     acc: dict = {}
     with path_of(path):
-        multi._play_each(g, stv, hands[g.you], group, (), acc)
+        multi._play_each(g, stv, mine, group, (), acc)
     assert {s: v for s, v in acc.items() if v} == {s: v for s, v in want.items() if v}
 
 
