@@ -323,7 +323,11 @@ static PyObject *play_out(PyObject *self, PyObject *args) {
         int p = p0, cs = cs0, ri = ri0, hold = hold0, act = act0, first = first0, last = last0;
         int unplayed = unplayed0;
         int tok = -1;                              /* the deal's first play (0: a go) */
-        for (;;) {
+        for (int steps = 0;; steps++) {
+            if (steps > 1000) {                    /* a deal is at most 52 cards and their gos: the input is wrong */
+                PyErr_SetString(PyExc_RuntimeError, "pegwalk: a deal that never ends (hands and cards left disagree)");
+                goto error;
+            }
             int h = hid[p];
             const uint8_t *cands = h_fit[h][ri - 14];
             int nc = cands[0];

@@ -109,6 +109,9 @@ def test_the_compiled_play_out_equals_the_pure_python_loop(game, options, seed):
             want = multi._play_out(g, stv, twin, start, worth, True)
         assert got == want == ids and list(got[2].items()) == list(want[2].items()) == list(ids[2].items())
         assert [h for h, _ in deals] == [h for h, _ in twin]
+    # hands that disagree with the cards left (yours empty while you hold cards): a clear error, not a loop forever
+    with pytest.raises(RuntimeError, match="never ends"):
+        multi._play_out(g, stv, group, start, worth, True, (g.you, multi._H_ID[()]))
 
 
 def test_the_compiled_draws_are_the_pure_python_ones():
