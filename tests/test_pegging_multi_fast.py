@@ -109,9 +109,15 @@ def test_the_compiled_play_out_equals_the_pure_python_loop(game, options, seed):
             want = multi._play_out(g, stv, twin, start, worth, True)
         assert got == want == ids and list(got[2].items()) == list(want[2].items()) == list(ids[2].items())
         assert [h for h, _ in deals] == [h for h, _ in twin]
-    # hands that disagree with the cards left (yours empty while you hold cards): a clear error, not a loop forever
+
+
+def test_the_compiled_play_out_stops_on_hands_that_disagree_with_the_cards_left():
+    """Your hand empty while the state says you hold four cards: a clear error, not a loop forever."""
+    assert NATIVE is not None, "pegwalk is not importable"
+    g = multi.multi_game(get_ruleset("lands-end-4"), 1)
+    group = multi._by_ids({((), (1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 12)): 1})
     with pytest.raises(RuntimeError, match="never ends"):
-        multi._play_out(g, stv, group, start, worth, True, (g.you, multi._H_ID[()]))
+        multi._play_out(g, g.start(), group, [0, 0], [1, -1], True, (g.you, multi._H_ID[()]))
 
 
 def test_the_compiled_draws_are_the_pure_python_ones():
