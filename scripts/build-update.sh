@@ -72,11 +72,13 @@ root_run "$work" python3 -m venv /tmp/wheel-venv > "$cache/update-wheels.log" 2>
 root_run "$work" PIP_CERT=/etc/ssl/certs/build-host-ca.crt /tmp/wheel-venv/bin/pip install -q wheel \
   >> "$cache/update-wheels.log" 2>&1 || { tail -20 "$cache/update-wheels.log" >&2; fail "pip install wheel failed"; }
 rm -rf "$work/tmp/wheels"
+# (and the compiled play-out, native/: its wheel for aarch64, which the board's update installs with the rest)
 root_run "$work" PIP_CERT=/etc/ssl/certs/build-host-ca.crt /tmp/wheel-venv/bin/pip wheel -q \
-  --wheel-dir /tmp/wheels /tmp/landsend-src lgpio >> "$cache/update-wheels.log" 2>&1 \
+  --wheel-dir /tmp/wheels /tmp/landsend-src /tmp/landsend-src/native lgpio >> "$cache/update-wheels.log" 2>&1 \
   || { tail -30 "$cache/update-wheels.log" >&2; fail "pip wheel failed (log: $cache/update-wheels.log)"; }
 ls "$work/tmp/wheels" | sed 's/^/    /'
 [ -f "$work/tmp/wheels/landsend-$version-py3-none-any.whl" ] || fail "no landsend $version wheel was made"
+ls "$work/tmp/wheels"/pegwalk-*-linux_aarch64.whl >/dev/null 2>&1 || fail "no aarch64 wheel of the compiled play-out (native/) was made"
 python=$(root_run "$work" python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
 stage "$(ls "$work/tmp/wheels" | wc -l) wheels for python $python on $(root_run "$work" uname -m) in $(( $(date +%s) - s )) s"
 

@@ -14,7 +14,8 @@
 #      lgpio wheel from PyPI into the venv instead,
 #   2. creates the system user `landsend` in the gpio, spi and audio groups (audio: /dev/snd/*),
 #   3. enables SPI (dtparam=spi=on) in the boot config (a reboot is needed the first time),
-#   4. copies the source to /opt/landsend/src and installs it into its own release folder (a venv)
+#   4. copies the source to /opt/landsend/src and installs it and its compiled play-out (native/: pip compiles
+#      it with build-essential and python3-dev) into its own release folder (a venv)
 #      /opt/landsend/releases/<version>, then points /opt/landsend/current at it (one rename; the units run
 #      current, and a signed update from the host's phone installs its release beside it: firmware/update.py),
 #   5. writes /etc/landsend/config.toml from the defaults unless it exists (yours is never overwritten),
@@ -128,8 +129,9 @@ if [ ! -x "$release/bin/python" ]; then
   install -d -m 0755 "$prefix/releases"
   sys python3 -m venv --system-site-packages "$release"
 fi
-say "installing landsend $version into $release"
+say "installing landsend $version and its compiled play-out (native/, pegwalk) into $release"
 sys "$release/bin/pip" install -q --upgrade "$prefix/src"
+sys "$release/bin/pip" install -q --force-reinstall --no-deps "$prefix/src/native"
 if [ "$lgpio_from_pip" = yes ]; then
   say "installing lgpio from PyPI into the venv (python3-lgpio is not in apt)"
   sys "$release/bin/pip" install -q lgpio \

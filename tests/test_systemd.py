@@ -236,6 +236,10 @@ def test_install_script_stages_every_file_and_a_second_run_changes_nothing(tmp_p
     prefix = root / "opt" / "landsend"
     assert "would run: python3 -m venv --system-site-packages " + str(prefix / "releases/0.1.0") in would
     assert f"would run: {prefix}/releases/0.1.0/bin/pip install -q --upgrade {prefix}/src" in would
+    # and the compiled play-out (native/, pegwalk: the three- and four-hand advice), built from its copied source
+    native = f"would run: {prefix}/releases/0.1.0/bin/pip install -q --force-reinstall --no-deps {prefix}/src/native"
+    assert would.index(native) == would.index(f"would run: {prefix}/releases/0.1.0/bin/pip install -q --upgrade {prefix}/src") + 1
+    assert (prefix / "src/native/pegwalk.c").is_file() and not (prefix / "src/native/build").exists()
     assert os.readlink(prefix / "current") == "releases/0.1.0" and not (prefix / "current.new").exists()
     marker = json.loads((prefix / "releases/0.1.0/landsend-release.json").read_text())
     from companion.store import SCHEMA_VERSION

@@ -198,6 +198,25 @@ def _boot(tmp: Path, text: str) -> Path:
     return boot
 
 
+def test_the_board_installs_every_wheel_of_the_bundle_not_only_landsend_and_its_dependencies(tmp_path, monkeypatch):
+    """The release folder gets every wheel the update carries, offline: the compiled play-out (pegwalk, native/:
+    no dependency of landsend's, an aarch64 wheel of its own) and lgpio as well as the project's."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    names = ["landsend-0.2.0-py3-none-any.whl", "flask-3.1.0-py3-none-any.whl",
+             "pegwalk-0.1.0-cp311-cp311-linux_aarch64.whl", "lgpio-0.2.2.0-cp311-cp311-manylinux_2_34_aarch64.whl"]
+    for name in names:
+        (wheels / name).write_bytes(b"PK")
+    ran = []
+    monkeypatch.setattr(up.subprocess, "run", lambda args, **kw: ran.append(args) or
+                        subprocess.CompletedProcess(args, 0, "", ""))
+    up.System(up.Layout(tmp_path)).make_release(tmp_path / "rel", wheels, "0.2.0")
+    pip = ran[1]
+    assert pip[:8] == [str(tmp_path / "rel/bin/python"), "-m", "pip", "install", "-q", "--no-index", "--find-links",
+                       str(wheels)]
+    assert pip[9:] == [str(wheels / n) for n in sorted(names)]
+
+
 # ------------------------------------------------------------------ the root unit's steps on a fake root
 
 class FakeSystem:

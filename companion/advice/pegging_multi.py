@@ -34,6 +34,7 @@ The model is :mod:`companion.advice.pegging`'s, played by three or four players
 from __future__ import annotations
 
 import functools
+import os
 import random
 import threading
 from collections import Counter
@@ -487,6 +488,24 @@ _NEXT = {n: tuple(tuple(next((j for j in ((p + k) % n for k in range(1, n + 1)) 
                         for m in range(1 << n)) for p in range(n)) for n in (3, 4)}
 
 
+def _native():
+    """The compiled play-out (the optional package ``pegwalk``, native/ in the repository: :func:`_play_out`'s loop
+    and :func:`sample_groups`'s draws in C, pinned to them by tests/test_pegging_multi_fast.py), or None: it is not
+    installed, or ``LANDSEND_PURE_PLAYOUT=1`` asks for the pure-Python loops (the reference)."""
+    if os.environ.get("LANDSEND_PURE_PLAYOUT", "") not in ("", "0"):
+        return None
+    try:
+        import pegwalk
+    except ImportError:
+        return None
+    pegwalk.set_hands(_H_ENTRY)
+    return pegwalk
+
+
+#: the module ``pegwalk`` (:func:`_play_out` and :func:`sample_groups` run its loops), or None (theirs); tests switch it
+_NATIVE = _native()
+
+
 def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tuple, acc: dict,
                stats: "dict | None" = None) -> None:
     """:func:`_walk` for a group played out deal by deal (``st`` not over): add to ``acc`` as it does (and, with
@@ -497,14 +516,17 @@ def _play_each(g: MultiGame, st: MultiState, mine: tuple, group: dict, base: tup
     for s, v in base:
         start[sides.index(s)] += v
     you = g.you
-    entry = _H_ENTRY
-    mine_e = entry[_H_ID[mine]]
-    deals = []
-    for hands, w in group.items():
-        hands = [entry[h] for h in hands]
-        hands[you] = mine_e
-        deals.append((hands, w))
-    sums, sq, firsts = _play_out(g, st, deals, start, worth, stats is not None)
+    if _NATIVE is not None and len(sides) <= 6:  # the compiled loop reads the group's hand ids as they are
+        sums, sq, firsts = _play_out(g, st, group, start, worth, stats is not None, (you, _H_ID[mine]))
+    else:
+        entry = _H_ENTRY
+        mine_e = entry[_H_ID[mine]]
+        deals = []
+        for hands, w in group.items():
+            hands = [entry[h] for h in hands]
+            hands[you] = mine_e
+            deals.append((hands, w))
+        sums, sq, firsts = _play_out(g, st, deals, start, worth, stats is not None)
     for s, v in zip(sides, sums):
         acc[s] = acc.get(s, 0) + v
     acc["sq"] = acc.get("sq", 0) + sq
@@ -526,9 +548,11 @@ def _play_deal(g: MultiGame, st: MultiState, hands: list, pts: dict) -> None:
             pts[s] = pts.get(s, 0) + v
 
 
-def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: list, firsts: bool) -> tuple:
-    """Play every deal of ``deals`` (``(hand ids of every player, yours included, weight)``; the hands are
-    changed in place) out from ``st`` (not over), each starting from the points per side ``start`` (by index in
+def _play_out(g: MultiGame, st: MultiState, deals: "list | dict", start: list, worth: list, firsts: bool,
+              mine: "tuple | None" = None) -> tuple:
+    """Play every deal of ``deals`` (``(hand entries of every player, yours included, weight)``; the hands are
+    changed in place; or, for the compiled loop only, with ``mine`` = (you, your hand id), a group as
+    :func:`_play_each` has it: {hand ids of every player: weight}, yours put in) out from ``st`` (not over), each starting from the points per side ``start`` (by index in
     ``g._sides``; a deal's own points are tallied in one int, 10 bits a side: a side makes far fewer than 1,024
     points in a matching phase); return the sums over the deals of weight x points per side, of weight x net^2 (``worth``: a
     side's point to you), and (``firsts``) the weight of each first play (its rank, None: a go).
@@ -544,7 +568,12 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
     Why one piece: the policy's choice is inline. As a function (it needs nine of the loop's variables) it cost
     3-5% of the three- and four-hand rows (bench/ab_pegging.py); the turn order and the end of a count are
     written once, and the tests pin the loop to :func:`step` and :func:`choose` (tests/test_pegging_engines.py,
-    tests/test_pegging_multi_fast.py)."""
+    tests/test_pegging_multi_fast.py).
+
+    Where the compiled play-out is installed (:data:`_NATIVE`, the package ``pegwalk`` in native/), this loop runs
+    in C over the same tables instead (without the kept scores, which only save time), and with the draws of
+    :func:`sample_groups` in C too a three- or four-hand lead takes about a quarter of the time (bench/README.md). This loop stays the reference: the tests play random groups both
+    ways and compare every sum (tests/test_pegging_multi_fast.py)."""
     n = g.n
     nxt_of = _NEXT[n]
     cidx = g._cidx
@@ -575,6 +604,12 @@ def _play_out(g: MultiGame, st: MultiState, deals: list, start: list, worth: lis
     shift = [10 * c for c in cidx]              # a side's points in a deal's tally: 10 bits a side, from bit 10 x
     ends: dict = {}                             # the tallies the deals ended with -> their weight
     seen: dict = {}
+    native = _NATIVE
+    if native is not None and len(start) <= 6:  # the compiled loop (pegwalk): this one, every deal, in C
+        ends, seen = native.play_out(deals, n, nxt_of, shift, wps, pairs, last_card, single, step_tab, pts_tab, _cs_step,
+                            _cs_groups, binom, p0, cs0, ri0, pool0, unplayed0, left0, hold0, act0, first0, last0,
+                            firsts, *(mine or ()))
+        deals = ()
     for hands, w in deals:
         tot = 0
         pool = pool0[:]
@@ -779,6 +814,10 @@ def _by_ids(group: dict) -> dict:
     return {tuple([hid[h] for h in hands]): w for hands, w in group.items()}
 
 
+#: sample_groups draws in C (pegwalk): set at import when its draws are this Python's (:func:`_draws_match`)
+_SAMPLE_IN_C = False
+
+
 def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[int], n: int, seed: Any) -> dict:
     """``n`` joint deals drawn uniformly from ``unseen`` (rejecting those a player's gos rule out), as
     {joint rank hands: how many times drawn}."""
@@ -790,6 +829,11 @@ def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[i
     for i, k in enumerate(need):
         cuts.append((len(cuts) and cuts[-1][1], (len(cuts) and cuts[-1][1]) + k, above[i] if k else 0))
     gos = any(a for _, _, a in cuts)
+    if _NATIVE is not None and len(cuts) <= 4 and _SAMPLE_IN_C:    # the same draws, the loop below in C (pegwalk)
+        out = _NATIVE.sample_groups(rng.getrandbits, ranks, cuts, n, VALUE)
+        if out is None:
+            raise IllegalAction("the other players' gos leave almost no deal of the unseen cards possible")
+        return out
     out: dict = {}
     tries = 0
     drawn = 0
@@ -804,6 +848,24 @@ def sample_groups(unseen: Sequence[Card], need: Sequence[int], above: Sequence[i
         out[hands] = out.get(hands, 0) + 1
         drawn += 1
     return out
+
+
+def _draws_match() -> bool:
+    """Whether pegwalk's draws are this Python's: it copies ``random.Random.sample`` as CPython 3.11 makes it, so
+    here both loops draw a few small samples (both of ``sample``'s methods, a list and a set) from one seed; where
+    they differ (another Python's ``sample``), :func:`sample_groups` keeps its own loop."""
+    global _SAMPLE_IN_C
+    if _NATIVE is None:
+        return False
+    cases = ((DECK[:40], [0, 4, 4, 4], [0, 0, 3, 0]), (DECK[5:45], [0, 2, 0], [0, 0, 0]))
+    got = []
+    for flag in (True, False):
+        _SAMPLE_IN_C = flag
+        got.append([list(sample_groups(unseen, need, above, 30, "draws").items()) for unseen, need, above in cases])
+    return got[0] == got[1]
+
+
+_SAMPLE_IN_C = _draws_match()
 
 
 # --- results ------------------------------------------------------------------------------
