@@ -298,6 +298,11 @@ def system_checks(m: Machine, api: Api) -> None:
         (f" but the expected one of qemu's missing Pi GPIO: {lines[0][-120:]!r}" if lines else ""))
     faults = api.get("/api/session")["faults"]
     check(all(EXPECTED_FAULT.search(f) for f in faults), f"the page shows faults: {faults}")
+    # the three- and four-hand advice's compiled play-out (native/, built from source when the image was made)
+    native = m.ssh("/opt/landsend/current/bin/python -c 'import pegwalk; from companion.advice import pegging_multi "
+                   "as m; print(m._NATIVE is pegwalk, m._SAMPLE_IN_C, pegwalk.__file__)'").split()
+    check(native[:2] == ["True", "True"], f"the compiled play-out is not in use on the board: {native}")
+    say(f"the advice's compiled play-out in use: {native[2]}")
 
 
 def network_checks(m: Machine) -> None:

@@ -314,6 +314,12 @@ def main() -> int:
         current, releases, spool = layout_now(m)
         check(current == f"releases/{GOOD}" and releases == f"0.1.0 {GOOD}", f"after the update: {current} {releases}")
         after = same_views(api, before, "after the update")
+        # the new release runs the advice's compiled play-out from the update's own aarch64 wheel (native/)
+        native = m.ssh(f"/opt/landsend/releases/{GOOD}/bin/python -c 'import pegwalk; from companion.advice import "
+                       "pegging_multi as m; print(m._NATIVE is pegwalk, m._SAMPLE_IN_C, pegwalk.__file__)'").split()
+        check(native[:2] == ["True", "True"] and f"releases/{GOOD}/" in native[2],
+              f"the new release's compiled play-out: {native}")
+        say(f"the new release's compiled play-out in use: {native[2]}")
         code, body = api.cmd({"type": "peg", "side": "p2", "points": 3})
         check(code == 200, f"the match in play does not go on: {code} {body}")
         line = (f"good update {GOOD}: {len(made['good']) / 1048576:.1f} MB uploaded in {upload_s:.1f} s, installed and "
