@@ -98,6 +98,15 @@ def bundles(args, work: Path) -> dict[str, bytes]:
     key_home(b / "check-key", "update check")
     key_home(b / "stranger-key", "stranger")
     good = b / f"landsend-{GOOD}-arm64.update"
+    # the good bundle is kept between runs of the same checkout only: one made from older code would prove
+    # nothing about this one (a run once reused a bundle of an earlier session's code)
+    head = subprocess.run(["git", "-C", str(CHECKOUT), "describe", "--always", "--dirty"], text=True,
+                          capture_output=True).stdout.strip()
+    stamp = b / "good.made-from"
+    if good.exists() and (not head or head.endswith("-dirty") or not stamp.exists() or stamp.read_text() != head):
+        say(f"the kept {good.name} was made from {stamp.read_text() if stamp.exists() else 'unknown code'}, "
+            f"not {head or 'this checkout'}: made again")
+        good.unlink()
     if not good.exists():
         say(f"building {good.name} with scripts/build-update.sh (the image's arm64 root; minutes)")
         t0 = time.monotonic()
@@ -105,6 +114,7 @@ def bundles(args, work: Path) -> dict[str, bytes]:
                             str(b / "check-key"), "--out", str(b)], text=True)
         check(r.returncode == 0 and good.exists(), "scripts/build-update.sh failed")
         say(f"build-update.sh made {good.name} in {time.monotonic() - t0:.0f} s")
+        stamp.write_text(head)
     deps = [w for w in payload_wheels(good, work / "wheels") if not w.name.startswith("landsend-")]
     sign = up.gpg_signer(str(b / "check-key"), None)
     made = {"good": good.read_bytes()}
