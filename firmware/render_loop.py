@@ -110,8 +110,10 @@ class RenderLoop:
             self._dirty = True
             if self._waiting_since is None:
                 self._waiting_since = self.clock()
+            # a strip whose last frame failed is left to the thread: a write that times out (an SPI controller
+            # that never answers: qemu's Pi, a broken board) must not hold up every press's answer
             inline = (self.inline and self._thread is not None and not self._stopping and self._anim_start is None
-                      and self._refused is None)
+                      and self._refused is None and self._failed is None)
             if not inline:
                 self._cond.notify()
                 return

@@ -300,3 +300,33 @@ def test_without_inline_every_snapshot_is_drawn_by_the_thread(rig):
         assert heard == ["render-loop"]
     finally:
         loop.stop()
+
+
+def test_a_failing_strip_is_drawn_by_the_thread_not_the_caller(rig):
+    """A strip whose write fails (or times out: qemu's Pi has no SPI controller, each write waits for the
+    kernel's timeout) is left to the render thread after its first failure, so a press's answer never waits
+    for it; the fault is reported once and the frames go on."""
+    _, _, clock, faults = rig
+
+    class Broken(SimStrip):
+        def show(self, frame):
+            self.tries = getattr(self, "tries", 0) + 1
+            raise OSError("SPI transfer timed out")
+    strip = Broken(G)
+    strip.open()
+    loop = RenderLoop(strip, G, LIGHT, fps=30, clock=clock, on_fault=faults.append)
+    heard = []
+    drawn = threading.Event()
+    loop.subscribe(lambda: (heard.append(threading.current_thread().name), drawn.set()))
+    loop.start()
+    try:
+        loop.update(PLAYING)                     # the first failure is met on the caller's thread
+        assert heard == [threading.current_thread().name]
+        assert faults == ["LED strip: SPI transfer timed out"]
+        drawn.clear()
+        loop.update(snap(9, (15, 14), (4, 2)))
+        assert drawn.wait(5.0)
+        assert heard[-1] == "render-loop" and len(heard) == 2
+        assert strip.tries == 2 and faults == ["LED strip: SPI transfer timed out"]
+    finally:
+        loop.stop(blank=False)
