@@ -305,12 +305,15 @@ def test_the_store_thread_copies_the_wal_into_the_file_once_the_commits_pause(tm
     assert _events_in_the_file_alone(path, tmp_path) == 25
 
 
-def test_the_store_thread_does_not_copy_the_wal_while_a_commit_is_in_flight(tmp_path):
+def test_the_store_thread_does_not_copy_the_wal_while_a_commit_is_in_flight(tmp_path, monkeypatch):
     """bench_cost's polled row (bench/README.md): the thread took "20 ms since the last commit ended" for a pause,
     so a press slow in its fdatasync (a loaded disk) had the copy start under it, and waited for it. Here the
-    third commit's COMMIT takes 0.3 s (a slow fdatasync): the copy begins only after it has ended."""
-    import threading
+    third commit's COMMIT takes 0.6 s (a slow fdatasync): the copy begins only after it has ended. The pause is
+    0.1 s here, so that a loaded machine's stall between two commits does not pass for one."""
     import time
+
+    import companion.store as store_module
+    monkeypatch.setattr(store_module, "CHECKPOINT_IDLE", 0.1)
 
     class SlowCommit:          # the store's connection, with one COMMIT held up as a slow disk would
         def __init__(self, db):
@@ -318,7 +321,7 @@ def test_the_store_thread_does_not_copy_the_wal_while_a_commit_is_in_flight(tmp_
 
         def execute(self, sql, *args):
             if sql == "COMMIT" and self.slow:
-                time.sleep(0.3)
+                time.sleep(0.6)
                 out = self.db.execute(sql, *args)
                 self.slow, self.ended = False, time.monotonic()
                 return out
@@ -336,7 +339,7 @@ def test_the_store_thread_does_not_copy_the_wal_while_a_commit_is_in_flight(tmp_
     s.append("m1", 0, ev("peg", side="p1", points=1))
     s.append("m1", 1, ev("peg", side="p1", points=1))       # a copy is due: the thread waits for a pause
     slow.slow = True
-    s.append("m1", 2, ev("peg", side="p2", points=1))       # in flight 0.3 s, right away: no pause
+    s.append("m1", 2, ev("peg", side="p2", points=1))       # in flight 0.6 s, right away: no pause
     deadline = time.monotonic() + 5
     while not began and time.monotonic() < deadline:
         time.sleep(0.01)
