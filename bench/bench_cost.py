@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python bench/bench_cost.py            # ~2 min
     .venv/bin/python bench/bench_cost.py --quick    # 10 and 100 hands, 100 stored matches; ~20 s
+    .venv/bin/python bench/bench_cost.py --detail   # and the press rows' WAL copies and slowest presses
 
 Every cost is printed as a curve over the length of the current match (a
 Land's End match of N hands: whole games played card by card by the tests'
@@ -158,7 +159,7 @@ def costs(path: Path, reps: int) -> dict:
             "history": statistics.median(hist_t)}
 
 
-def press_p99(path: Path, presses: int, rounds: int = 8) -> dict:
+def press_p99(path: Path, presses: int, rounds: int = 8, detail: bool = False) -> dict:
     """Return board-press latencies (p50, p99) alone and while a phone polls history every 20 ms.
 
     Rounds alternate poller off / on on the same table, so a change of the machine's load (the
@@ -168,6 +169,17 @@ def press_p99(path: Path, presses: int, rounds: int = 8) -> dict:
     table = Table.open(path)
     app = create_app({"TESTING": True, "STATE_DIR": str(path.parent), "TRUSTED_HOSTS": ["localhost"]}, table=table)
     lat: dict[str, list[float]] = {"alone": [], "polled": [], "alone_a": [], "alone_b": []}
+    t_start = time.perf_counter()
+    timeline: list[tuple] = []          # --detail: (start s, took s, round, index) of each press
+    copies: list[tuple] = []            # --detail: (start s, took s, all copied) of each copy of the WAL
+    copy_wal = getattr(table.store, "copy_wal", None)
+    if detail and copy_wal is not None:
+        def timed_copy():
+            t = time.perf_counter()
+            ok = copy_wal()
+            copies.append((t - t_start, time.perf_counter() - t, ok))
+            return ok
+        table.store.copy_wal = timed_copy
     for r in range(rounds):
         stop = threading.Event()
 
@@ -186,6 +198,7 @@ def press_p99(path: Path, presses: int, rounds: int = 8) -> dict:
             t0 = time.perf_counter()
             table.submit(cmd)
             took = time.perf_counter() - t0
+            timeline.append((t0 - t_start, took, r, i))
             lat["polled" if poll else "alone"].append(took)
             if not poll:
                 lat["alone_a" if r % 4 == 0 else "alone_b"].append(took)
@@ -194,12 +207,22 @@ def press_p99(path: Path, presses: int, rounds: int = 8) -> dict:
         if poll:
             th.join()
     table.close()
+    if detail:
+        print("\n(--detail) the store's copies of the WAL: "
+              + ("; ".join(f"at {a:.3f} s, {b * 1000:.1f} ms, all copied {ok}" for a, b, ok in copies) or "none"))
+        for side in (0, 1):
+            worst = sorted((x for x in timeline if x[2] % 2 == side), key=lambda x: -x[1])[:5]
+            print(f"(--detail) slowest presses {'polled' if side else 'alone'}: "
+                  + "; ".join(f"{took * 1000:.1f} ms at {at:.3f} s (round {r + 1}, press {i + 1})"
+                              for at, took, r, i in worst))
     return {k: (pct(v, 50), pct(v, 99), len(v)) for k, v in lat.items()}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="10 and 100 hands, 100 stored matches")
+    ap.add_argument("--detail", action="store_true",
+                    help="before the press table: the store's WAL copies and the five slowest presses of each side")
     args = ap.parse_args(argv)
     sizes = [10, 100] if args.quick else [10, 100, 1000]
     stored = 100 if args.quick else 500
@@ -249,7 +272,7 @@ def main(argv=None) -> int:
         n = sizes[-1]
         path = tmp / f"h{n}" / "landsend.db"
         presses = 160 if args.quick else 400
-        got = press_p99(path, presses)
+        got = press_p99(path, presses, detail=args.detail)
         (p50a, p99a, na), (p50b, p99b, nb) = got["alone"], got["polled"]
         print(f"\n| board press at {n:,} hands (peg / hold-undo) | presses | p50 | p99 |\n|---|---:|---:|---:|\n"
               f"| alone | {na} | {ms(p50a)} | {ms(p99a)} |\n"

@@ -305,6 +305,52 @@ def test_the_store_thread_copies_the_wal_into_the_file_once_the_commits_pause(tm
     assert _events_in_the_file_alone(path, tmp_path) == 25
 
 
+def test_the_store_thread_does_not_copy_the_wal_while_a_commit_is_in_flight(tmp_path, monkeypatch):
+    """bench_cost's polled row (bench/README.md): the thread took "20 ms since the last commit ended" for a pause,
+    so a press slow in its fdatasync (a loaded disk) had the copy start under it, and waited for it. Here the
+    third commit's COMMIT takes 0.6 s (a slow fdatasync): the copy begins only after it has ended. The pause is
+    0.1 s here, so that a loaded machine's stall between two commits does not pass for one."""
+    import time
+
+    import companion.store as store_module
+    monkeypatch.setattr(store_module, "CHECKPOINT_IDLE", 0.1)
+
+    class SlowCommit:          # the store's connection, with one COMMIT held up as a slow disk would
+        def __init__(self, db):
+            self.db, self.slow, self.ended = db, False, None
+
+        def execute(self, sql, *args):
+            if sql == "COMMIT" and self.slow:
+                time.sleep(0.6)
+                out = self.db.execute(sql, *args)
+                self.slow, self.ended = False, time.monotonic()
+                return out
+            return self.db.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self.db, name)
+
+    path = tmp_path / "events.db"
+    s = SQLiteStore(path, checkpoint_after=2)
+    s._db = slow = SlowCommit(s._db)
+    began = []
+    copy = s.copy_wal
+    s.copy_wal = lambda: (began.append((time.monotonic(), slow.slow)), copy())[1]
+    s.append("m1", 0, ev("peg", side="p1", points=1))
+    s.append("m1", 1, ev("peg", side="p1", points=1))       # a copy is due: the thread waits for a pause
+    slow.slow = True
+    s.append("m1", 2, ev("peg", side="p2", points=1))       # in flight 0.6 s, right away: no pause
+    deadline = time.monotonic() + 5
+    while not began and time.monotonic() < deadline:
+        time.sleep(0.01)
+    s.close()
+    assert began, "the thread never copied the WAL"
+    again = SQLiteStore(path)
+    assert [e["side"] for e in again.events("m1")] == ["p1", "p1", "p2"]
+    again.close()
+    assert began[0][1] is False and began[0][0] >= slow.ended      # not under the slow commit: after it
+
+
 def test_a_checkpoint_by_hand_copies_everything_and_commits_go_on(tmp_path):
     path = tmp_path / "events.db"
     s = SQLiteStore(path, checkpoint_after=None)
