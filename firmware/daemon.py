@@ -111,6 +111,8 @@ class Daemon:
     """The board's Wi-Fi (:class:`firmware.wifi.Wifi`), or None without NetworkManager."""
     late: "Callable[[], None] | None" = None
     """What :func:`build` left for :func:`serve` to do once the page answers (``buttons_late``): the buttons."""
+    name_fault: "str | None" = None
+    """The page's fault of a real name conflict (:meth:`name_conflict`), to take off when it has gone."""
     restart: bool = False
     """A restore was staged: :func:`run` starts the daemon again, which switches to the restored table."""
 
@@ -144,12 +146,14 @@ class Daemon:
         is ``name``.local (shown on the page; phones may open the page by that name), or (``line`` None) the
         board has its own name again."""
         if line is None:
-            for fault in [f for f in self.faults if f.startswith("another device on this network answers as")]:
-                self.clear_fault(fault)
+            if self.name_fault is not None:
+                self.clear_fault(self.name_fault)
+                self.name_fault = None
             return
         trusted = self.app.config.get("TRUSTED_HOSTS") if self.app is not None else None
         if trusted is not None and hasattr(trusted, "names") and f"{name}.local" not in trusted.names:
             trusted.names.append(f"{name}.local")       # the Host check must let that name through
+        self.name_fault = line
         self.add_fault(line)
 
     def release_table(self) -> None:
