@@ -544,6 +544,9 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
     if lock is None:
         stderr.write(f"landsend serve: another landsend daemon is already using {db.resolve()}\n")
         return 1
+    # before anything is started: no program the daemon runs (busctl, timedatectl, the job worker) may inherit
+    # systemd's notify socket and watchdog, which are this process's alone
+    notifier = Notifier(unset_environment=True)
     stop = threading.Event()
     # before build() lights the board: a stop during start-up must still turn the LEDs off
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -582,14 +585,14 @@ def run(args: argparse.Namespace, *, stderr: Any = None) -> int:
         terminal.start()
     try:
         status = serve(daemon, host=args.host or config.web.host,
-                       port=args.port if args.port is not None else config.web.port, stop=stop, started=started,
-                       prestart=PRESTART_DELAY)
+                       port=args.port if args.port is not None else config.web.port, notifier=notifier, stop=stop,
+                       started=started, prestart=PRESTART_DELAY)
     finally:
         if terminal is not None:
             terminal.close()
     if daemon.restart:
         lock.close()
-        _exec_again()
+        _exec_again(notifier.environment)
     return status
 
 
@@ -623,12 +626,13 @@ def _apply_restore(db: Path, stderr: Any) -> "dict | None | bool":
     return done
 
 
-def _exec_again() -> None:
-    """Start this daemon again in the same process (same pid for systemd; every file and socket closes)."""
+def _exec_again(systemd: Mapping[str, str]) -> None:
+    """Start this daemon again in the same process (same pid for systemd; every file and socket closes), with
+    ``systemd``'s notify socket and watchdog given back (:attr:`Notifier.environment`: taken out at start)."""
     log.info("starting again")
     for handler in logging.getLogger().handlers:
         handler.flush()
-    os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, **systemd})
 
 
 def _lock_database(db: Path):

@@ -74,6 +74,61 @@ def test_notifier_outside_systemd_does_nothing():
     assert (n.enabled, n.ping_interval, n.notify("READY=1")) == (False, None, False)
 
 
+def test_notifier_can_take_systemd_s_variables_out_of_the_environment_it_read(tmp_path):
+    path = str(tmp_path / "notify")
+    mine = {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "30000000", "WATCHDOG_PID": str(os.getpid())}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        env = dict(mine, PATH="/usr/bin")
+        n = Notifier(env, unset_environment=True)
+        assert env == {"PATH": "/usr/bin"} and n.environment == mine
+        assert (n.enabled, n.ping_interval) == (True, 15.0)
+        assert n.notify("READY=1") and sock.recv(100) == b"READY=1"
+    kept = dict(mine)
+    assert Notifier(kept).enabled and kept == mine            # by default the environment is left as it is
+
+
+def test_nothing_the_daemon_starts_inherits_systemd_s_notify_socket_or_watchdog(tmp_path, monkeypatch):
+    """The update check's journal: "landsend.service: Got notification message from PID 409, but reception only
+    permitted for main PID": PID 409 was the name watch's busctl, failing at shutdown (systemd's tools send
+    ERRNO= to $NOTIFY_SOCKET when they fail). The daemon now takes systemd's variables out of its environment
+    before it builds anything, and a program it starts has none of them."""
+    import firmware.daemon as daemon_module
+    from companion.store import StoreError
+    from firmware.sdnotify import SYSTEMD_ONLY
+    seen = {}
+
+    def fake_build(*args, **kwargs):               # where the threads and their programs start
+        seen["daemon"] = sorted(name for name in SYSTEMD_ONLY if name in os.environ)
+        out = subprocess.run([sys.executable, "-c", f"import os; print(sorted(n for n in {SYSTEMD_ONLY!r} "
+                              "if n in os.environ))"], capture_output=True, text=True, timeout=30)
+        seen["child"] = out.stdout.strip()
+        raise StoreError("stopped here")
+    monkeypatch.setattr(daemon_module, "build", fake_build)
+    monkeypatch.setattr(daemon_module.signal, "signal", lambda sig, handler: None)
+    monkeypatch.setenv("NOTIFY_SOCKET", "/run/systemd/notify")
+    monkeypatch.setenv("WATCHDOG_USEC", "20000000")
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    (tmp_path / "c.toml").write_text("")
+    args = daemon_module._parser().parse_args(["--sim", "--config", str(tmp_path / "c.toml"),
+                                               "--db", str(tmp_path / "x.db")])
+    assert daemon_module.run(args, stderr=io.StringIO()) == 2
+    assert seen == {"daemon": [], "child": "[]"}
+
+
+def test_a_daemon_starting_itself_again_gets_systemd_s_notify_socket_back(monkeypatch):
+    # a restore restarts the daemon in the same process (same pid): systemd still waits for its pings there
+    import firmware.daemon as daemon_module
+    calls = []
+    monkeypatch.setattr(daemon_module.os, "execve", lambda exe, argv, env: calls.append((exe, argv, env)))
+    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+    daemon_module._exec_again({"NOTIFY_SOCKET": "/run/systemd/notify", "WATCHDOG_USEC": "20000000"})
+    (exe, argv, env), = calls
+    assert exe == sys.executable and argv == [sys.executable, *sys.orig_argv[1:]]
+    assert (env["NOTIFY_SOCKET"], env["WATCHDOG_USEC"], env["PATH"]) == ("/run/systemd/notify", "20000000",
+                                                                        os.environ["PATH"])
+
+
 # --- build: faults instead of dying -------------------------------------------------------
 def fake_spidev_without_device():
     import types

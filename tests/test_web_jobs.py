@@ -354,24 +354,3 @@ def test_an_orphaned_worker_exits_quietly_when_the_daemon_is_killed_mid_job(tmp_
     assert not alive(pid)                          # it noticed at its next frame and exited
     said = log.read_text()
     assert "Traceback" not in said and "BrokenPipeError" not in said and "Exception ignored" not in said, said
-
-
-
-def test_a_worker_is_started_without_the_daemon_s_systemd_notify_socket_and_watchdog(monkeypatch):
-    """The daemon's unit gives it NOTIFY_SOCKET and WATCHDOG_USEC/PID; its worker is not the daemon and gets neither."""
-    from web import jobpool
-    started = []
-
-    class Popen:                               # the worker's start, seen and not run
-        def __init__(self, args, **kwargs):
-            started.append(kwargs["env"])
-
-    monkeypatch.setattr(jobpool.subprocess, "Popen", Popen)
-    monkeypatch.setenv("NOTIFY_SOCKET", "/run/systemd/notify")
-    monkeypatch.setenv("WATCHDOG_USEC", "30000000")
-    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
-    monkeypatch.setenv("LANDSEND_DATA", "/var/lib/landsend")
-    jobpool.Worker()
-    env, = started
-    assert env["LANDSEND_DATA"] == "/var/lib/landsend" and "PYTHONPATH" in env    # the rest is passed on
-    assert not env.keys() & {"NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"}

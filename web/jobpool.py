@@ -114,18 +114,11 @@ class Job:
 
 # --- the worker process --------------------------------------------------------------------------------
 
-SYSTEMD_ONLY = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")
-"""What the daemon's unit tells the daemon alone (its readiness socket and watchdog): a worker is started without
-them, so nothing it runs can take itself for the daemon (the unit's ``NotifyAccess=main`` would drop its words)."""
-
-
 class Worker:
     """A ``python web/jobworker.py`` process that runs one call at a time (:mod:`web.jobworker`)."""
 
     def __init__(self, warm: "list | None" = None) -> None:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-        for name in SYSTEMD_ONLY:                 # systemd's words to the daemon alone, not to its worker
-            env.pop(name, None)
         if warm:                              # the games it warms while it waits (the table's)
             from .jobworker import WARM_RULES_ENV, warm_rules_value
             env[WARM_RULES_ENV] = warm_rules_value(warm)
