@@ -90,3 +90,27 @@ def test_the_boot_check_fails_an_image_over_its_idle_memory_budget():
     over = MEMINFO.replace("784328", str(1000836 - 241 * 1024))
     with pytest.raises(boot_check.CheckFailed, match="uses 241 MiB, over its budget of 240 MiB"):
         boot_check.memory_figures(_Answers(over))
+
+
+class _Journal:
+    def __init__(self, refused: str, boots: int):
+        self.refused, self.boots = refused, boots
+
+    def ssh(self, command: str, timeout: float = 60) -> str:
+        if "--list-boots" in command:
+            return "".join(f"{-i} {i:032x} Sun 2026-11-29 02:40:19 UTC\n" for i in range(self.boots))
+        assert "grep 'Got notification message'" in command and "-u landsend" in command
+        return self.refused
+
+
+def test_the_boot_check_fails_a_card_whose_journal_has_a_refused_notification():
+    assert boot_check.notify_refusals(_Journal("", 7)) == "no notification refused in the card's 7 boot(s)"
+    line = ("landsend.service: Got notification message from PID 409, but reception only permitted for main "
+            "PID 313\n")
+    with pytest.raises(boot_check.CheckFailed, match="refused notifications for landsend.service: .*PID 409"):
+        boot_check.notify_refusals(_Journal(line, 7))
+
+
+def test_the_boot_checks_watchdog_wait_is_the_unit_s():
+    unit = (Path(__file__).resolve().parents[1] / "systemd/landsend.service").read_text()
+    assert f"\nWatchdogSec={boot_check.WATCHDOG_S}\n" in unit

@@ -425,6 +425,20 @@ def views(api: Api) -> dict:
     return out
 
 
+WATCHDOG_S = 20
+"""``WatchdogSec=`` of systemd/landsend.service."""
+
+
+def notify_refusals(m: Machine) -> str:
+    """Check that systemd refused no notification for landsend.service in any boot of the card: a program the
+    daemon started (``busctl``, ``timedatectl``: systemd's tools send ``ERRNO=`` when they fail) must not have
+    the daemon's notify socket. Return what was looked at."""
+    said = m.ssh("journalctl -q -u landsend -o cat | grep 'Got notification message' || true").strip()
+    check(not said, f"systemd refused notifications for landsend.service: {said[:400]}")
+    boots = len(m.ssh("journalctl -q --list-boots").strip().splitlines())
+    return f"no notification refused in the card's {boots} boot(s)"
+
+
 def keep_the_season(args, work: Path, disk: Disk, m: Machine, api: Api, *, kernel_args, settings: Path) -> str:
     """Back the board up through the page, boot a fresh copy of the image (a newly flashed card), restore the
     backup there from the phone, and compare what the phones see; return the figure line."""
@@ -449,6 +463,7 @@ def keep_the_season(args, work: Path, disk: Disk, m: Machine, api: Api, *, kerne
         empty = phone.get("/api/games")
         check(empty["total"] == 0 or empty["total"] == 1, f"the fresh card holds games: {empty['total']}")
         boot = phone.get("/api/session")["boot"]
+        main_pid = m2.ssh("systemctl show -P MainPID landsend").strip()
         t0 = time.monotonic()
         phone.upload(data, phone.get("/api/backups")["piece"])
         code, body = phone.request("POST", "/api/restore", {"bytes": len(data)}, timeout=120)
@@ -473,11 +488,20 @@ def keep_the_season(args, work: Path, disk: Disk, m: Machine, api: Api, *, kerne
         check(any(k["reason"] == "before-restore" for k in kept["kept"]), f"no backup of the fresh table: {kept}")
         say(f"a fresh card (page after {page_s:.0f} s) restored from the phone in {restore_s:.0f} s: "
             f"{', '.join(SEASON_VIEWS)} equal, JSON for JSON; the host still hosts; the fresh table kept")
+        # the daemon started itself again in the same process: systemd must still hear its watchdog there
+        time.sleep(max(0.0, t0 + restore_s + WATCHDOG_S + 5 - time.monotonic()))
+        unit = dict(line.split("=", 1) for line in m2.ssh(
+            "systemctl show -p MainPID -p NRestarts -p ActiveState -p SubState landsend").split())
+        check(unit == {"MainPID": main_pid, "NRestarts": "0", "ActiveState": "active", "SubState": "running"},
+              f"the daemon after its restart for the restore, {WATCHDOG_S + 5} s on: {unit} (MainPID was {main_pid})")
+        say(f"  {WATCHDOG_S + 5} s after the restore's restart: the same process ({main_pid}), never restarted by "
+            f"systemd (its watchdog heard); {notify_refusals(m2)}")
         m2.shutdown()
     finally:
         m2.stop()
     m.start()                                        # back to the first card for what follows
     m.wait_page(api)
+    say(f"the first card: {notify_refusals(m)}")
     return (f"keep the season: backup {len(data):,} bytes in {backup_s:.1f} s, restored on a fresh card in "
             f"{restore_s:.0f} s, every view equal")
 
