@@ -34,6 +34,7 @@ The results are printed as Markdown.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import random
@@ -119,6 +120,19 @@ def startup(path: Path, n: int) -> tuple[float, float]:
     return first, statistics.median(opens)
 
 
+def startups_in_turn(paths: list[Path], n: int) -> list[float]:
+    """Return the median of ``n`` opens of each table in ``paths``, opened in turn (A, B, A, B, ...), so that
+    whatever the machine does meanwhile (the disk flushing a set-up's writes) falls on each alike."""
+    opens: list[list[float]] = [[] for _ in paths]
+    for _ in range(n):
+        for times, path in zip(opens, paths):
+            t0 = time.perf_counter()
+            t = Table.open(path)
+            times.append(time.perf_counter() - t0)
+            t.close()
+    return [statistics.median(times) for times in opens]
+
+
 def costs(path: Path, reps: int) -> dict:
     table = Table.open(path)
     app = create_app({"TESTING": True, "STATE_DIR": str(path.parent), "TRUSTED_HOSTS": ["localhost"]}, table=table)
@@ -180,6 +194,16 @@ def press_p99(path: Path, presses: int, rounds: int = 8, detail: bool = False) -
             copies.append((t - t_start, time.perf_counter() - t, ok))
             return ok
         table.store.copy_wal = timed_copy
+    passes: list[tuple] = []            # --detail: (start s, took s, generation) of the collector's passes
+    began: dict = {}
+
+    def collector(phase, info):
+        if phase == "start":
+            began["t"] = time.perf_counter()
+        elif "t" in began:
+            passes.append((began["t"] - t_start, time.perf_counter() - began.pop("t"), info["generation"]))
+    if detail:
+        gc.callbacks.append(collector)
     for r in range(rounds):
         stop = threading.Event()
 
@@ -208,7 +232,11 @@ def press_p99(path: Path, presses: int, rounds: int = 8, detail: bool = False) -
             th.join()
     table.close()
     if detail:
-        print("\n(--detail) the store's copies of the WAL: "
+        gc.callbacks.remove(collector)
+        full = [x for x in passes if x[2] == 2]
+        print(f"\n(--detail) the collector: {len(passes)} passes, {len(full)} full: "
+              + ("; ".join(f"at {a:.3f} s, {b * 1000:.1f} ms" for a, b, _ in full) or "none"))
+        print("(--detail) the store's copies of the WAL: "
               + ("; ".join(f"at {a:.3f} s, {b * 1000:.1f} ms, all copied {ok}" for a, b, ok in copies) or "none"))
         for side in (0, 1):
             worst = sorted((x for x in timeline if x[2] % 2 == side), key=lambda x: -x[1])[:5]
@@ -223,6 +251,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="10 and 100 hands, 100 stored matches")
     ap.add_argument("--detail", action="store_true",
                     help="before the press table: the store's WAL copies and the five slowest presses of each side")
+    ap.add_argument("--presses", type=int, metavar="N",
+                    help="board presses in the press rows, both sides together (default 2,000; --quick 160)")
     args = ap.parse_args(argv)
     sizes = [10, 100] if args.quick else [10, 100, 1000]
     stored = 100 if args.quick else 500
@@ -257,13 +287,17 @@ def main(argv=None) -> int:
 
         empty = tmp / "empty" / "landsend.db"
         Table.open(empty).close()
-        _, start_empty = startup(empty, 7)
         old = tmp / "old" / "landsend.db"
         t0 = time.perf_counter()
         build(old, 20, matches=stored)
         built = time.perf_counter() - t0
-        first, start_old = startup(old, 7)
-        print(f"\n| start-up | median of 7 | vs empty |\n|---|---:|---:|\n| empty database | {ms(start_empty)} | 1.00x |\n"
+        t0 = time.perf_counter()
+        Table.open(old).close()
+        first = time.perf_counter() - t0
+        # in turn, after the set-up: the empty database used to be opened before the 500 matches were built and
+        # the stored one right after, while the disk was still taking the set-up's writes (bench/README)
+        start_empty, start_old = startups_in_turn([empty, old], 15)
+        print(f"\n| start-up | median of 15, in turn | vs empty |\n|---|---:|---:|\n| empty database | {ms(start_empty)} | 1.00x |\n"
               f"| {stored} stored matches of 20 hands | {ms(start_old)} | {start_old / start_empty:.2f}x |\n"
               f"| same, first open after the set-up | {ms(first)} | "
               f"{first / start_empty:.2f}x |")
@@ -271,7 +305,9 @@ def main(argv=None) -> int:
 
         n = sizes[-1]
         path = tmp / f"h{n}" / "landsend.db"
-        presses = 160 if args.quick else 400
+        # 1,000 presses a side: the p99 of 200 (the second or third slowest) was flipped either way by one stall
+        # of this machine's disk (its noise row went from 0.18x to 1.56x over 8 quiet runs; bench/README)
+        presses = args.presses or (160 if args.quick else 2000)
         got = press_p99(path, presses, detail=args.detail)
         (p50a, p99a, na), (p50b, p99b, nb) = got["alone"], got["polled"]
         print(f"\n| board press at {n:,} hands (peg / hold-undo) | presses | p50 | p99 |\n|---|---:|---:|---:|\n"
