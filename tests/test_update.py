@@ -40,7 +40,9 @@ def keys(tmp_path_factory):
     for name in ("release", "owner", "stranger"):
         binary, armored = make_key(base / name, name)
         out[name] = {"home": str(base / name), "binary": binary, "armored": armored}
-    return out
+    yield out
+    for key in out.values():           # gpg started an agent per home: it would outlive the suite
+        subprocess.run(["gpgconf", "--homedir", key["home"], "--kill", "gpg-agent"], capture_output=True)
 
 
 def wheels(folder: Path, version: str) -> list[Path]:
