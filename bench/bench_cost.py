@@ -105,19 +105,16 @@ def timed(fn, n: int) -> list[float]:
     return out
 
 
+def first_open(path: Path) -> float:
+    """Return the time of one open (and close) of the table in ``path``."""
+    t0 = time.perf_counter()
+    Table.open(path).close()
+    return time.perf_counter() - t0
+
+
 def startup(path: Path, n: int) -> tuple[float, float]:
     """Return (first open, median of the next ``n`` opens) of the table in ``path``."""
-    t0 = time.perf_counter()
-    t = Table.open(path)
-    first = time.perf_counter() - t0
-    t.close()
-    opens = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        t = Table.open(path)
-        opens.append(time.perf_counter() - t0)
-        t.close()
-    return first, statistics.median(opens)
+    return first_open(path), startups_in_turn([path], n)[0]
 
 
 def startups_in_turn(paths: list[Path], n: int) -> list[float]:
@@ -291,9 +288,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         build(old, 20, matches=stored)
         built = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        Table.open(old).close()
-        first = time.perf_counter() - t0
+        first = first_open(old)
         # in turn, after the set-up: the empty database used to be opened before the 500 matches were built and
         # the stored one right after, while the disk was still taking the set-up's writes (bench/README)
         start_empty, start_old = startups_in_turn([empty, old], 15)
